@@ -1,0 +1,118 @@
+"""The dpcda dashboard: ``streamlit run app.py``.
+
+A Home page (below) and the page scripts in ``pages/``. A page is listed only if its file
+exists, so new pages plug in without editing this file.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+
+ROOT = Path(__file__).resolve().parent
+
+PAPER_URL = "https://arxiv.org/abs/2411.16121"
+DPMIX_URL = ("https://scholar.google.com/scholar?q=%22Synthesizing+differentially+private+"
+             "datasets+using+random+mixing%22")
+
+# (file, title, icon, what it offers) in navigation order; missing files are left out.
+# Material icons are drawn from Streamlit's bundled font. Without an explicit page_icon, a
+# page's Material icon also becomes the tab's favicon, which Streamlit fetches from
+# fonts.gstatic.com (a request to Google on every page view; broken offline): FAVICON below
+# is an inline SVG, so the dashboard makes no outside request. (Emoji icons need an emoji
+# font, which headless/server machines often lack.)
+PAGES = (
+    ("pages/privacy.py", "Privacy", ":material/shield_lock:",
+     "ε of a release under every accountant, the paper's Figure 4, noise calibration"),
+    ("pages/samples.py", "Samples", ":material/image:", "generate a synthetic release and look at it"),
+    ("pages/utility.py", "Utility", ":material/monitoring:",
+     "accuracy of models trained on synthetic data"),
+    ("pages/compare.py", "Compare", ":material/compare_arrows:",
+     "DP-CDA against DPMix and the other baselines"),
+)
+
+# A shield with an epsilon, as an inline SVG (served as a data: URL).
+FAVICON = ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 64 64">'
+           '<path d="M32 3 L57 12 V30 C57 46 46 56 32 61 C18 56 7 46 7 30 V12 Z" fill="#2f5fb3"/>'
+           '<text x="32" y="44" font-size="34" text-anchor="middle" fill="white" '
+           'font-family="Georgia, serif" font-style="italic">ε</text></svg>')
+
+PIPELINE_DOT = r"""
+digraph dpcda {
+  rankdir=TB; bgcolor="transparent"; nodesep=0.3; ranksep=0.28;
+  node [shape=box, style="rounded,filled", fillcolor="#f0f2f6", color="#8a8f98",
+        fontname="Helvetica", fontsize=12, margin="0.15,0.06"];
+  edge [color="#5f6570", fontname="Helvetica", fontsize=10, arrowsize=0.7];
+  data   [label="private data (X, y)\nN records, K classes", fillcolor="#fde2e1"];
+  norm   [label="normalize\nz-score, or pixel / 255"];
+  clip   [label="clip every row to L2 norm c"];
+  subgraph cluster_k {
+    label="for every class k, floor(T/K) times"; labeljust=l; fontname="Helvetica";
+    fontsize=11; style="rounded,dashed"; color="#8a8f98";
+    pick   [label="pick l distinct records of class k"];
+    avg    [label="average them"];
+    noisex [label="features\nmean + N(0, σx² I)"];
+    noisey [label="label\nonehot(k) + N(0, σy² I)"];
+  }
+  synth  [label="synthetic set: floor(T/K) per class", fillcolor="#dff3e3"];
+  acct   [label="RDP accountant", fillcolor="#e3ecfb"];
+  eps    [label="(ε, δ)", shape=ellipse, fillcolor="#e3ecfb"];
+  data -> norm -> clip -> pick -> avg;
+  avg -> noisex; avg -> noisey;
+  noisex -> synth; noisey -> synth;
+  synth -> acct [style=dashed, label="  l, σx, σy, c, T, N_k, δ\l  (never the data)\l"];
+  acct -> eps;
+}
+"""
+
+
+def home() -> None:
+    st.title("dpcda: differentially private synthetic data by class-centric mixing")
+    text, diagram = st.columns([3, 2], gap="large")
+    with diagram:
+        st.graphviz_chart(PIPELINE_DOT, width="stretch")
+    with text:
+        _home_text()
+
+
+def _home_text() -> None:
+    from dpcda.privacy import ACCOUNTANT_INFO, list_accountants
+
+    st.markdown(
+        "**DP-CDA** publishes a synthetic version of a labelled dataset with a differential "
+        "privacy guarantee. Each synthetic sample is the **average of l random records of one "
+        "class**, plus **Gaussian noise** on the features (σ_x) and on the one-hot label (σ_y). "
+        "Every class gets ⌊T/K⌋ samples. The privacy cost is tracked with **Rényi differential "
+        "privacy (RDP)** and converted to an (ε, δ) guarantee. Averaging more records (larger l) "
+        "hides each one better, so less noise is needed for the same ε, but the samples look "
+        "less like individual records.")
+    names = list_accountants()
+    st.markdown("**Accountants available:** " + "; ".join(
+        f"`{n}` ({ACCOUNTANT_INFO[n].title})" for n in names)
+        + ". The Privacy page shows all of them side by side and explains what each assumes.")
+
+    st.subheader("Pages")
+    for file, title, icon, what in PAGES:
+        if (ROOT / file).exists():
+            st.page_link(file, label=f"**{title}**: {what}", icon=icon)
+
+    st.subheader("References")
+    st.markdown(
+        f"- U. Saha, T. M. Tonoy, H. Imtiaz. *DP-CDA: An Algorithm for Enhanced Privacy "
+        f"Preservation in Dataset Synthesis Through Randomized Mixing.* Security and Privacy "
+        f"(Wiley); [arXiv:2411.16121]({PAPER_URL}).\n"
+        f"- K. Lee, H. Kim, K. Lee, C. Suh, K. Ramchandran. *Synthesizing Differentially Private "
+        f"Datasets using Random Mixing* (DPMix). IEEE ISIT 2019, pp. 542–546 "
+        f"([search]({DPMIX_URL})).")
+
+
+def main() -> None:
+    st.set_page_config(page_title="dpcda", page_icon=FAVICON, layout="wide")
+    pages = [st.Page(home, title="Home", icon=":material/home:", default=True)]
+    pages += [st.Page(file, title=title, icon=icon)
+              for file, title, icon, _ in PAGES if (ROOT / file).exists()]
+    st.navigation(pages).run()
+
+
+main()

@@ -1,0 +1,217 @@
+"""``python -m dpcda worker`` and ``python -m dpcda sweep``: the durable job runner from the shell.
+
+Both use the same SQLite store as the dashboard (``$DPCDA_HOME/jobs.sqlite3`` unless
+``--db``). Only the argument parser is built at import time: the store, pandas and torch are
+imported inside the handlers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import signal
+import sys
+
+DEFAULT_EPSILONS = "inf,20,10"
+DEFAULT_LS = "1,2,4,8,16,32,64,128,256,512"
+
+
+def _positive_float(name: str):
+    def parse(text: str) -> float:
+        try:
+            v = float(text)
+        except ValueError:
+            v = float("nan")
+        if not (v > 0 and math.isfinite(v)):
+            raise argparse.ArgumentTypeError(f"{name} must be a finite number > 0, got {text!r}")
+        return v
+
+    return parse
+
+
+def _int_at_least(name: str, lo: int):
+    def parse(text: str) -> int:
+        try:
+            v = int(text)
+        except ValueError:
+            v = lo - 1
+        if v < lo:
+            raise argparse.ArgumentTypeError(f"{name} must be an integer >= {lo}, got {text!r}")
+        return v
+
+    return parse
+
+
+def _nonneg_seconds(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        v = -1.0
+    if not (v >= 0 and math.isfinite(v)):
+        raise argparse.ArgumentTypeError(f"seconds must be a finite number >= 0, got {text!r}")
+    return v
+
+
+def _list_type(parse):
+    def check(text: str) -> str:
+        try:
+            parse(text)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+        return text
+
+    return check
+
+
+def register(subparsers) -> None:
+    from dpcda.jobs.sweep import parse_epsilons, parse_ls
+
+    w = subparsers.add_parser(
+        "worker", help="run queued jobs from the job store (the background worker)",
+        description="Claim queued jobs from the store and run them one at a time. Several workers "
+                    "may share a store; a job is never run by two of them.")
+    w.add_argument("--db", metavar="PATH", help="job store (default: $DPCDA_HOME/jobs.sqlite3)")
+    w.add_argument("--once", action="store_true", help="run at most one job, then exit")
+    w.add_argument("--idle-exit", type=_nonneg_seconds, metavar="SECONDS",
+                   help="exit after SECONDS with nothing to do (0: when the queue is empty)")
+    w.add_argument("--worker-id", metavar="ID", help=argparse.SUPPRESS)
+    w.add_argument("--heartbeat", type=_positive_float("--heartbeat"), default=None,
+                   metavar="SECONDS", help="seconds between heartbeats (default 5)")
+    w.add_argument("--stale-after", type=_positive_float("--stale-after"), default=None,
+                   metavar="SECONDS",
+                   help="a running job without a heartbeat for this long is requeued (default 60)")
+    w.set_defaults(handler=_worker)
+
+    s = subparsers.add_parser(
+        "sweep", help="train on DP-CDA releases over a grid of epsilon and l; print accuracies",
+        description="Queue one experiment per (epsilon, l, run) in the job store, run them "
+                    "(with live workers helping), print mean ± std test accuracy per cell. "
+                    "Cells already computed with an identical configuration are reused.")
+    s.add_argument("--dataset", required=True, help="dataset name (e.g. mnist, fashion-mnist, digits)")
+    s.add_argument("--epsilons", type=_list_type(parse_epsilons), default=DEFAULT_EPSILONS,
+                   help=f"comma-separated target epsilons, inf = non-private (default {DEFAULT_EPSILONS})")
+    s.add_argument("--ls", type=_list_type(parse_ls), default=None,
+                   help=f"comma-separated orders of mixture l (default {DEFAULT_LS}, "
+                        "up to the smallest class)")
+    s.add_argument("--runs", type=_int_at_least("--runs", 1), default=1,
+                   help="repetitions per cell (default 1)")
+    s.add_argument("--epochs", type=_int_at_least("--epochs", 1), help="training epochs")
+    s.add_argument("--model", help="model (e.g. cnn, linear, fc, ncm, tree)")
+    s.add_argument("--label-mode", choices=("hard", "soft"), help="train on hard or noisy soft labels")
+    s.add_argument("--batch-size", type=_int_at_least("--batch-size", 1))
+    s.add_argument("--lr", type=_positive_float("--lr"))
+    s.add_argument("--device", choices=("auto", "cpu", "cuda", "mps"))
+    s.add_argument("--mechanism", default=None, help="generator (default dp-cda)")
+    s.add_argument("--accountant", default=None, help="privacy accountant (default paper)")
+    s.add_argument("--conversion", default=None, help="RDP -> (epsilon, delta) conversion (default mironov)")
+    s.add_argument("--T", dest="T", type=_int_at_least("--T", 1), help="synthetic samples (default N)")
+    s.add_argument("--c", type=_positive_float("--c"), help="clip norm (default 1)")
+    s.add_argument("--delta", type=_positive_float("--delta"), help="delta (default 1e-5)")
+    s.add_argument("--normalization", choices=("zscore", "scale"),
+                   help="zscore (private statistics, as in the paper) or scale (public range)")
+    s.add_argument("--db", metavar="PATH", help="job store (default: $DPCDA_HOME/jobs.sqlite3)")
+    s.add_argument("--out", metavar="CSV", help="also write the results table to this CSV file")
+    s.add_argument("--force", action="store_true", help="recompute cells already in the store")
+    s.add_argument("--name", help="a label for the sweep")
+    s.add_argument("--quiet", action="store_true", help="no per-job lines on stderr")
+    s.set_defaults(handler=_sweep)
+
+
+def _raise_stop(signum, frame):  # SIGTERM -> hand the running job back, exit cleanly
+    from dpcda.jobs.worker import WorkerStop
+
+    raise WorkerStop(f"signal {signum}")
+
+
+def _setup_logging() -> None:
+    import logging
+
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr,
+                        format="%(asctime)s %(name)s %(levelname)s %(message)s")
+
+
+def _worker(args) -> int:
+    from dpcda.jobs.store import DEFAULT_STALE_AFTER
+    from dpcda.jobs.worker import DEFAULT_HEARTBEAT, Worker, WorkerStop
+
+    _setup_logging()
+    signal.signal(signal.SIGTERM, _raise_stop)
+    worker = Worker(args.db, worker_id=args.worker_id,
+                    heartbeat_interval=args.heartbeat or DEFAULT_HEARTBEAT,
+                    stale_after=args.stale_after or DEFAULT_STALE_AFTER)
+    try:
+        worker.run(once=args.once, idle_exit=args.idle_exit)
+    except (WorkerStop, KeyboardInterrupt):
+        return 0
+    return 0
+
+
+def _base_config(args) -> dict:
+    base = {"dataset": args.dataset}
+    for key in ("mechanism", "accountant", "conversion", "T", "c", "delta", "normalization"):
+        value = getattr(args, key)
+        if value is not None:
+            base[key] = value
+    train = {}
+    for key in ("model", "epochs", "label_mode", "batch_size", "lr", "device"):
+        value = getattr(args, key)
+        if value is not None:
+            train[key] = value
+    if train:
+        base["train"] = train
+    return base
+
+
+def _sweep(args) -> int:
+    from dpcda.jobs.experiment import max_l_for
+    from dpcda.jobs.store import JobStore
+    from dpcda.jobs.sweep import (format_table, parse_epsilons, parse_ls, submit_sweep,
+                                  sweep_finished, sweep_results)
+    from dpcda.jobs.worker import Worker, WorkerStop
+
+    epsilons = parse_epsilons(args.epsilons)
+    max_l, what = max_l_for(args.dataset)
+    if args.ls is None:  # the paper's grid, cut at the smallest class
+        ls = [l for l in parse_ls(DEFAULT_LS) if max_l is None or l <= max_l]
+    else:
+        ls = parse_ls(args.ls, max_l=max_l, what=what)
+    store = JobStore(args.db)
+    sweep_id = submit_sweep(store, _base_config(args), epsilons=epsilons, ls=ls, runs=args.runs,
+                            name=args.name, force=args.force)
+    jobs = store.jobs(sweep_id=sweep_id)
+    reused = sum(j.reused_from is not None for j in jobs)
+    print(f"sweep {sweep_id}: {len(jobs)} job(s), {reused} reused from earlier results; store "
+          f"{store.path}", file=sys.stderr)
+    done = [sum(j.terminal for j in jobs)]
+
+    def report(job) -> None:
+        done[0] += 1
+        if args.quiet:
+            return
+        c, r = job.config, job.result or {}
+        eps = "inf" if math.isinf(c["epsilon"]) else f"{c['epsilon']:g}"
+        what = f"accuracy {r['accuracy']:.4f}" if job.status == "done" and r.get("accuracy") is not None \
+            else (job.message or job.status)
+        print(f"[{done[0]}/{len(jobs)}] epsilon={eps} l={c['l']} run={c['run']}: {job.status}, {what}",
+              file=sys.stderr, flush=True)
+
+    signal.signal(signal.SIGTERM, _raise_stop)
+    worker = Worker(store, sweep_id=sweep_id, on_finish=report)
+    try:
+        worker.run(until=lambda: sweep_finished(store, sweep_id))
+    except (WorkerStop, KeyboardInterrupt):
+        store.cancel_sweep(sweep_id)
+        print(f"sweep {sweep_id} cancelled", file=sys.stderr)
+        return 130
+    table = sweep_results(store, sweep_id)
+    accountants = sorted(set(table["accountant"].astype(str)))
+    print(f"# test accuracy on the real test split; epsilon by the {', '.join(accountants)} "
+          f"accountant{'s' if len(accountants) > 1 else ''}, delta={jobs[0].config.get('delta'):g}")
+    print(format_table(table))
+    if args.out:
+        table.to_csv(args.out, index=False)
+        print(f"wrote {args.out}", file=sys.stderr)
+    bad = [j for j in store.jobs(sweep_id=sweep_id) if j.status != "done"]
+    for j in bad:
+        print(f"job {j.id} {j.status}: {j.message}", file=sys.stderr)
+    return 1 if bad else 0

@@ -1,0 +1,182 @@
+"""Privacy commands: ``epsilon``, ``calibrate``, ``curves`` (never import torch)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+
+_ACCOUNTANTS = ("paper", "class-aware", "dpmix", "dpmix-low")
+_CONVERSIONS = ("mironov", "improved")
+
+
+def _int_list(text: str) -> list[int]:
+    try:
+        vals = [int(v) for v in text.split(",") if v.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected comma-separated integers, got {text!r}") from None
+    if not vals:
+        raise argparse.ArgumentTypeError(f"expected comma-separated integers, got {text!r}")
+    return vals
+
+
+def _positive_float(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    return v
+
+
+def _common(p: argparse.ArgumentParser, *, sigma: bool) -> None:
+    p.add_argument("--accountant", default="paper", choices=_ACCOUNTANTS,
+                   help="which accountant (default: paper, DP-CDA Theorem 1 as published)")
+    p.add_argument("--conversion", default="mironov", choices=_CONVERSIONS,
+                   help="RDP -> (eps, delta) conversion (default: mironov, as published)")
+    if sigma:
+        p.add_argument("--sigma-x", type=_positive_float, required=True, help="feature noise")
+        p.add_argument("--sigma-y", type=_positive_float, default=None,
+                       help="label noise (default: equal to --sigma-x)")
+    p.add_argument("--c", type=_positive_float, default=1.0, help="L2 clip norm (default 1)")
+    p.add_argument("--n", type=int, default=None,
+                   help="number of private training records N (or give --class-counts)")
+    p.add_argument("--T", type=int, default=None, help="number of synthetic samples (default N)")
+    p.add_argument("--delta", type=_positive_float, default=1e-5, help="delta (default 1e-5)")
+    p.add_argument("--class-counts", type=_int_list, default=None,
+                   help="records per class N_k, comma-separated (class-aware needs it)")
+    p.add_argument("--preset", default=None,
+                   help="take N, class counts, d_x and d_y from a dataset preset "
+                        "(mnist, fashion-mnist, cifar10, adult, digits)")
+    p.add_argument("--dx", type=int, default=None, help="feature dimension (dpmix accountants)")
+    p.add_argument("--dy", type=int, default=None, help="label dimension (dpmix accountants)")
+    p.add_argument("--max-alpha", type=int, default=256, help="largest RDP order (default 256)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def register(sub) -> None:
+    p = sub.add_parser("epsilon", help="epsilon of one setting",
+                       description="Epsilon of a DP-CDA release for one setting.")
+    p.add_argument("--l", type=int, required=True, help="order of mixture")
+    _common(p, sigma=True)
+    p.set_defaults(handler=_cmd_epsilon)
+
+    p = sub.add_parser("calibrate", help="noise for a target epsilon",
+                       description="Smallest sigma with epsilon <= target (sigma_y = ratio*sigma_x).")
+    p.add_argument("--epsilon", type=_positive_float, required=True, help="target epsilon")
+    p.add_argument("--l", type=int, required=True, help="order of mixture")
+    p.add_argument("--ratio", type=_positive_float, default=1.0,
+                   help="sigma_y / sigma_x (default 1: tied)")
+    _common(p, sigma=False)
+    p.set_defaults(handler=_cmd_calibrate)
+
+    p = sub.add_parser("curves", help="epsilon vs sigma for several l (Figure 4)",
+                       description="Epsilon vs sigma (sigma_y = ratio*sigma_x) for each l.")
+    p.add_argument("--ls", type=_int_list, default=[1, 2, 4, 8, 16, 32, 64, 128, 256, 512],
+                   help="orders of mixture, comma-separated (default 1,2,...,512)")
+    p.add_argument("--sigma-min", type=_positive_float, default=0.01)
+    p.add_argument("--sigma-max", type=_positive_float, default=10.0)
+    p.add_argument("--points", type=int, default=100, help="sigmas, log-spaced (default 100)")
+    p.add_argument("--ratio", type=_positive_float, default=1.0, help="sigma_y / sigma_x")
+    _common(p, sigma=False)
+    p.set_defaults(handler=_cmd_curves)
+
+
+def _setting(args) -> dict:
+    counts = args.class_counts
+    n, d_x, d_y = args.n, args.dx, args.dy
+    if args.preset is not None:
+        from dpcda.presets import get_preset
+
+        pre = get_preset(args.preset)
+        counts = counts or list(pre.class_counts)
+        n = n if n is not None else pre.n
+        d_x = d_x if d_x is not None else pre.d_x
+        d_y = d_y if d_y is not None else pre.d_y
+    if n is None and counts is None:
+        raise ValueError("give --n (number of private records), --class-counts or --preset")
+    if counts is not None and args.accountant != "class-aware" and n is None:
+        n = sum(counts)
+    T = args.T if args.T is not None else (n if n is not None else sum(counts))
+    return dict(c=args.c, T=T, delta=args.delta, n=n,
+                class_counts=tuple(counts) if counts else None, d_x=d_x, d_y=d_y)
+
+
+def _finite(x):
+    if x is None:
+        return None
+    x = float(x)
+    return x if math.isfinite(x) else ("inf" if x > 0 else None)
+
+
+def _emit(obj: dict, as_json: bool, lines: list[str]) -> None:
+    if as_json:
+        json.dump(obj, sys.stdout)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write("\n".join(lines) + "\n")
+
+
+def _cmd_epsilon(args) -> int:
+    from dpcda.privacy import ACCOUNTANT_INFO, PrivacyParams, compute_epsilon
+
+    s = _setting(args)
+    sy = args.sigma_x if args.sigma_y is None else args.sigma_y
+    p = PrivacyParams(l=args.l, sigma_x=args.sigma_x, sigma_y=sy, **s)
+    r = compute_epsilon(p, accountant=args.accountant, conversion=args.conversion,
+                        max_alpha=args.max_alpha)
+    obj = {"epsilon": _finite(r.epsilon), "alpha": r.alpha, "delta": r.delta,
+           "accountant": r.accountant, "conversion": r.conversion, "l": p.l,
+           "sigma_x": p.sigma_x, "sigma_y": p.sigma_y, "c": p.c, "T": p.T, "n": p.n,
+           "max_alpha": r.max_alpha, "at_max_alpha": r.at_max_alpha, "private": r.private,
+           "warnings": list(r.warnings)}
+    lines = [f"epsilon = {r.epsilon:.6g} at order alpha = {r.alpha} (delta = {r.delta:g})",
+             f"accountant: {ACCOUNTANT_INFO[r.accountant].title}; conversion: {r.conversion}"]
+    lines += [f"warning: {w}" for w in r.warnings]
+    _emit(obj, args.json, lines)
+    return 0
+
+
+def _cmd_calibrate(args) -> int:
+    from dpcda.privacy import ACCOUNTANT_INFO, calibrate
+
+    s = _setting(args)
+    cal = calibrate(epsilon=args.epsilon, l=args.l, accountant=args.accountant,
+                    conversion=args.conversion, ratio=args.ratio, max_alpha=args.max_alpha, **s)
+    obj = {"sigma_x": cal.sigma_x, "sigma_y": cal.sigma_y, "epsilon": cal.epsilon,
+           "target": cal.target, "alpha": cal.alpha, "delta": cal.result.delta, "l": args.l,
+           "accountant": args.accountant, "conversion": args.conversion,
+           "warnings": list(cal.result.warnings)}
+    lines = [f"sigma_x = {cal.sigma_x:.6g}, sigma_y = {cal.sigma_y:.6g} -> epsilon = "
+             f"{cal.epsilon:.6g} (target {cal.target:g}) at alpha = {cal.alpha}",
+             f"accountant: {ACCOUNTANT_INFO[args.accountant].title}; conversion: {args.conversion}"]
+    lines += [f"warning: {w}" for w in cal.result.warnings]
+    _emit(obj, args.json, lines)
+    return 0
+
+
+def _cmd_curves(args) -> int:
+    import numpy as np
+
+    from dpcda.privacy import epsilon_grid
+
+    if not (0 < args.sigma_min < args.sigma_max):
+        raise ValueError("--sigma-min and --sigma-max must satisfy 0 < sigma-min < sigma-max, got "
+                         f"{args.sigma_min:g} and {args.sigma_max:g}")
+    if not 1 <= args.points <= 10000:
+        raise ValueError(f"--points must be an integer in [1, 10000], got {args.points}")
+    s = _setting(args)
+    sig = np.geomspace(args.sigma_min, args.sigma_max, args.points)
+    eps, alpha = epsilon_grid(ls=args.ls, sigmas=sig, accountant=args.accountant,
+                              conversion=args.conversion, ratio=args.ratio,
+                              max_alpha=args.max_alpha, return_alpha=True, **s)
+    obj = {"accountant": args.accountant, "conversion": args.conversion, "delta": s["delta"],
+           "ratio": args.ratio, "sigmas": sig.tolist(),
+           "curves": [{"l": l, "epsilon": [_finite(e) for e in eps[i]],
+                       "alpha": [_finite(a) for a in alpha[i]]} for i, l in enumerate(args.ls)]}
+    lines = ["l\t" + "\t".join(f"{x:.3g}" for x in sig[:: max(1, len(sig) // 8)])]
+    for i, l in enumerate(args.ls):
+        lines.append(f"{l}\t" + "\t".join(f"{e:.3g}" for e in eps[i][:: max(1, len(sig) // 8)]))
+    _emit(obj, args.json, lines)
+    return 0

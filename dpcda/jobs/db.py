@@ -1,0 +1,220 @@
+"""The job store's SQLite file: where it lives, how it is opened, its schema, canonical JSON.
+
+The store is one SQLite file in WAL mode (readers never block the writer), shared by every
+process on the machine: the Streamlit server, any number of workers and the CLI. Every
+operation opens its own short-lived connection, so the store is safe to use from any thread
+or process without shared state; SQLite's own locking (with a generous ``busy_timeout``)
+serialises the writers.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import math
+import os
+import sqlite3
+from pathlib import Path
+from typing import Any, Iterator
+
+SCHEMA_VERSION = 1
+BUSY_TIMEOUT_MS = 30_000
+JOB_STATUSES = ("queued", "running", "done", "failed", "cancelled")
+TERMINAL_STATUSES = ("done", "failed", "cancelled")
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS sweeps (
+    id       INTEGER PRIMARY KEY AUTOINCREMENT,
+    created  REAL NOT NULL,
+    name     TEXT NOT NULL,
+    config   TEXT NOT NULL,
+    status   TEXT NOT NULL DEFAULT 'queued',
+    cancel_requested INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS jobs (
+    id           INTEGER PRIMARY KEY AUTOINCREMENT,
+    sweep_id     INTEGER REFERENCES sweeps(id),
+    kind         TEXT NOT NULL,
+    config       TEXT NOT NULL,
+    config_hash  TEXT NOT NULL,
+    status       TEXT NOT NULL
+                 CHECK (status IN ('queued', 'running', 'done', 'failed', 'cancelled')),
+    force        INTEGER NOT NULL DEFAULT 0,
+    epoch        INTEGER,
+    n_epochs     INTEGER,
+    metrics      TEXT,
+    message      TEXT,
+    error        TEXT,
+    cancel_requested INTEGER NOT NULL DEFAULT 0,
+    worker_id    TEXT,
+    heartbeat_at REAL,
+    attempts     INTEGER NOT NULL DEFAULT 0,
+    max_attempts INTEGER NOT NULL DEFAULT 2,
+    created      REAL NOT NULL,
+    started      REAL,
+    finished     REAL,
+    result       TEXT,
+    reused_from  INTEGER REFERENCES jobs(id)
+);
+CREATE INDEX IF NOT EXISTS jobs_by_status ON jobs (status, id);
+CREATE INDEX IF NOT EXISTS jobs_by_hash ON jobs (config_hash, status);
+CREATE INDEX IF NOT EXISTS jobs_by_sweep ON jobs (sweep_id, id);
+CREATE TABLE IF NOT EXISTS progress (
+    job_id   INTEGER NOT NULL REFERENCES jobs(id),
+    epoch    INTEGER NOT NULL,
+    n_epochs INTEGER,
+    metrics  TEXT,
+    at       REAL NOT NULL,
+    PRIMARY KEY (job_id, epoch)
+);
+CREATE TABLE IF NOT EXISTS workers (
+    id           TEXT PRIMARY KEY,
+    pid          INTEGER,
+    pid_token    TEXT,
+    hostname     TEXT NOT NULL,
+    started      REAL NOT NULL,
+    heartbeat_at REAL NOT NULL,
+    status       TEXT NOT NULL,
+    current_job  INTEGER,
+    sweep_id     INTEGER,
+    stopped      REAL
+);
+"""
+
+
+def default_home() -> Path:
+    """``$DPCDA_HOME`` if set, else ``~/.dpcda``."""
+    home = os.environ.get("DPCDA_HOME")
+    return Path(home).expanduser() if home else Path.home() / ".dpcda"
+
+
+def default_db_path() -> Path:
+    """The store every session shares by default: ``$DPCDA_HOME/jobs.sqlite3``."""
+    return default_home() / "jobs.sqlite3"
+
+
+def resolve_db_path(db: str | os.PathLike | None) -> Path:
+    if db is None:
+        return default_db_path()
+    if isinstance(db, str) and not db.strip():
+        raise ValueError(f"db must be a file path, got db={db!r}")
+    return Path(db).expanduser()
+
+
+def _open(path: Path) -> sqlite3.Connection:
+    # isolation_level=None: autocommit; transactions are explicit (BEGIN IMMEDIATE).
+    conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+    conn.row_factory = sqlite3.Row
+    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    conn.execute("PRAGMA foreign_keys = ON")
+    conn.execute("PRAGMA synchronous = NORMAL")
+    return conn
+
+
+def initialise(path: Path) -> None:
+    """Create the file, switch it to WAL and create the tables (idempotent)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    conn = _open(path)
+    try:
+        if conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION and str(
+                conn.execute("PRAGMA journal_mode").fetchone()[0]).lower() == "wal":
+            return  # already set up: no write lock needed
+        mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+        if str(mode).lower() != "wal":  # e.g. a file system without shared memory
+            raise RuntimeError(f"could not switch {path} to WAL mode (got {mode!r})")
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        if version > SCHEMA_VERSION:
+            raise RuntimeError(
+                f"{path} has job-store schema version {version}; this dpcda understands "
+                f"up to {SCHEMA_VERSION}: upgrade dpcda"
+            )
+        conn.execute("BEGIN IMMEDIATE")
+        for statement in _statements():  # not executescript(): it would COMMIT first
+            conn.execute(statement)
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        conn.execute("COMMIT")
+    finally:
+        conn.close()
+
+
+def _statements() -> list[str]:
+    return [s.strip() for s in _SCHEMA.split(";") if s.strip()]
+
+
+@contextlib.contextmanager
+def connection(path: Path) -> Iterator[sqlite3.Connection]:
+    """A connection for reads (autocommit); closed on exit."""
+    conn = _open(path)
+    try:
+        yield conn
+    finally:
+        conn.close()
+
+
+@contextlib.contextmanager
+def transaction(path: Path) -> Iterator[sqlite3.Connection]:
+    """A write transaction taken with ``BEGIN IMMEDIATE`` (the write lock up front, so a
+    read-then-update inside it is atomic with respect to every other process)."""
+    conn = _open(path)
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield conn
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+    finally:
+        conn.close()
+
+
+# --- JSON -------------------------------------------------------------------------------
+
+
+def _plain(obj: Any) -> Any:
+    """numpy scalars/arrays, tuples and paths -> plain JSON types."""
+    if isinstance(obj, dict):
+        return {str(k): _plain(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_plain(v) for v in obj]
+    if isinstance(obj, (str, bool)) or obj is None:
+        return obj
+    if isinstance(obj, int):
+        return int(obj)
+    if isinstance(obj, float):
+        return float(obj)
+    if hasattr(obj, "tolist"):  # numpy scalar or array
+        return _plain(obj.tolist())
+    if isinstance(obj, os.PathLike):
+        return os.fspath(obj)
+    raise ValueError(f"job config and results must be plain JSON values, got {type(obj).__name__}: {obj!r}")
+
+
+def dumps(obj: Any) -> str:
+    """JSON text for the store (infinity is kept: epsilon = inf is a legitimate value)."""
+    return json.dumps(_plain(obj), allow_nan=True)
+
+
+def loads(text: str | None) -> Any:
+    return None if text is None else json.loads(text)
+
+
+def _canonical(obj: Any) -> Any:
+    if isinstance(obj, dict):
+        return {k: _canonical(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_canonical(v) for v in obj]
+    if isinstance(obj, float) and math.isfinite(obj) and obj == int(obj) and abs(obj) < 2**53:
+        return int(obj)  # 10 and 10.0 are the same configuration
+    return obj
+
+
+def canonical_json(obj: Any) -> str:
+    """Key-sorted, whitespace-free JSON in which 10.0 and 10 are spelled the same."""
+    return json.dumps(_canonical(_plain(obj)), sort_keys=True, separators=(",", ":"), allow_nan=True)
+
+
+def config_hash(kind: str, config: dict) -> str:
+    """SHA-256 of the canonical JSON of (kind, config): the deduplication key."""
+    return hashlib.sha256(canonical_json({"kind": kind, "config": config}).encode()).hexdigest()

@@ -1,0 +1,123 @@
+"""Job kinds: what a worker knows how to run.
+
+A kind is a function ``run(config: dict, ctx: JobContext) -> dict`` (plain JSON in, plain
+JSON out) registered under a name, optionally with ``normalize(config) -> dict`` that fills
+in defaults before the configuration is hashed for deduplication. ``"experiment"`` (in
+:mod:`dpcda.jobs.experiment`) is the real one; more are loaded from the modules named in
+``$DPCDA_JOB_PLUGINS`` (comma-separated, importable), which is how the tests add fake kinds
+to real worker processes.
+
+Job code never touches streamlit: it reports through its :class:`JobContext`.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import threading
+from dataclasses import dataclass
+from typing import Callable
+
+from dpcda.registry import Registry
+
+PLUGINS_ENV = "DPCDA_JOB_PLUGINS"
+BUILTIN_KIND_MODULES = ("dpcda.jobs.experiment",)
+
+
+@dataclass(frozen=True)
+class JobKind:
+    name: str
+    run: Callable[[dict, "JobContext"], dict]
+    normalize: Callable[[dict], dict] | None = None
+
+
+JOB_KINDS: Registry[JobKind] = Registry("job kind")
+
+
+def register_kind(name: str, *, normalize: Callable[[dict], dict] | None = None):
+    """Decorator: ``@register_kind("name")`` on ``def run(config, ctx) -> dict``."""
+
+    def deco(fn):
+        JOB_KINDS.add(name, JobKind(name=name, run=fn, normalize=normalize))
+        return fn
+
+    return deco
+
+
+def load_plugins() -> list[str]:
+    """Import the built-in kinds and those named in ``$DPCDA_JOB_PLUGINS``; returns the
+    registered kind names."""
+    extra = [m.strip() for m in os.environ.get(PLUGINS_ENV, "").replace(os.pathsep, ",").split(",")]
+    for mod in (*BUILTIN_KIND_MODULES, *filter(None, extra)):
+        try:
+            importlib.import_module(mod)
+        except ImportError as exc:
+            raise ImportError(f"cannot import job-kind module {mod!r} (from {PLUGINS_ENV}): {exc}") from exc
+    return JOB_KINDS.names()
+
+
+def get_kind(name: str) -> JobKind:
+    if name not in JOB_KINDS:
+        load_plugins()
+    return JOB_KINDS.get(name)
+
+
+def normalize_config(kind: str, config: dict) -> dict:
+    if not isinstance(config, dict):
+        raise ValueError(f"a job config must be a dict of plain JSON values, got {type(config).__name__}")
+    k = get_kind(kind)
+    return dict(k.normalize(config)) if k.normalize is not None else dict(config)
+
+
+class JobCancelled(Exception):
+    """Raised by job code (via :meth:`JobContext.check_cancelled`) to stop early."""
+
+
+class JobContext:
+    """What a running job sees: its id, progress reporting and the cancel flag.
+
+    ``on_epoch(epoch, n_epochs, metrics)`` has the signature of the training callback and
+    returns False once a cancel was requested (or the job was taken away from this worker),
+    which tells the training loop to stop.
+    """
+
+    def __init__(self, store=None, job_id: int | None = None, worker_id: str | None = None,
+                 cancel_event: threading.Event | None = None,
+                 on_progress: Callable[[int, int | None, dict], None] | None = None) -> None:
+        self.store = store
+        self.job_id = job_id
+        self.worker_id = worker_id
+        self.cancel_event = cancel_event or threading.Event()
+        self.lost = False  # the store no longer lists this job as ours
+        self._on_progress = on_progress
+
+    @property
+    def cancelled(self) -> bool:
+        return self.cancel_event.is_set()
+
+    def _note(self, state: str) -> None:
+        if state == "lost":
+            self.lost = True
+        if state in ("lost", "cancel"):
+            self.cancel_event.set()
+
+    def progress(self, epoch: int, n_epochs: int | None = None, metrics: dict | None = None) -> bool:
+        """Record a finished epoch; returns False when the job should stop."""
+        metrics = dict(metrics or {})
+        if self._on_progress is not None:
+            self._on_progress(epoch, n_epochs, metrics)
+        if self.store is not None:
+            self._note(self.store.report_progress(self.job_id, self.worker_id, epoch, n_epochs, metrics))
+        return not self.cancelled
+
+    def on_epoch(self, epoch: int, n_epochs: int, metrics: dict | None = None) -> bool:
+        return self.progress(epoch, n_epochs, metrics)
+
+    def message(self, text: str) -> None:
+        """A short phase description shown next to the progress ("generating", ...)."""
+        if self.store is not None:
+            self.store.set_message(self.job_id, self.worker_id, text)
+
+    def check_cancelled(self) -> None:
+        if self.cancelled:
+            raise JobCancelled("cancelled")

@@ -1,0 +1,254 @@
+"""The worker: claims queued jobs from the store and runs them, one at a time.
+
+Run it as its own process (``python -m dpcda worker``), apart from the Streamlit server;
+:func:`ensure_worker` starts one with ``subprocess.Popen`` (never a ``multiprocessing`` fork:
+CUDA cannot be re-initialised in a forked child, and page scripts do not pickle). A daemon
+thread beats the worker's and its current job's heartbeat and picks up cancel requests; the
+job code itself runs in the main thread and only talks to its :class:`JobContext`.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+import traceback
+import uuid
+from pathlib import Path
+from typing import Callable
+
+from dpcda.jobs import db as _db
+from dpcda.jobs.kinds import JobCancelled, JobContext, get_kind, load_plugins
+from dpcda.jobs.procs import hostname, pid_alive, pid_token
+from dpcda.jobs.store import DEFAULT_STALE_AFTER, Job, JobStore
+
+log = logging.getLogger("dpcda.jobs")
+
+DEFAULT_HEARTBEAT = 5.0  # seconds between heartbeats
+DEFAULT_IDLE_EXIT = 600.0  # a worker started by ensure_worker exits after this long without work
+
+
+class WorkerStop(BaseException):
+    """Raised in the worker's main thread (e.g. on SIGTERM) to stop it; the job it was running
+    goes back to the queue."""
+
+
+def new_worker_id() -> str:
+    return f"w-{uuid.uuid4().hex[:12]}"
+
+
+class Worker:
+    """Claims and runs jobs from one store until told to stop.
+
+    ``sweep_id`` restricts it to one sweep's jobs (the sweep CLI); ``kinds`` defaults to every
+    registered kind (built-in plus ``$DPCDA_JOB_PLUGINS``).
+    """
+
+    def __init__(self, db=None, *, worker_id: str | None = None,
+                 heartbeat_interval: float = DEFAULT_HEARTBEAT,
+                 stale_after: float = DEFAULT_STALE_AFTER, poll_interval: float = 0.5,
+                 sweep_id: int | None = None, kinds: list[str] | None = None,
+                 on_finish: Callable[[Job], None] | None = None) -> None:
+        for name, value in (("heartbeat_interval", heartbeat_interval), ("stale_after", stale_after),
+                            ("poll_interval", poll_interval)):
+            if not value > 0:
+                raise ValueError(f"{name} must be > 0 seconds, got {name}={value!r}")
+        if stale_after <= heartbeat_interval:
+            raise ValueError(f"stale_after must exceed heartbeat_interval ({heartbeat_interval}), "
+                             f"got stale_after={stale_after!r}")
+        self.store = db if isinstance(db, JobStore) else JobStore(db)
+        self.worker_id = worker_id or new_worker_id()
+        self.heartbeat_interval = heartbeat_interval
+        self.stale_after = stale_after
+        self.poll_interval = poll_interval
+        self.sweep_id = sweep_id
+        self.kinds = kinds
+        self.on_finish = on_finish
+        self._current: tuple[int | None, JobContext | None] = (None, None)
+        self._stop = threading.Event()
+
+    # --- registration and heartbeat -----------------------------------------------------
+
+    def _register(self) -> None:
+        now, pid = time.time(), os.getpid()
+        with _db.transaction(self.store.path) as conn:
+            conn.execute("INSERT OR REPLACE INTO workers (id, pid, pid_token, hostname, started, "
+                         "heartbeat_at, status, sweep_id) VALUES (?, ?, ?, ?, ?, ?, 'running', ?)",
+                         (self.worker_id, pid, pid_token(pid), hostname(), now, now, self.sweep_id))
+
+    def _unregister(self) -> None:
+        with _db.transaction(self.store.path) as conn:
+            conn.execute("UPDATE workers SET status = 'stopped', stopped = ?, current_job = NULL "
+                         "WHERE id = ?", (time.time(), self.worker_id))
+
+    def _beat_forever(self) -> None:
+        while not self._stop.wait(self.heartbeat_interval):
+            job_id, ctx = self._current  # one read: the pair always belongs together
+            try:
+                state = self.store.heartbeat(self.worker_id, job_id)
+            except sqlite3.Error as exc:  # a busy or briefly unavailable store: try again
+                log.warning("heartbeat failed: %s", exc)
+                continue
+            if ctx is not None:
+                ctx._note(state)
+
+    # --- the loop -----------------------------------------------------------------------
+
+    def run(self, *, once: bool = False, idle_exit: float | None = None,
+            until: Callable[[], bool] | None = None) -> int:
+        """Run jobs; returns how many it ran. ``once``: at most one job, and return at once if
+        none is queued. ``idle_exit``: return after that many seconds with nothing to claim
+        (0: as soon as the queue is empty). ``until``: return when it becomes true."""
+        kinds = self.kinds if self.kinds is not None else load_plugins()
+        self._register()
+        beat = threading.Thread(target=self._beat_forever, name="dpcda-heartbeat", daemon=True)
+        beat.start()
+        log.info("worker %s started (pid %d, store %s, kinds %s)", self.worker_id, os.getpid(),
+                 self.store.path, ", ".join(kinds))
+        ran, idle_since, last_recover = 0, time.monotonic(), -float("inf")
+        recover_every = min(max(self.stale_after / 4, 0.5), 15.0)
+        try:
+            while True:
+                if until is not None and until():
+                    break
+                if time.monotonic() - last_recover >= recover_every:
+                    for job_id, status, reason in self.store.recover(stale_after=self.stale_after):
+                        log.warning("job %d -> %s: %s", job_id, status, reason)
+                    last_recover = time.monotonic()
+                job = self.store.claim(self.worker_id, kinds, sweep_id=self.sweep_id)
+                if job is None:
+                    if once or (idle_exit is not None and time.monotonic() - idle_since >= idle_exit):
+                        break
+                    time.sleep(self.poll_interval)
+                    continue
+                self._run_job(job)
+                ran += 1
+                idle_since = time.monotonic()
+                if once:
+                    break
+        finally:
+            self._stop.set()
+            beat.join(timeout=5)
+            self._unregister()
+            log.info("worker %s stopped after %d job(s)", self.worker_id, ran)
+        return ran
+
+    def _run_job(self, job: Job) -> None:
+        ctx = JobContext(self.store, job.id, self.worker_id)
+        self._current = (job.id, ctx)
+        t0 = time.monotonic()
+        log.info("job %d (%s) started, attempt %d", job.id, job.kind, job.attempts)
+        status, result, message, error = "done", None, None, None
+        try:
+            result = get_kind(job.kind).run(job.config, ctx)
+            if result is not None and not isinstance(result, dict):
+                raise TypeError(f"job kind {job.kind!r} returned {type(result).__name__}, not a dict")
+            if ctx.cancelled and not ctx.lost:
+                status, message = "cancelled", _cancel_message(self.store, job.id)
+        except JobCancelled:
+            status, message = "cancelled", _cancel_message(self.store, job.id)
+        except (WorkerStop, KeyboardInterrupt):
+            self.store.finish(job.id, self.worker_id, "queued", message="requeued: its worker was stopped")
+            self._current = (None, None)
+            raise
+        except Exception as exc:  # the job's failure, not the worker's
+            status, message, error = "failed", f"{type(exc).__name__}: {exc}", traceback.format_exc()
+        self._current = (None, None)
+        seconds = time.monotonic() - t0
+        if status == "done":
+            message = f"done in {seconds:.1f} s"
+        if not self.store.finish(job.id, self.worker_id, status, result=result, message=message,
+                                 error=error):
+            log.warning("job %d was taken from this worker (presumed dead); result dropped", job.id)
+            return
+        log.info("job %d %s after %.1f s%s", job.id, status, seconds,
+                 f": {message}" if status != "done" and message else "")
+        if self.on_finish is not None:
+            self.on_finish(self.store.get_job(job.id))
+
+
+def _cancel_message(store: JobStore, job_id: int) -> str:
+    job = store.get_job(job_id)
+    if job.epoch is not None:
+        return f"cancelled after epoch {job.epoch} of {job.n_epochs}"
+    return "cancelled"
+
+
+# --- workers seen from outside ----------------------------------------------------------
+
+
+def live_workers(db=None, *, stale_after: float = DEFAULT_STALE_AFTER,
+                 general_only: bool = False) -> list[dict]:
+    """Workers (or workers being started) that heartbeat recently and whose process, when on
+    this host, is alive. ``general_only``: leave out workers bound to one sweep (the sweep
+    CLI's in-process worker)."""
+    store = db if isinstance(db, JobStore) else JobStore(db)
+    with _db.connection(store.path) as conn:
+        return _live(conn, stale_after, general_only)
+
+
+def _live(conn, stale_after: float, general_only: bool = False) -> list[dict]:
+    now, host, out = time.time(), hostname(), []
+    sql = "SELECT * FROM workers WHERE status IN ('starting', 'running')"
+    sql += " AND sweep_id IS NULL" if general_only else ""
+    for r in conn.execute(sql + " ORDER BY started"):
+        if r["heartbeat_at"] < now - stale_after:
+            continue
+        if r["hostname"] == host and r["pid"] is not None and not pid_alive(r["pid"], r["pid_token"]):
+            continue
+        out.append(dict(r))
+    return out
+
+
+def worker_command(db_path: Path, *, worker_id: str, idle_exit: float | None,
+                   heartbeat_interval: float, stale_after: float) -> list[str]:
+    cmd = [sys.executable, "-m", "dpcda", "worker", "--db", str(db_path), "--worker-id", worker_id,
+           "--heartbeat", str(heartbeat_interval), "--stale-after", str(stale_after)]
+    if idle_exit is not None:
+        cmd += ["--idle-exit", str(idle_exit)]
+    return cmd
+
+
+def ensure_worker(db=None, *, idle_exit: float | None = DEFAULT_IDLE_EXIT,
+                  heartbeat_interval: float = DEFAULT_HEARTBEAT,
+                  stale_after: float = DEFAULT_STALE_AFTER, env: dict | None = None,
+                  log_path: str | os.PathLike | None = None) -> dict:
+    """Start a background worker process for the store unless a live one is registered.
+
+    Returns ``{"worker_id", "pid", "started"}``. The check and the reservation of the new
+    worker's row share one write transaction, so concurrent callers start one worker. Its
+    output goes to ``worker.log`` beside the store.
+    """
+    store = db if isinstance(db, JobStore) else JobStore(db)
+    store.recover(stale_after=stale_after)
+    worker_id = new_worker_id()
+    now = time.time()
+    with _db.transaction(store.path) as conn:
+        live = _live(conn, stale_after, general_only=True)
+        if live:
+            return {"worker_id": live[0]["id"], "pid": live[0]["pid"], "started": False}
+        conn.execute("INSERT INTO workers (id, pid, hostname, started, heartbeat_at, status) "
+                     "VALUES (?, NULL, ?, ?, ?, 'starting')", (worker_id, hostname(), now, now))
+    env = dict(os.environ if env is None else env)
+    pkg_root = str(Path(__file__).resolve().parents[2])  # so `-m dpcda` works uninstalled
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [pkg_root, env.get("PYTHONPATH")]))
+    log_path = Path(log_path) if log_path is not None else store.path.parent / "worker.log"
+    cmd = worker_command(store.path, worker_id=worker_id, idle_exit=idle_exit,
+                         heartbeat_interval=heartbeat_interval, stale_after=stale_after)
+    try:
+        with open(log_path, "ab") as out:
+            proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=out, env=env,
+                                    start_new_session=True, close_fds=True)
+    except BaseException:
+        with _db.transaction(store.path) as conn:
+            conn.execute("UPDATE workers SET status = 'dead', stopped = ? WHERE id = ?",
+                         (time.time(), worker_id))
+        raise
+    with _db.transaction(store.path) as conn:
+        conn.execute("UPDATE workers SET pid = ?, pid_token = ? WHERE id = ? AND status = 'starting'",
+                     (proc.pid, pid_token(proc.pid), worker_id))
+    return {"worker_id": worker_id, "pid": proc.pid, "started": True}

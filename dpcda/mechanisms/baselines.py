@@ -1,0 +1,192 @@
+"""Baselines of the paper's Table 5 (SPEC §3): DPMix, local perturbation, random projection.
+
+* :func:`generate_dpmix` — DPMix (Lee et al.): features in [0, 1] (public scaling), ``T``
+  mixtures of ``l`` distinct points drawn from the whole dataset (any class), weights 1/l;
+  the one-hot labels are mixed alike (soft labels); Gaussian noise on both; hard label = argmax.
+  Accounted by DPMix's Theorem 1 (``dpmix``) or its closed form (``dpmix-low``), d_x = d, d_y = K.
+* :func:`generate_local` — local perturbation: DPMix with ``l = 1``.
+* :func:`generate_random_projection` — DPPro (Xu et al.): Gaussian ``R`` (p x d, entries
+  N(0, 1/p)), release ``X R^T`` plus noise of std ``c s(R) sqrt(log(1/(2 delta)) + eps) / eps``,
+  ``s(R)`` the spectral norm, rows clipped to norm ``c`` (c = 1: SPEC's formula). ``R`` is
+  data-independent; it is published (the test split must be projected with it) and its shape
+  goes on the card, never the seed it came from.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from dpcda.mechanisms._torch import make_generator, resolve_device
+from dpcda.mechanisms.card import data_block, make_card, privacy_from_result
+from dpcda.mechanisms.dp_cda import check_noise_choice
+from dpcda.mechanisms.mixing import Mixed, mix_any_class
+from dpcda.mechanisms.prepare import fit_preprocessor
+from dpcda.mechanisms.release import Release, epsilon_text
+from dpcda.mechanisms.validation import (check_delta, check_features, check_float, check_int,
+                                         check_labels)
+
+DPMIX_ACCOUNTANTS = ("dpmix", "dpmix-low")
+
+
+def _inputs(X, y, n_classes, class_names):
+    X = check_features(X)
+    y, K = check_labels(y, len(X), n_classes if n_classes is not None else
+                        (len(class_names) if class_names is not None else None))
+    return X, y, K
+
+
+def generate_dpmix_traced(X, y, *, l: int, T: int | None = None, sigma_x=None, sigma_y=None,
+                          epsilon=None, delta: float = 1e-5, accountant: str = "dpmix",
+                          conversion: str = "mironov", ratio: float = 1.0, max_alpha: int = 256,
+                          normalize="scale", bounds=None, n_classes=None, class_names=None,
+                          image_shape=None, dataset: str | None = None, device=None,
+                          seed: int | None = None, return_indices: bool = False,
+                          _algorithm: str = "dpmix") -> tuple[Release, Mixed]:
+    """:func:`generate_dpmix` plus the raw mixing trace (tests only; never publish it)."""
+    from dpcda.privacy import PrivacyParams, calibrate, compute_epsilon
+
+    X, y, K = _inputs(X, y, n_classes, class_names)
+    N, d = X.shape
+    l = check_int("l", l, 1, N, " (the number of records N)")
+    T = N if T is None else check_int("T", T, 1)
+    delta = check_delta(delta)
+    ratio = check_float("ratio", ratio, lo_open=True)
+    sx, sy, eps = check_noise_choice(sigma_x, sigma_y, epsilon, ratio)
+    if accountant not in DPMIX_ACCOUNTANTS:
+        raise ValueError(f"accountant must be one of {', '.join(DPMIX_ACCOUNTANTS)} for DPMix, got "
+                         f"accountant={accountant!r}")
+    pre = fit_preprocessor(X, normalize, c=None, bounds=bounds)
+    Xp = pre(X)
+    lo, hi = float(Xp.min()), float(Xp.max())
+    if lo < -1e-6 or hi > 1 + 1e-6:
+        raise ValueError(f"DPMix needs features in [0, 1] (its accountant assumes it), got values "
+                         f"in [{lo:.3g}, {hi:.3g}] after normalize={pre.method!r}; use "
+                         "normalize='scale' with the data's public bounds")
+    common = dict(l=l, T=T, delta=delta, n=N, d_x=d, d_y=K)
+    if eps is not None:
+        cal = calibrate(epsilon=eps, accountant=accountant, conversion=conversion, ratio=ratio,
+                        max_alpha=max_alpha, **common)
+        sx, sy, res = cal.sigma_x, cal.sigma_y, cal.result
+    else:
+        res = compute_epsilon(PrivacyParams(sigma_x=sx, sigma_y=sy, **common),
+                              accountant=accountant, conversion=conversion, max_alpha=max_alpha)
+    dev = resolve_device(device)
+    gen = make_generator(dev, seed)
+    mixed = mix_any_class(Xp, y, K, l, T, sx, sy, generator=gen, device=dev,
+                          return_indices=return_indices)
+    local = _algorithm == "local"
+    card = make_card(
+        algorithm=_algorithm,
+        title="Local perturbation (Gaussian noise on each point; DPMix with l = 1)" if local
+        else "DPMix (random mixing of any-class points, Lee et al.)",
+        parameters={"l": l, "T": T, "c": None, "sigma_x": sx, "sigma_y": sy, "delta": delta},
+        privacy=privacy_from_result(res, calibrated_to=eps),
+        data=data_block(dataset=dataset, N=N, class_counts=np.bincount(y, minlength=K),
+                        class_names=class_names, image_shape=image_shape, d=d),
+        normalization=pre.card(),
+        release={"n_samples": T, "hard_label": "argmax of the soft label",
+                 "soft_label": "noisy mixture of the one-hot labels", "device": dev.type})
+    return Release(X=mixed.X, y=mixed.y, y_soft=mixed.y_soft, card=card, preprocess=pre), mixed
+
+
+def generate_dpmix(X, y, *, l: int, T: int | None = None, sigma_x=None, sigma_y=None,
+                   epsilon=None, delta: float = 1e-5, accountant: str = "dpmix",
+                   conversion: str = "mironov", ratio: float = 1.0, max_alpha: int = 256,
+                   normalize="scale", bounds=None, n_classes=None, class_names=None,
+                   image_shape=None, dataset: str | None = None, device=None,
+                   seed: int | None = None) -> Release:
+    """A DPMix release (see the module docstring); ``T`` defaults to N."""
+    return generate_dpmix_traced(
+        X, y, l=l, T=T, sigma_x=sigma_x, sigma_y=sigma_y, epsilon=epsilon, delta=delta,
+        accountant=accountant, conversion=conversion, ratio=ratio, max_alpha=max_alpha,
+        normalize=normalize, bounds=bounds, n_classes=n_classes, class_names=class_names,
+        image_shape=image_shape, dataset=dataset, device=device, seed=seed)[0]
+
+
+def generate_local(X, y, *, T: int | None = None, sigma_x=None, sigma_y=None, epsilon=None,
+                   delta: float = 1e-5, accountant: str = "dpmix", conversion: str = "mironov",
+                   ratio: float = 1.0, max_alpha: int = 256, normalize="scale", bounds=None,
+                   n_classes=None, class_names=None, image_shape=None, dataset: str | None = None,
+                   device=None, seed: int | None = None, l: int = 1) -> Release:
+    """Local perturbation: DPMix with ``l = 1`` (each sample one random point plus noise)."""
+    if l != 1:
+        raise ValueError(f"local perturbation is DPMix with l = 1, got l={l!r}")
+    return generate_dpmix_traced(
+        X, y, l=1, T=T, sigma_x=sigma_x, sigma_y=sigma_y, epsilon=epsilon, delta=delta,
+        accountant=accountant, conversion=conversion, ratio=ratio, max_alpha=max_alpha,
+        normalize=normalize, bounds=bounds, n_classes=n_classes, class_names=class_names,
+        image_shape=image_shape, dataset=dataset, device=device, seed=seed,
+        _algorithm="local")[0]
+
+
+DPPRO_TITLE = "DPPro Gaussian mechanism (Xu et al. 2017, as used in DPMix's comparison)"
+DPPRO_ASSUMPTIONS = (
+    "Each row is clipped to L2 norm **c** and projected by a data-independent Gaussian matrix "
+    "R (p x d, entries N(0, 1/p)), so one record moves its projected row by at most "
+    "c·s(R), s(R) the spectral norm of R. Every projected coordinate gets Gaussian noise of std "
+    "c·s(R)·sqrt(log(1/(2δ)) + ε)/ε, the setting DPMix's comparison states for (ε, δ)-DP "
+    "(a classical Gaussian-mechanism bound, one release of each record; not re-derived here). "
+    "R is published so that test data can be projected; the guarantee is conditional on R. "
+    "The labels are released unchanged: the guarantee covers the features only (neighbouring "
+    "datasets keep each record's label). Normalisation statistics computed on the private data "
+    "(z-score) are not covered.")
+
+
+class ProjectedPreprocessor:
+    """Real data -> ``clip(normalize(X)) @ R^T`` (no noise): for evaluating on a test split."""
+
+    def __init__(self, pre, R: np.ndarray) -> None:
+        self.pre, self.R = pre, R
+
+    def __call__(self, X) -> np.ndarray:
+        return (self.pre(X) @ self.R.T).astype(np.float32)
+
+
+def generate_random_projection(X, y, *, epsilon: float, delta: float = 1e-5, p: int | None = None,
+                               c: float = 1.0, normalize="scale", bounds=None, n_classes=None,
+                               class_names=None, image_shape=None, dataset: str | None = None,
+                               device=None, seed: int | None = None) -> Release:
+    """DPPro: every record once, ``clip(x) R^T + noise``; ``p`` defaults to ``min(100, d)``."""
+    import torch
+
+    X, y, K = _inputs(X, y, n_classes, class_names)
+    N, d = X.shape
+    eps = check_float("epsilon", epsilon, lo_open=True)
+    delta = check_delta(delta)
+    if delta >= 0.5:
+        raise ValueError(f"delta must be below 0.5 for log(1/(2 delta)) > 0, got delta={delta!r}")
+    c = check_float("c", c, lo_open=True, why=" (the clip norm)")
+    p = min(100, d) if p is None else check_int("p", p, 1, d, " (at most the dimension d)")
+    pre = fit_preprocessor(X, normalize, c=c, bounds=bounds)
+    dev = resolve_device(device)
+    gen = make_generator(dev, seed)
+    R = torch.randn((p, d), generator=gen, device=dev, dtype=torch.float64) / math.sqrt(p)
+    s_R = float(torch.linalg.matrix_norm(R, ord=2))
+    std = c * s_R * math.sqrt(math.log(1.0 / (2.0 * delta)) + eps) / eps
+    R32 = R.to(torch.float32)
+    Z = torch.from_numpy(pre(X)).to(dev) @ R32.T
+    Z.add_(torch.randn(Z.shape, generator=gen, device=dev, dtype=Z.dtype), alpha=std)
+    R_np = R32.cpu().numpy()
+    privacy = {"private": True, "epsilon": eps, "epsilon_text": epsilon_text(eps),
+               "delta": delta, "accountant": "dppro", "accountant_title": DPPRO_TITLE,
+               "assumptions": DPPRO_ASSUMPTIONS, "conversion": None, "alpha": None,
+               "warnings": [] if delta < 1.0 / N else
+               [f"delta={delta:g} is not below 1/N={1.0 / N:.3g}; choose delta < 1/N"]}
+    card = make_card(
+        algorithm="random-projection", title="Random projection (DPPro, Xu et al. 2017)",
+        parameters={"p": p, "c": c, "epsilon": eps, "delta": delta, "noise_std": std,
+                    "spectral_norm_R": s_R},
+        privacy=privacy,
+        data=data_block(dataset=dataset, N=N, class_counts=np.bincount(y, minlength=K),
+                        class_names=class_names, image_shape=image_shape, d=d),
+        normalization=pre.card(),
+        release={"n_samples": N, "projection_shape": [p, d],
+                 "projection": "R with i.i.d. N(0, 1/p) entries, published as extras['projection']",
+                 "features": "X R^T + noise (p columns, not images)",
+                 "labels": "the true labels, unchanged (y_soft is their one-hot code)",
+                 "device": dev.type})
+    y_soft = np.eye(K, dtype=np.float32)[y]
+    return Release(X=Z.cpu().numpy(), y=y, y_soft=y_soft, card=card,
+                   extras={"projection": R_np}, preprocess=ProjectedPreprocessor(pre, R_np))

@@ -1,0 +1,83 @@
+"""Building blocks of a release's data card (a JSON-serialisable dict).
+
+A card records what was done and what the guarantee assumes, never how the randomness was
+drawn: no seed, no RNG state, no noise, no selected indices (see
+:data:`dpcda.mechanisms.release.FORBIDDEN_CARD_KEYS`).
+"""
+
+from __future__ import annotations
+
+import math
+
+from dpcda.mechanisms.release import epsilon_text, now_iso
+
+
+def _num(v):
+    """A JSON-safe number: finite float/int, or None for inf/nan."""
+    if v is None:
+        return None
+    v = float(v)
+    return v if math.isfinite(v) else None
+
+
+def privacy_from_result(res, *, calibrated_to: float | None = None, others: dict | None = None) -> dict:
+    """The privacy block from a :class:`dpcda.privacy.EpsilonResult`."""
+    from dpcda.privacy import ACCOUNTANT_INFO, CONVERSION_TITLES
+
+    acc = ACCOUNTANT_INFO[res.accountant]
+    block = {
+        "private": bool(res.private),
+        "epsilon": _num(res.epsilon),
+        "epsilon_text": epsilon_text(res.epsilon),
+        "delta": float(res.delta),
+        "accountant": res.accountant,
+        "accountant_title": acc.title,
+        "assumptions": acc.assumptions,
+        "conversion": res.conversion,
+        "conversion_title": CONVERSION_TITLES.get(res.conversion, res.conversion),
+        "alpha": res.alpha if res.alpha is None else float(res.alpha),
+        "max_alpha": int(res.max_alpha),
+        "at_max_alpha": bool(res.at_max_alpha),
+        "warnings": list(res.warnings),
+        "calibrated_to_epsilon": calibrated_to,
+    }
+    if not res.private:
+        block["label"] = "NON-PRIVATE: sigma_x = sigma_y = 0, epsilon = infinity"
+    if others:
+        block["other_accountants"] = others
+    return block
+
+
+def data_block(*, dataset, N, class_counts, class_names, image_shape, d) -> dict:
+    return {
+        "dataset": dataset,
+        "N": int(N),
+        "class_counts": [int(k) for k in class_counts],
+        "class_counts_note": "N and the class counts N_k enter the privacy accounting and are "
+                             "treated as public by the accountants",
+        "class_names": None if class_names is None else [str(c) for c in class_names],
+        "image_shape": None if image_shape is None else [int(s) for s in image_shape],
+        "d_x": int(d),
+        "K": len(class_counts),
+    }
+
+
+def make_card(*, algorithm: str, title: str, parameters: dict, privacy: dict, data: dict,
+              normalization: dict, release: dict, postprocessing: list | None = None) -> dict:
+    from dpcda import __version__
+
+    return {
+        "format": "dpcda-data-card/1",
+        "algorithm": algorithm,
+        "algorithm_title": title,
+        "library": "dpcda",
+        "library_version": __version__,
+        "created_at": now_iso(),
+        "dataset": data.get("dataset"),
+        "parameters": parameters,
+        "privacy": privacy,
+        "data": data,
+        "normalization": normalization,
+        "release": release,
+        "postprocessing": postprocessing or [],
+    }

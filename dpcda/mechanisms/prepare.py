@@ -1,0 +1,89 @@
+"""Preprocessing in front of a generator: normalize, then clip rows (DP-CDA steps 1-2).
+
+The normalizers themselves live in :mod:`dpcda.data.preprocess`; this module picks one from a
+name (or takes a fitted one), remembers the clip norm, and describes both for the data card.
+The fitted :class:`Preprocessor` is what a trainer applies to the real test split; it is never
+exported (a z-score carries the private data's mean and std).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+NORMALIZE_CHOICES = ("zscore", "scale", "none")
+
+_NOTES = {
+    "zscore": "per-feature z-score with mean and std computed on the private training data: "
+              "these statistics are NOT covered by the differential-privacy guarantee",
+    "scale": "features scaled by a fixed, public, data-independent range (pixels: x / 255): "
+             "nothing is learned from the private data",
+    "none": "features used as given (the caller's own preprocessing, not recorded here)",
+}
+
+
+@dataclass(frozen=True, eq=False)
+class Preprocessor:
+    """``__call__(X) = clip_rows(normalizer.transform(X), c)`` (each step optional)."""
+
+    method: str
+    normalizer: object = field(default=None, repr=False)
+    c: float | None = None
+
+    def __call__(self, X) -> np.ndarray:
+        from dpcda.data.preprocess import clip_rows
+
+        X = np.asarray(X)
+        out = self.normalizer.transform(X) if self.normalizer is not None else \
+            X.astype(np.float32, copy=True)
+        return clip_rows(out, self.c) if self.c is not None else out
+
+    @property
+    def uses_private_statistics(self) -> bool:
+        return bool(getattr(self.normalizer, "uses_private_statistics", False))
+
+    def card(self) -> dict:
+        note = getattr(self.normalizer, "description", None) or _NOTES.get(self.method, "")
+        if self.uses_private_statistics:
+            note = _NOTES["zscore"] if self.method == "zscore" else note + \
+                " (statistics from the private data: not covered by the guarantee)"
+        return {"method": self.method,
+                "statistics_from_private_data": self.uses_private_statistics,
+                "covered_by_guarantee": not self.uses_private_statistics,
+                "clip_norm": self.c, "note": note}
+
+
+def fit_preprocessor(X, normalize, *, c: float | None, bounds=None) -> Preprocessor:
+    """Fit on the private training features ``X``.
+
+    ``normalize``: ``"zscore"``, ``"scale"`` (``bounds`` = public per-feature ``(low, high)``;
+    default pixels ``[0, 255]``), ``"none"``, or an already fitted normalizer (an object with
+    ``transform``, ``method`` and ``uses_private_statistics``, e.g. from
+    :func:`dpcda.data.fit_normalizer`). ``c``: clip norm, or None for no clipping.
+    """
+    if isinstance(normalize, str):
+        if normalize not in NORMALIZE_CHOICES:
+            raise ValueError(f"normalize must be one of {', '.join(NORMALIZE_CHOICES)} or a fitted "
+                             f"normalizer, got normalize={normalize!r}")
+        if normalize == "none":
+            if bounds is not None:
+                raise ValueError("bounds applies to normalize='scale' only")
+            return Preprocessor("none", None, c)
+        from dpcda.data.preprocess import fit_normalizer
+
+        return Preprocessor(normalize, fit_normalizer(X, normalize, bounds=bounds), c)
+    if not all(hasattr(normalize, a) for a in ("transform", "method", "uses_private_statistics")):
+        raise ValueError(f"normalize must be one of {', '.join(NORMALIZE_CHOICES)} or a fitted "
+                         f"normalizer, got {type(normalize).__name__}")
+    if bounds is not None:
+        raise ValueError("bounds cannot be combined with an already fitted normalizer")
+    return Preprocessor(str(normalize.method), normalize, c)
+
+
+def affine_of(pre: Preprocessor, d: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per-feature ``(shift, inv_scale)`` of the normalizer (identity for ``"none"``)."""
+    norm = pre.normalizer
+    if norm is None:
+        return np.zeros(d), np.ones(d)
+    return np.asarray(norm.shift, dtype=np.float64), np.asarray(norm.inv_scale, dtype=np.float64)

@@ -1,0 +1,111 @@
+"""Input checks shared by the generators: every problem is a ``ValueError`` naming it."""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+
+
+def check_int(name: str, value, lo: int, hi: int | None = None, why: str = "") -> int:
+    """``int(value)`` if it is an integer in ``[lo, hi]``; otherwise a ValueError naming ``name``."""
+    ok = isinstance(value, numbers.Integral) and not isinstance(value, bool)
+    if ok and value >= lo and (hi is None or value <= hi):
+        return int(value)
+    rng = f"[{lo}, {hi}]" if hi is not None else f">= {lo}"
+    raise ValueError(f"{name} must be an integer {rng}{why}, got {name}={value!r}")
+
+
+def check_float(name: str, value, *, lo: float = 0.0, lo_open: bool = False, why: str = "") -> float:
+    """``float(value)`` if finite and ``> lo`` (``lo_open``) or ``>= lo``; else a ValueError."""
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        v = math.nan
+    ok = not isinstance(value, bool) and math.isfinite(v) and (v > lo if lo_open else v >= lo)
+    if ok:
+        return v
+    rel = ">" if lo_open else ">="
+    raise ValueError(f"{name} must be a finite number {rel} {lo:g}{why}, got {name}={value!r}")
+
+
+def check_delta(delta) -> float:
+    try:
+        v = float(delta)
+    except (TypeError, ValueError):
+        v = math.nan
+    if isinstance(delta, bool) or not (0.0 < v < 1.0):
+        raise ValueError(f"delta must be a number in (0, 1), got delta={delta!r}")
+    return v
+
+
+def check_sigmas(sigma_x, sigma_y) -> tuple[float, float]:
+    sx = check_float("sigma_x", sigma_x, why=" (0 only with sigma_y = 0: the non-private setting)")
+    sy = check_float("sigma_y", sigma_y, why=" (0 only with sigma_x = 0: the non-private setting)")
+    if (sx == 0.0) != (sy == 0.0):
+        zero, other = ("sigma_x", "sigma_y") if sx == 0.0 else ("sigma_y", "sigma_x")
+        raise ValueError(f"{zero} must be > 0 unless sigma_x = sigma_y = 0 (the non-private "
+                         f"setting), got {zero}=0 with {other}={max(sx, sy):g}")
+    return sx, sy
+
+
+def check_features(X) -> np.ndarray:
+    """``X`` as a 2-D finite real array (not copied when it already is one)."""
+    X = np.asarray(X)
+    if X.ndim != 2 or X.shape[0] == 0 or X.shape[1] == 0:
+        raise ValueError(f"X must be a non-empty 2-D array (N x d), got shape {X.shape}")
+    if not np.issubdtype(X.dtype, np.number) or np.issubdtype(X.dtype, np.complexfloating):
+        raise ValueError(f"X must be a real numeric array, got dtype {X.dtype}")
+    if np.issubdtype(X.dtype, np.floating):
+        bad = ~np.isfinite(X)
+        if bad.any():
+            rows = int(bad.any(axis=1).sum())
+            raise ValueError(f"X must be finite: it contains NaN or infinite values in {rows} "
+                             f"row(s) (first at row {int(np.argwhere(bad)[0][0])})")
+    return X
+
+
+def check_labels(y, n_rows: int, n_classes: int | None = None) -> tuple[np.ndarray, int]:
+    """``(y as int64, K)``. Labels must be integers in ``0..K-1``; K >= 2."""
+    y = np.asarray(y)
+    if y.ndim != 1:
+        raise ValueError(f"y must be a 1-D array of integer labels, got shape {y.shape}")
+    if len(y) != n_rows:
+        raise ValueError(f"X and y must have the same length, got {n_rows} rows in X and "
+                         f"{len(y)} labels in y")
+    if y.dtype.kind == "f":
+        if not (np.isfinite(y).all() and (y == np.round(y)).all()):
+            raise ValueError("y must hold integer class labels 0..K-1, got non-integer values")
+    elif y.dtype.kind not in "iub":
+        raise ValueError(f"y must hold integer class labels 0..K-1, got dtype {y.dtype}")
+    y = y.astype(np.int64)
+    if y.min() < 0:
+        raise ValueError(f"y must hold class labels 0..K-1, got a label {int(y.min())}")
+    k = int(y.max()) + 1 if n_classes is None else check_int("n_classes", n_classes, 2)
+    if int(y.max()) >= k:
+        raise ValueError(f"y must hold class labels 0..{k - 1} (n_classes={k}), got a label "
+                         f"{int(y.max())}")
+    present = int(np.count_nonzero(np.bincount(y, minlength=k)))
+    if k < 2 or present < 2:
+        raise ValueError(f"y must contain at least 2 classes, got {present} "
+                         f"({'label ' + str(int(y[0])) + ' only' if present == 1 else 'none'})")
+    return y, k
+
+
+def check_T(T, K: int) -> int:
+    return check_int("T", T, K, None, f" (at least the number of classes K={K}: floor(T/K) "
+                     "samples per class)")
+
+
+def check_l_classwise(l, counts, class_names=None) -> int:
+    """l must be a positive integer and at most every class size N_k (names the short class)."""
+    l = check_int("l", l, 1)
+    counts = np.asarray(counts)
+    short = np.flatnonzero(counts < l)
+    if short.size:
+        k = int(short[np.argmin(counts[short])])
+        name = f"class {k}" + (f" ({class_names[k]!r})" if class_names is not None else "")
+        raise ValueError(f"l must be an integer in [1, {int(counts.min())}] (the smallest class): "
+                         f"{name} has only {int(counts[k])} points, fewer than l={l}")
+    return l

@@ -1,0 +1,51 @@
+"""Public facts about the bundled datasets' training splits, for privacy accounting.
+
+These are the numbers a privacy calculation needs (N, class counts N_k, feature and label
+dimensions) without loading any data: the privacy page and the CLI work offline from them.
+The loaders in :mod:`dpcda.data` produce splits with exactly these counts (tested).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from dpcda.registry import Registry
+
+
+@dataclass(frozen=True)
+class Preset:
+    name: str
+    title: str
+    class_counts: tuple[int, ...]
+    d_x: int
+    d_y: int
+    note: str = ""
+
+    @property
+    def n(self) -> int:
+        return sum(self.class_counts)
+
+
+PRESETS: Registry[Preset] = Registry("dataset preset")
+
+
+def _add(p: Preset) -> None:
+    PRESETS.add(p.name, p)
+
+
+_add(Preset("mnist", "MNIST (train)",
+            (5923, 6742, 5958, 6131, 5842, 5421, 5918, 6265, 5851, 5949), 784, 10))
+_add(Preset("fashion-mnist", "Fashion-MNIST (train)", (6000,) * 10, 784, 10))
+_add(Preset("cifar10", "CIFAR-10 (train)", (5000,) * 10, 3072, 10))
+_add(Preset("adult", "UCI Adult (adult.data)", (24720, 7841), 108, 2,
+            note="d_x counts the one-hot encoded columns"))
+_add(Preset("digits", "scikit-learn digits (75% stratified train split)",
+            (133, 136, 133, 137, 136, 136, 136, 134, 131, 135), 64, 10))
+
+
+def list_presets() -> list[str]:
+    return PRESETS.names()
+
+
+def get_preset(name: str) -> Preset:
+    return PRESETS.get(name)

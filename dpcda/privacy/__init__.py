@@ -1,0 +1,25 @@
+"""Privacy accounting for DP-CDA: Rényi-DP accountants, conversions, calibration.
+
+Pure numpy/scipy; importing this package never imports torch.
+
+>>> from dpcda.privacy import PrivacyParams, compute_epsilon
+>>> p = PrivacyParams(l=4, sigma_x=0.5, sigma_y=0.5, c=1.0, T=60000, n=60000, delta=1e-5)
+>>> r = compute_epsilon(p, accountant="paper")   # r.epsilon, r.alpha, r.rdp, r.warnings
+"""
+
+from dpcda.privacy.accountants import (ACCOUNTANTS, Accountant, EpsilonResult, compute_epsilon,
+                                       get_accountant, list_accountants, register_accountant)
+from dpcda.privacy.calibration import Calibration, calibrate, epsilon_grid
+from dpcda.privacy.conversion import CONVERSION_TITLES, epsilon_floor, list_conversions
+from dpcda.privacy.params import PrivacyParams
+from dpcda.privacy.rdp import log_b_even, rdp_subsampled_gaussian
+
+#: name -> Accountant (``.title``, ``.assumptions`` markdown) for every registered accountant.
+ACCOUNTANT_INFO = ACCOUNTANTS
+
+__all__ = [
+    "ACCOUNTANTS", "ACCOUNTANT_INFO", "Accountant", "Calibration", "CONVERSION_TITLES",
+    "EpsilonResult", "PrivacyParams", "calibrate", "compute_epsilon", "epsilon_floor",
+    "epsilon_grid", "get_accountant", "list_accountants", "list_conversions", "log_b_even",
+    "rdp_subsampled_gaussian", "register_accountant",
+]

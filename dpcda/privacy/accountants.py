@@ -1,0 +1,231 @@
+"""The accountants of SPEC §2 as a registry, and :func:`compute_epsilon`.
+
+Each accountant maps a batch of settings (arrays ``l``, ``sigma_x``, ``sigma_y`` plus the shared
+scalars of a :class:`~dpcda.privacy.params.PrivacyParams`) to the RDP of the whole release at
+integer orders. Objects here only record what was asked and what came out; the math is in
+:mod:`dpcda.privacy.rdp` and :mod:`dpcda.privacy.conversion`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from dpcda.privacy.conversion import CONVERSIONS, best_epsilon
+from dpcda.privacy.params import MAX_ALPHA_LIMIT, PrivacyParams, check_int
+from dpcda.privacy.rdp import rdp_subsampled_gaussian
+
+
+@dataclass(frozen=True)
+class Accountant:
+    """One way of accounting a DP-CDA release; ``rdp(p, l, sx, sy, max_alpha) -> (P, A)``."""
+
+    name: str
+    title: str
+    assumptions: str
+    min_alpha: int
+    needs: tuple[str, ...]
+    rdp: Callable[..., np.ndarray]
+    # Optional closed form: (p, l, sx, sy, delta, conversion, max_alpha) -> (eps, alpha) arrays.
+    closed_form: Callable[..., tuple[np.ndarray, np.ndarray]] | None = None
+
+
+ACCOUNTANTS: dict[str, Accountant] = {}
+
+
+def register_accountant(acc: Accountant) -> Accountant:
+    if acc.name in ACCOUNTANTS:
+        raise ValueError(f"accountant {acc.name!r} is already registered")
+    ACCOUNTANTS[acc.name] = acc
+    return acc
+
+
+def list_accountants() -> list[str]:
+    return list(ACCOUNTANTS)
+
+
+def get_accountant(name: str) -> Accountant:
+    try:
+        return ACCOUNTANTS[name]
+    except (KeyError, TypeError):
+        raise ValueError(f"unknown accountant {name!r}; known: "
+                         f"{', '.join(ACCOUNTANTS)}") from None
+
+
+def _inv2(s: np.ndarray) -> np.ndarray:
+    with np.errstate(divide="ignore"):
+        return 1.0 / np.square(s)
+
+
+def _rdp_paper(p: PrivacyParams, l, sx, sy, max_alpha):
+    r = (2.0 * p.c ** 2 * _inv2(sx) + _inv2(sy)) / np.square(l)
+    return p.T * rdp_subsampled_gaussian(r, l / p.n, max_alpha)
+
+
+def _dims(p: PrivacyParams, name: str) -> tuple[int, int]:
+    if p.d_x is None or p.d_y is None:
+        raise ValueError(f"accountant {name!r} needs d_x and d_y (feature and label dimensions, "
+                         f"integers >= 1), got d_x={p.d_x!r}, d_y={p.d_y!r}")
+    return p.d_x, p.d_y
+
+
+def _delta_sq(p: PrivacyParams, sx, sy, name: str):
+    d_x, d_y = _dims(p, name)
+    return d_x * _inv2(sx) + d_y * _inv2(sy)
+
+
+def _rdp_dpmix(p: PrivacyParams, l, sx, sy, max_alpha):
+    r = _delta_sq(p, sx, sy, "dpmix") / (2.0 * np.square(l))
+    return p.T * rdp_subsampled_gaussian(r, l / p.n, max_alpha)
+
+
+def _rdp_class_aware(p: PrivacyParams, l, sx, sy, max_alpha):
+    if p.class_counts is None:
+        raise ValueError("accountant 'class-aware' needs class_counts (N_k, the records per "
+                         "class, at least 2 classes), got class_counts=None")
+    t_k = p.T // len(p.class_counts)
+    r = 2.0 * p.c ** 2 * _inv2(sx) / np.square(l)
+    sizes = np.unique(np.asarray(p.class_counts, dtype=float))
+    per_class = rdp_subsampled_gaussian(r[:, None], l[:, None] / sizes[None, :], max_alpha)
+    return t_k * per_class.max(axis=1)
+
+
+def _rdp_dpmix_low(p: PrivacyParams, l, sx, sy, max_alpha):
+    rho = p.T * (l / p.n) * _delta_sq(p, sx, sy, "dpmix-low") / (2.0 * np.square(l))
+    orders = np.arange(2, max_alpha + 1, dtype=float)
+    return rho[:, None] * orders[None, :]
+
+
+def _closed_dpmix_low(p: PrivacyParams, l, sx, sy, delta, conversion, max_alpha):
+    """DPMix Theorem 3: ``eps = a rho + log(1/delta)/(a-1)`` at ``a = 1 + sqrt(log(1/delta)/rho)``.
+
+    ``rho = T p Delta^2 / (2 l^2)``; for the ``improved`` conversion the same Gaussian RDP curve
+    is minimised numerically over real orders in ``(1, max_alpha]``.
+    """
+    rho = p.T * (l / p.n) * _delta_sq(p, sx, sy, "dpmix-low") / (2.0 * np.square(l))
+    log_inv_delta = np.log(1.0 / delta)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        a = np.minimum(1.0 + np.sqrt(log_inv_delta / rho), float(max_alpha))
+        if conversion == "mironov":
+            eps = a * rho + log_inv_delta / (a - 1.0)
+        else:
+            grid = 1.0 + np.geomspace(1e-4, max_alpha - 1.0, 4000)
+            vals = CONVERSIONS.get(conversion)(grid[None, :], rho[:, None] * grid[None, :], delta)
+            i = np.argmin(vals, axis=1)
+            a = grid[i]
+            eps = vals[np.arange(len(i)), i]
+    eps = np.where(np.isfinite(rho), np.maximum(eps, 0.0), np.inf)
+    a = np.where(np.isfinite(rho), a, np.nan)
+    return eps, a
+
+
+_COMMON = (" Normalisation statistics computed on the private data (z-score) are not covered; "
+           "the data-independent scaling is.")
+
+register_accountant(Accountant(
+    "paper", "DP-CDA Theorem 1 (as published)",
+    "Replace-one neighbours. Each of the **T** synthetic samples is analysed as a mixture of "
+    "**l** records drawn from **all N** records (rate l/N), with feature sensitivity 2c/l and "
+    "label sensitivity √2/l, composed **T** times, orders α ≥ 3. Algorithm 1 actually draws each "
+    "mixture from a single class, which this analysis does not model: at large l it can "
+    "understate what Algorithm 1 spends (compare *class-aware*)." + _COMMON,
+    3, (), _rdp_paper))
+register_accountant(Accountant(
+    "class-aware", "What Algorithm 1 actually does (class-aware)",
+    "Replace-one neighbours that keep the label; the class counts N_k are public. A record of "
+    "class k only enters the **floor(T/K)** mixtures of its own class, each drawn from **N_k** "
+    "records (rate l/N_k), with feature sensitivity 2c/l; labels carry no sensitivity because "
+    "every mixture's label is its class. RDP = max_k floor(T/K)·ε'_{l/N_k}(α), orders α ≥ 2."
+    + _COMMON,
+    2, ("class_counts",), _rdp_class_aware))
+register_accountant(Accountant(
+    "dpmix", "DPMix Theorem 1",
+    "Replace-one neighbours; features in [0, 1]^d_x and one-hot labels, so the sensitivity is "
+    "√d_x/l for features and √d_y/l for labels (it grows with the dimension); mixtures drawn "
+    "from all N records (rate l/N), composed T times, orders α ≥ 2.",
+    2, ("d_x", "d_y"), _rdp_dpmix))
+register_accountant(Accountant(
+    "dpmix-low", "DPMix Theorem 3 (low-privacy closed form)",
+    "DPMix's closed form for the low-privacy regime: it analyses a *variant* in which every "
+    "record joins T·l/N mixtures, treated as one Gaussian mechanism, and optimises over real "
+    "orders. An approximation of DPMix for large n and T, not a bound proven for Algorithm 1.",
+    2, ("d_x", "d_y"), _rdp_dpmix_low, _closed_dpmix_low))
+
+
+@dataclass(frozen=True)
+class EpsilonResult:
+    """What one accountant says about one setting."""
+
+    epsilon: float
+    alpha: float | None
+    orders: np.ndarray = field(repr=False)
+    rdp: np.ndarray = field(repr=False)
+    accountant: str
+    conversion: str
+    delta: float
+    warnings: tuple[str, ...]
+    at_max_alpha: bool
+    private: bool
+    max_alpha: int
+
+    @property
+    def assumptions(self) -> str:
+        return ACCOUNTANTS[self.accountant].assumptions
+
+
+def check_max_alpha(max_alpha) -> int:
+    return check_int("max_alpha", max_alpha, 3, MAX_ALPHA_LIMIT)
+
+
+def batch_epsilon(p: PrivacyParams, l, sigma_x, sigma_y, *, accountant: str, conversion: str,
+                  max_alpha: int):
+    """Vectorized core: epsilon, minimizing order and RDP for arrays of (l, sigma_x, sigma_y)."""
+    acc = get_accountant(accountant)
+    CONVERSIONS.get(conversion)
+    l, sx, sy = (np.atleast_1d(np.asarray(v, dtype=float)) for v in (l, sigma_x, sigma_y))
+    l, sx, sy = np.broadcast_arrays(l, sx, sy)
+    orders_all = np.arange(2, max_alpha + 1)
+    rdp = acc.rdp(p, l, sx, sy, max_alpha)[:, acc.min_alpha - 2:]
+    orders = orders_all[acc.min_alpha - 2:]
+    if acc.closed_form is not None:
+        eps, alpha = acc.closed_form(p, l, sx, sy, p.delta, conversion, max_alpha)
+    else:
+        eps, idx = best_epsilon(orders, rdp, p.delta, conversion)
+        alpha = np.where(idx >= 0, orders[np.maximum(idx, 0)], np.nan)
+    return eps, alpha, orders, rdp
+
+
+def compute_epsilon(params: PrivacyParams, *, accountant: str = "paper",
+                    conversion: str = "mironov", max_alpha: int = 256) -> EpsilonResult:
+    """(epsilon, delta) of a DP-CDA release under one accountant and conversion.
+
+    Returns the epsilon (``inf`` for the non-private setting), the minimizing order, the RDP
+    curve of the whole release at the orders used, and warnings (minimizing order at
+    ``max_alpha``; ``delta >= 1/N``).
+    """
+    if not isinstance(params, PrivacyParams):
+        raise ValueError(f"params must be a PrivacyParams, got {type(params).__name__}")
+    max_alpha = check_max_alpha(max_alpha)
+    eps, alpha, orders, rdp = batch_epsilon(
+        params, params.l, params.sigma_x, params.sigma_y, accountant=accountant,
+        conversion=conversion, max_alpha=max_alpha)
+    eps, alpha = float(eps[0]), float(alpha[0])
+    warnings: list[str] = []
+    at_max = bool(np.isfinite(eps) and alpha >= max_alpha)
+    if not params.private:
+        warnings.append("sigma_x = sigma_y = 0: the non-private setting, epsilon = infinity "
+                        "(no privacy)")
+    elif at_max:
+        warnings.append(f"the minimizing order is max_alpha={max_alpha}: a larger max_alpha "
+                        "would give a smaller epsilon")
+    if params.delta >= 1.0 / params.n:
+        warnings.append(f"delta={params.delta:g} is not below 1/N={1.0 / params.n:.3g}: a "
+                        "mechanism that publishes a random record meets it; choose delta < 1/N")
+    alpha_out = None if not np.isfinite(alpha) else (
+        int(alpha) if float(alpha).is_integer() else alpha)
+    return EpsilonResult(
+        epsilon=eps, alpha=alpha_out, orders=orders, rdp=rdp[0], accountant=accountant,
+        conversion=conversion, delta=params.delta, warnings=tuple(warnings), at_max_alpha=at_max,
+        private=params.private, max_alpha=max_alpha)

@@ -1,0 +1,129 @@
+"""Calibration (noise for a target epsilon) and epsilon grids (the paper's Figure 4).
+
+Epsilon decreases monotonically in sigma. :func:`calibrate` brackets the target in log sigma
+(widening geometrically), solves with Brent's method and then nudges sigma up until the achieved
+epsilon is at most the target: calibration never overshoots. This is how the paper's Table 3
+sets the noise for every l.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from dpcda.privacy.accountants import (EpsilonResult, batch_epsilon, check_max_alpha,
+                                       compute_epsilon, get_accountant)
+from dpcda.privacy.conversion import epsilon_floor
+from dpcda.privacy.params import PrivacyParams, check_float
+
+_SIGMA_MIN, _SIGMA_MAX = 1e-6, 1e8
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """The noise that meets a target: ``sigma_y = ratio * sigma_x``; ``epsilon <= target``."""
+
+    sigma_x: float
+    sigma_y: float
+    epsilon: float
+    target: float
+    alpha: float | None
+    result: EpsilonResult
+
+
+def _setting(**kw) -> PrivacyParams:
+    return PrivacyParams(sigma_x=1.0, sigma_y=1.0, **kw)
+
+
+def calibrate(*, epsilon: float, delta: float, l: int, T: int, c: float = 1.0,
+              n: int | None = None, class_counts=None, d_x: int | None = None,
+              d_y: int | None = None, accountant: str = "paper", conversion: str = "mironov",
+              ratio: float = 1.0, max_alpha: int = 256) -> Calibration:
+    """Smallest noise (up to 1e-10 relative) with epsilon <= target for the given l.
+
+    ``sigma_y`` is tied to ``sigma_x`` by ``ratio`` (1 = equal). Raises ``ValueError`` saying why
+    when the target cannot be reached (below what ``max_alpha`` and ``delta`` allow).
+    """
+    target = check_float("epsilon", epsilon, lo=0.0, lo_open=True)
+    ratio = check_float("ratio", ratio, lo=0.0, lo_open=True)
+    max_alpha = check_max_alpha(max_alpha)
+    base = _setting(l=l, T=T, c=c, n=n, class_counts=class_counts, d_x=d_x, d_y=d_y,
+                    delta=delta)
+    acc = get_accountant(accountant)
+    floor = epsilon_floor(base.delta, max_alpha, conversion, acc.min_alpha)
+    if target <= floor * (1 + 1e-9):
+        raise ValueError(
+            f"epsilon={target:g} cannot be reached: with delta={base.delta:g} and orders up to "
+            f"max_alpha={max_alpha} no noise level gives epsilon below {floor:.4g} "
+            f"(the {conversion} conversion's log(1/delta) term); raise max_alpha or delta")
+
+    def eps_at(log_sigma: float) -> float:
+        s = math.exp(log_sigma)
+        e, _, _, _ = batch_epsilon(base, base.l, s, ratio * s, accountant=accountant,
+                                   conversion=conversion, max_alpha=max_alpha)
+        return float(e[0])
+
+    def f(log_sigma: float) -> float:
+        e = eps_at(log_sigma)
+        return (math.log(e) if e > 0 else -1e300) - math.log(target) if math.isfinite(e) else 1e3
+
+    lo, hi = math.log(0.5), math.log(2.0)
+    while f(lo) <= 0:
+        lo -= 2.0
+        if lo < math.log(_SIGMA_MIN):
+            raise ValueError(f"epsilon={target:g} needs sigma below {_SIGMA_MIN:g}: any noise "
+                             "meets it; did you mean a smaller epsilon?")
+    while f(hi) > 0:
+        hi += 2.0
+        if hi > math.log(_SIGMA_MAX):
+            raise ValueError(f"epsilon={target:g} needs sigma above {_SIGMA_MAX:g} for l={base.l} "
+                             f"(with delta={base.delta:g}, max_alpha={max_alpha}); raise epsilon, "
+                             "delta or max_alpha")
+    from scipy.optimize import brentq  # lazy: keeps `import dpcda.privacy` light
+
+    root = brentq(f, lo, hi, xtol=1e-12, rtol=1e-12, maxiter=200)
+    step = 1e-12
+    while eps_at(root) > target:  # never overshoot the target
+        root += step
+        step *= 4
+    s = math.exp(root)
+    res = compute_epsilon(PrivacyParams(
+        l=base.l, sigma_x=s, sigma_y=ratio * s, c=base.c, T=base.T, delta=base.delta, n=base.n,
+        class_counts=base.class_counts, d_x=base.d_x, d_y=base.d_y),
+        accountant=accountant, conversion=conversion, max_alpha=max_alpha)
+    return Calibration(sigma_x=s, sigma_y=ratio * s, epsilon=res.epsilon, target=target,
+                       alpha=res.alpha, result=res)
+
+
+def epsilon_grid(*, ls, sigmas, T: int, delta: float, c: float = 1.0, n: int | None = None,
+                 class_counts=None, d_x: int | None = None, d_y: int | None = None,
+                 accountant: str = "paper", conversion: str = "mironov", ratio: float = 1.0,
+                 max_alpha: int = 256, return_alpha: bool = False):
+    """Epsilon for every ``l`` in ``ls`` and ``sigma_x`` in ``sigmas`` (``sigma_y = ratio*sigma_x``).
+
+    Returns an array of shape ``(len(ls), len(sigmas))`` (and the minimizing orders if
+    ``return_alpha``): the paper's Figure 4 family in one vectorized call.
+    """
+    ls = [int(v) for v in np.atleast_1d(ls)]
+    sig = np.atleast_1d(np.asarray(sigmas, dtype=float))
+    if sig.size == 0 or not np.all(np.isfinite(sig)) or np.any(sig <= 0):
+        raise ValueError(f"sigmas must be finite numbers > 0, got sigmas={list(sig)[:5]}")
+    ratio = check_float("ratio", ratio, lo=0.0, lo_open=True)
+    max_alpha = check_max_alpha(max_alpha)
+    if not ls:
+        raise ValueError("ls must hold at least one order of mixture l, got ls=[]")
+    # Validate every l through the parameter object (its range depends on n / class counts).
+    base = None
+    for l in ls:
+        base = _setting(l=l, T=T, c=c, n=n, class_counts=class_counts, d_x=d_x, d_y=d_y,
+                        delta=delta)
+    L = np.repeat(np.asarray(ls, dtype=float), sig.size)
+    S = np.tile(sig, len(ls))
+    eps, alpha, _, _ = batch_epsilon(base, L, S, ratio * S, accountant=accountant,
+                                     conversion=conversion, max_alpha=max_alpha)
+    eps = eps.reshape(len(ls), sig.size)
+    if return_alpha:
+        return eps, alpha.reshape(len(ls), sig.size)
+    return eps

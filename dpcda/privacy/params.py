@@ -1,0 +1,127 @@
+"""Validated privacy parameters of one DP-CDA release (what an accountant needs to know)."""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass
+
+MAX_ALPHA_LIMIT = 2048
+
+
+def _is_int(v) -> bool:
+    return isinstance(v, numbers.Integral) and not isinstance(v, bool)
+
+
+def check_int(name: str, value, lo: int, hi: int | None = None, why: str = "") -> int:
+    """Return ``int(value)`` or raise ``ValueError`` naming ``name``, the range and the value."""
+    ok = _is_int(value) or (isinstance(value, float) and value.is_integer())
+    if ok and value >= lo and (hi is None or value <= hi):
+        return int(value)
+    rng = f"in [{lo}, {hi}]" if hi is not None else f">= {lo}"
+    raise ValueError(f"{name} must be an integer {rng}{why}, got {name}={value!r}")
+
+
+def check_float(name: str, value, *, lo: float | None = None, lo_open: bool = False,
+                hi: float | None = None, hi_open: bool = False, extra: str = "") -> float:
+    """Return ``float(value)`` if finite and inside the interval, else raise ``ValueError``."""
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        v = math.nan
+    ok = math.isfinite(v) and not isinstance(value, bool)
+    if ok and lo is not None:
+        ok = v > lo if lo_open else v >= lo
+    if ok and hi is not None:
+        ok = v < hi if hi_open else v <= hi
+    if ok:
+        return v
+    left = "-inf" if lo is None else f"{lo:g}"
+    right = "inf" if hi is None else f"{hi:g}"
+    rng = ("(" if lo is None or lo_open else "[") + f"{left}, {right}" + \
+          (")" if hi is None or hi_open else "]")
+    raise ValueError(f"{name} must be a finite number in {rng}{extra}, got {name}={value!r}")
+
+
+@dataclass(frozen=True, kw_only=True)
+class PrivacyParams:
+    """Everything an accountant needs about one release. All fields are keyword-only.
+
+    ``l`` order of mixture; ``sigma_x``/``sigma_y`` feature/label noise scales
+    (``sigma_x = sigma_y = 0`` is the explicit non-private setting, epsilon = infinity);
+    ``c`` L2 clipping norm; ``T`` number of synthetic samples; ``delta``; ``n`` number of private
+    training records and/or ``class_counts`` (N_k, needed by the class-aware accountant; their sum
+    is N); ``d_x``/``d_y`` feature and label dimensions (needed by the DPMix accountants).
+    """
+
+    l: int
+    sigma_x: float
+    sigma_y: float
+    c: float = 1.0
+    T: int
+    delta: float
+    n: int | None = None
+    class_counts: tuple[int, ...] | None = None
+    d_x: int | None = None
+    d_y: int | None = None
+
+    def __post_init__(self) -> None:
+        set_ = object.__setattr__
+        counts = self.class_counts
+        if counts is not None:
+            try:
+                counts = tuple(counts)
+            except TypeError:
+                raise ValueError("class_counts must be a sequence of at least 2 positive "
+                                 f"integers (N_k per class), got class_counts={counts!r}") from None
+            if len(counts) < 2 or not all(
+                    (_is_int(k) or (isinstance(k, float) and k.is_integer())) and k >= 1
+                    for k in counts):
+                raise ValueError("class_counts must be a sequence of at least 2 positive "
+                                 f"integers (N_k per class), got class_counts={counts!r}")
+            counts = tuple(int(k) for k in counts)
+            set_(self, "class_counts", counts)
+        if self.n is None and counts is None:
+            raise ValueError("give n (the number of private training records) or class_counts "
+                             "(records per class), got neither")
+        if self.n is not None:
+            set_(self, "n", check_int("n", self.n, 1))
+            if counts is not None and sum(counts) != self.n:
+                raise ValueError(f"class_counts must add up to n={self.n}, got "
+                                 f"sum(class_counts)={sum(counts)}")
+        else:
+            set_(self, "n", sum(counts))
+        if counts is not None:
+            set_(self, "l", check_int("l", self.l, 1, min(counts), " (the smallest class)"))
+        else:
+            set_(self, "l", check_int("l", self.l, 1, self.n, " (the number of records n)"))
+        sx = check_float("sigma_x", self.sigma_x, lo=0.0,
+                         extra=" (0 only with sigma_y = 0: the non-private setting)")
+        sy = check_float("sigma_y", self.sigma_y, lo=0.0,
+                         extra=" (0 only with sigma_x = 0: the non-private setting)")
+        if (sx == 0.0) != (sy == 0.0):
+            zero, other = ("sigma_x", "sigma_y") if sx == 0.0 else ("sigma_y", "sigma_x")
+            raise ValueError(f"{zero} must be > 0 unless sigma_x = sigma_y = 0 (the non-private "
+                             f"setting), got {zero}=0 with {other}={max(sx, sy):g}")
+        set_(self, "sigma_x", sx)
+        set_(self, "sigma_y", sy)
+        set_(self, "c", check_float("c", self.c, lo=0.0, lo_open=True))
+        set_(self, "T", check_int("T", self.T, 1))
+        if counts is not None and self.T < len(counts):
+            raise ValueError(f"T must be an integer >= {len(counts)} (the number of classes K: "
+                             f"floor(T/K) samples per class), got T={self.T}")
+        set_(self, "delta", check_float("delta", self.delta, lo=0.0, lo_open=True, hi=1.0,
+                                        hi_open=True))
+        for name in ("d_x", "d_y"):
+            v = getattr(self, name)
+            if v is not None:
+                set_(self, name, check_int(name, v, 1))
+
+    @property
+    def private(self) -> bool:
+        """False for the explicit non-private setting ``sigma_x = sigma_y = 0``."""
+        return self.sigma_x > 0.0
+
+    @property
+    def n_classes(self) -> int | None:
+        return None if self.class_counts is None else len(self.class_counts)

@@ -1,0 +1,155 @@
+"""Real-browser test: `streamlit run app.py`, then Chromium (Playwright) moves the l slider.
+
+Needs Debian's Chromium at /usr/bin/chromium (``apt-get install -y chromium``); Playwright
+never downloads a browser here. Screenshots go to tests/browser/artifacts/ (gitignored).
+"""
+
+from __future__ import annotations
+
+import re
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--headless=new",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                 "--no-first-run", "--disable-quic"]
+IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server(request, tmp_path_factory):
+    """The dashboard served by `streamlit run app.py` on a free port; killed at the end."""
+    port = _free_port()
+    log = (tmp_path_factory.mktemp("streamlit") / "server.log").open("w+")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+         "--server.port", str(port), "--server.address", "127.0.0.1",
+         "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
+        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+
+    def stop():
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        log.close()
+
+    request.addfinalizer(stop)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 90
+    while True:
+        if proc.poll() is not None:
+            log.seek(0)
+            pytest.fail(f"streamlit exited with {proc.returncode}:\n{log.read()}")
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as resp:
+                if resp.read().decode().strip() == "ok":
+                    return url
+        except OSError:
+            pass
+        if time.monotonic() > deadline:
+            log.seek(0)
+            pytest.fail(f"streamlit did not become healthy in 90 s:\n{log.read()}")
+        time.sleep(0.5)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} is missing: install it with `apt-get install -y chromium` "
+                    "(the browser test drives the system Chromium; it never downloads one)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+def _wait_idle(page) -> None:
+    page.wait_for_selector(IDLE, timeout=60_000)
+
+
+def _epsilon(page) -> float:
+    text = page.get_by_test_id("stMetricValue").first.inner_text()
+    m = re.search(r"[\d,]+(\.\d+)?(e[+-]?\d+)?", text)
+    assert m, f"no number in the epsilon readout {text!r}"
+    return float(m.group(0).replace(",", ""))
+
+
+def test_moving_l_slider_with_keyboard_changes_epsilon(server, browser):
+    ARTIFACTS.mkdir(exist_ok=True)
+    # A tall viewport: Streamlit scrolls inside its own container, so "full page" is the viewport.
+    page = browser.new_page(viewport={"width": 1400, "height": 2200})
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(f"{server}/privacy", wait_until="domcontentloaded")
+    metric = page.get_by_test_id("stMetricValue").first
+    metric.wait_for(timeout=60_000)
+    _wait_idle(page)
+    before_text = metric.inner_text()
+    before = _epsilon(page)
+    # A deep link on a fresh server must still get app.py's navigation (not Streamlit's legacy
+    # pages/ listing, which would show common.py as a page): see ensure_app_navigation().
+    nav = page.get_by_test_id("stSidebarNav").inner_text()
+    assert "Home" in nav and "Privacy" in nav and "common" not in nav, nav
+
+    slider = (page.get_by_test_id("stSlider").filter(has_text="Order of mixture l")
+              .get_by_role("slider"))
+    assert slider.count() == 1
+    assert slider.get_attribute("aria-valuetext") == "4"  # the default order of mixture
+    slider.focus()
+    slider.press("ArrowRight")
+
+    # The rerun has finished when the readout shows a new value and the app is idle again.
+    page.wait_for_function(
+        "([sel, old]) => { const el = document.querySelector(sel);"
+        " return el && el.innerText !== old; }",
+        arg=['[data-testid="stMetricValue"]', before_text], timeout=60_000)
+    _wait_idle(page)
+    after = _epsilon(page)
+    page.screenshot(path=str(ARTIFACTS / "privacy_after_l_step.png"), full_page=True)
+
+    assert slider.get_attribute("aria-valuetext") == "5"  # one key press = one step of l
+    assert after != before
+    # At fixed sigma a mixture of more records spends less epsilon (sensitivity 1/l, rate l/N);
+    # this is why the paper's Table 3 needs less noise for larger l.
+    assert after < before, f"l 4 -> 5 should spend less epsilon at fixed sigma: {before} -> {after}"
+    assert page.get_by_test_id("stException").count() == 0
+    assert not errors, errors
+    page.close()
+
+
+def test_home_page_shows_the_diagram_and_links_to_privacy(server, browser):
+    ARTIFACTS.mkdir(exist_ok=True)
+    page = browser.new_page(viewport={"width": 1400, "height": 1200})
+    page.goto(server, wait_until="domcontentloaded")
+    page.get_by_test_id("stGraphVizChart").first.wait_for(timeout=60_000)
+    _wait_idle(page)
+    assert page.get_by_test_id("stGraphVizChart").locator("svg").count() == 1
+    page.screenshot(path=str(ARTIFACTS / "home.png"), full_page=True)
+    page.get_by_test_id("stPageLink").filter(has_text="Privacy").first.click()
+    page.get_by_test_id("stMetricValue").first.wait_for(timeout=60_000)
+    _wait_idle(page)
+    assert page.url.rstrip("/").endswith("/privacy")
+    assert page.get_by_test_id("stException").count() == 0
+    page.close()

@@ -1,0 +1,130 @@
+"""``python -m dpcda sweep`` and ``worker``: validation, the results table and CSV, dedup, exit codes.
+
+The sweep plumbing is tested in-process with the real ``experiment`` kind's config
+normalisation but a stand-in run function (fast, deterministic); the real pipeline runs in
+``tests/jobs/test_jobs_experiment.py``.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from dpcda.cli import main
+from dpcda.jobs import JobStore
+from dpcda.jobs.kinds import JOB_KINDS, JobKind, load_plugins
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def db(tmp_path, monkeypatch):
+    monkeypatch.setenv("DPCDA_HOME", str(tmp_path / "home"))
+    return tmp_path / "jobs.sqlite3"
+
+
+@pytest.fixture
+def fake_experiment(monkeypatch):
+    """Replace the experiment's run (not its config normalisation) with a fast stand-in:
+    accuracy = 0.9 - 0.01 * l + 0.001 * run, sigma = 1/epsilon; fails for l == 3."""
+    load_plugins()
+    real = JOB_KINDS.get("experiment")
+    calls = []
+
+    def run(config, ctx):
+        calls.append(config)
+        if config["l"] == 3:
+            raise RuntimeError("stand-in failure for l=3")
+        for epoch in range(1, config["train"]["epochs"] + 1):
+            ctx.on_epoch(epoch, config["train"]["epochs"], {"loss": 0.1})
+        eps = config["epsilon"]
+        return {"accuracy": 0.9 - 0.01 * config["l"] + 0.001 * config["run"],
+                "sigma_x": 0.0 if math.isinf(eps) else 1.0 / eps, "epsilon": eps}
+
+    monkeypatch.setitem(JOB_KINDS._items, "experiment", JobKind("experiment", run, real.normalize))
+    return calls
+
+
+def _sweep(db, *extra, capsys=None) -> int:
+    return main(["sweep", "--dataset", "digits", "--db", str(db), "--model", "ncm", "--epochs", "2",
+                 "--quiet", *extra])
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--ls", "0,2"], "l must be an integer"),
+    (["--ls", "2,x"], "l must be an integer"),
+    (["--ls", "2,2"], "must not repeat"),
+    (["--epsilons", "x"], "epsilons must be a comma-separated list of numbers > 0 or inf"),
+    (["--epsilons", "10,-1"], "epsilons must be"),
+    (["--epsilons", "nan"], "epsilons must be"),
+    (["--runs", "0"], "--runs must be an integer >= 1"),
+    (["--epochs", "1.5"], "--epochs must be an integer >= 1"),
+    (["--ls", "200"], "l must be an integer in [1, 131] (the smallest class of digits), got l='200'"),
+    (["--model", "nope"], "model must be one of"),
+    (["--label-mode", "fuzzy"], "invalid choice"),
+])
+def test_bad_arguments_one_stderr_line_exit_2(db, capsys, argv, message):
+    assert _sweep(db, *argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1 and "Traceback" not in err
+    assert not db.exists() or JobStore(db).jobs() == []  # nothing was queued
+
+
+def test_sweep_prints_table_writes_csv_and_reuses_results(db, tmp_path, capsys, fake_experiment):
+    out_csv = tmp_path / "results.csv"
+    rc = _sweep(db, "--epsilons", "inf,10", "--ls", "1,4", "--runs", "3", "--out", str(out_csv))
+    assert rc == 0
+    out = capsys.readouterr().out
+    assert "paper accountant" in out and "0.8910 ± 0.0010" in out  # l=1, runs 0,1,2
+    assert len(fake_experiment) == 12
+    rows = list(csv.DictReader(out_csv.open()))
+    assert [(r["epsilon"], r["l"]) for r in rows] == [("inf", "1"), ("inf", "4"), ("10.0", "1"),
+                                                       ("10.0", "4")]
+    by_cell = {(r["epsilon"], r["l"]): r for r in rows}
+    cell = by_cell[("10.0", "4")]
+    assert float(cell["mean"]) == pytest.approx(0.861)
+    assert float(cell["std"]) == pytest.approx(0.001)  # sample std of 0.860, 0.861, 0.862
+    assert float(cell["sigma"]) == pytest.approx(0.1) and cell["runs"] == "3"
+    assert cell["dataset"] == "digits" and cell["accountant"] == "paper"
+    assert float(by_cell[("inf", "1")]["sigma"]) == 0.0
+    # The same sweep again: every cell is reused, nothing recomputed.
+    assert _sweep(db, "--epsilons", "inf,10", "--ls", "1,4", "--runs", "3") == 0
+    assert len(fake_experiment) == 12
+    assert "12 reused" in capsys.readouterr().err
+    # A new cell is computed, the old ones reused; --force recomputes all.
+    assert _sweep(db, "--epsilons", "10", "--ls", "4,8", "--runs", "1") == 0
+    assert len(fake_experiment) == 13
+    assert _sweep(db, "--epsilons", "10", "--ls", "4", "--runs", "1", "--force") == 0
+    assert len(fake_experiment) == 14
+    assert len(JobStore(db).sweeps()) == 4
+
+
+def test_sweep_exits_1_when_a_job_fails(db, capsys, fake_experiment):
+    assert _sweep(db, "--epsilons", "10", "--ls", "1,3") == 1
+    captured = capsys.readouterr()
+    assert "RuntimeError: stand-in failure for l=3" in captured.err
+    lines = captured.out.splitlines()
+    assert any(" 3 " in line and "0 (1 failed)" in line and "n/a" in line for line in lines)
+
+
+def test_parser_and_help_do_not_import_torch_or_pandas():
+    code = ("import sys; from dpcda.cli import build_parser; p = build_parser(); "
+            "p.parse_args(['sweep', '--dataset', 'digits']); p.parse_args(['worker', '--once']); "
+            "bad = [m for m in ('torch', 'pandas', 'streamlit') if m in sys.modules]; "
+            "assert not bad, bad")
+    subprocess.run([sys.executable, "-c", code], cwd=REPO, check=True, timeout=60)
+
+
+def test_real_process_exit_status_for_bad_list(db):
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    out = subprocess.run([sys.executable, "-m", "dpcda", "sweep", "--dataset", "digits", "--ls", "0,2",
+                          "--db", str(db)], cwd=REPO, env=env, capture_output=True, text=True,
+                         timeout=60)
+    assert out.returncode == 2 and out.stdout == ""
+    assert out.stderr.count("\n") == 1 and "l must be an integer" in out.stderr

@@ -1,0 +1,121 @@
+"""Uploads: CSV with/without header, NPZ, and every rejected input."""
+
+import io
+
+import numpy as np
+import pytest
+
+import dpcda.data.upload as upload
+from dpcda.data import load_upload
+
+
+def _csv(rows, header=None) -> bytes:
+    lines = ([",".join(header)] if header else []) + [",".join(str(v) for v in r) for r in rows]
+    return ("\n".join(lines) + "\n").encode()
+
+
+def _rows(n_per_class=8, labels=(3, 7, 9), d=4, seed=0):
+    rng = np.random.default_rng(seed)
+    rows = []
+    for lab in labels:
+        for _ in range(n_per_class):
+            rows.append([lab, *rng.integers(0, 256, d).tolist()])
+    return rows
+
+
+def _npz(**arrays) -> bytes:
+    buf = io.BytesIO()
+    np.savez(buf, **arrays)
+    return buf.getvalue()
+
+
+def test_csv_without_and_with_header_give_the_same_data():
+    rows = _rows()
+    a = load_upload(_csv(rows), "train.csv")
+    b = load_upload(_csv(rows, header=["label", "1x1", "1x2", "1x3", "1x4"]), "train.CSV")
+    for ds in (a, b):
+        assert ds.class_names == ("3", "7", "9") and ds.n_classes == 3
+        assert ds.X_train.shape == (18, 4) and ds.X_test.shape == (6, 4)
+        assert ds.class_counts == (6, 6, 6) and np.bincount(ds.y_test).tolist() == [2, 2, 2]
+        assert ds.X_train.dtype == np.float32 and ds.y_train.dtype == np.int64
+        assert ds.image_shape is None
+    assert (a.name, b.name) == ("upload:train.csv", "upload:train.CSV")
+    np.testing.assert_array_equal(a.X_train, b.X_train)
+    # every row survives the split with its own label
+    allrows = {tuple(r) for r in np.column_stack([np.array(a.class_names, int)[a.y_train], a.X_train])}
+    allrows |= {tuple(r) for r in np.column_stack([np.array(a.class_names, int)[a.y_test], a.X_test])}
+    assert allrows == {tuple(float(v) for v in r) for r in rows}
+
+
+def test_csv_text_labels_file_object_and_image_shape():
+    rows = [["cat" if i % 2 else "dog", i, i + 1, i + 2, i + 3] for i in range(16)]
+    ds = load_upload(io.BytesIO(_csv(rows)), "pets.csv", image_shape=(1, 2, 2))
+    assert ds.class_names == ("cat", "dog") and ds.image_shape == (1, 2, 2)
+    with pytest.raises(ValueError, match="image_shape"):
+        load_upload(_csv(rows), "pets.csv", image_shape=(1, 3, 3))
+
+
+def test_labels_sorted_numerically():
+    rows = [[lab, 1.5, 2] for lab in (10, 2, 10, 2, 10, 2, 10, 2)]
+    ds = load_upload(_csv(rows), "x.csv")
+    assert ds.class_names == ("2", "10")
+
+
+def test_npz_flat_and_images():
+    rng = np.random.default_rng(0)
+    X = rng.random((40, 2, 3, 3)).astype(np.float32)
+    y = np.repeat([5, 6], 20)
+    ds = load_upload(_npz(X=X, y=y), "imgs.npz")
+    assert ds.image_shape == (2, 3, 3) and ds.d_x == 18 and ds.class_names == ("5", "6")
+    assert ds.class_counts == (15, 15) and ds.n_test == 10
+    ds2 = load_upload(_npz(X=X.reshape(40, -1), y=y[:, None]), "flat.npz")
+    assert ds2.image_shape is None
+    np.testing.assert_array_equal(ds.X_train, ds2.X_train)
+
+
+@pytest.mark.parametrize("data, name, msg", [
+    (_csv([[0, 1, 2], [1, "abc", 3], [0, 1, 1], [1, 2, 2]] * 2), "a.csv",
+     r"row 2, column 2 .* is not a number: 'abc'"),
+    (_csv([[0, 1, 2], [1, 3, "nan"]] * 4), "a.csv", r"row 2, column 3 .*not a finite number: 'nan'"),
+    (_csv([[0, 1, 2], [1, 3, "inf"]] * 4), "a.csv", "not a finite number: 'inf'"),
+    (_csv([[0, 1, 2], [1, 3, ""]] * 4), "a.csv", "row 2, column 3 .*is missing"),
+    (_csv([[0, 1, 2], [0, 3, 4]] * 4), "a.csv", "at least 2 classes, got only '0'"),
+    (_csv([[0, 1, 2]] * 4 + [[1, 3, 4]]), "a.csv", "class '1' has 1"),
+    (_csv([[0.5, 1, 2], [1, 3, 4]] * 4), "a.csv", "labels must be integers or text"),
+    (_csv([[0], [1]] * 4), "a.csv", "at least one feature column"),
+    (_csv([[0, 1, 2], [1, 3, 4]] * 2), "a.csv", "too few for a stratified 75/25 split"),
+    (b"", "a.csv", "upload is empty"),
+    (b"\xff\xfe\x00bad", "a.csv", "UTF-8"),
+    (b"0,1\n1,2\n", "a.txt", r"filename must end in one of \.csv, \.npz"),
+    (_npz(X=np.zeros((8, 3)), y=np.zeros(7)), "a.npz", "X has 8 rows but y has 7 labels"),
+    (_npz(X=np.zeros((8, 3))), "a.npz", "missing y"),
+    (_npz(X=np.where(np.eye(8, 3) > 0, np.nan, 0.0), y=np.arange(8) % 2), "a.npz",
+     r"X\[0, 0\] is nan"),
+    (_npz(X=np.zeros(8), y=np.arange(8) % 2), "a.npz", "X must be N x d"),
+    (_npz(X=np.array([{"a": 1}] * 8, dtype=object), y=np.arange(8) % 2), "a.npz", "pickled"),
+    (b"not a zip", "a.npz", "NPZ upload"),
+])
+def test_bad_uploads(data, name, msg):
+    with pytest.raises(ValueError, match=msg):
+        load_upload(data, name)
+
+
+def test_size_limit(monkeypatch):
+    monkeypatch.setattr(upload, "MAX_UPLOAD_BYTES", 100)
+    data = _csv(_rows(n_per_class=8, labels=(0, 1), d=4))
+    assert len(data) > 100
+    with pytest.raises(ValueError, match=r"larger than the limit of 0 MB \(100 bytes"):
+        load_upload(data, "big.csv")
+    with pytest.raises(ValueError, match="larger than"):
+        load_upload(io.BytesIO(data), "big.csv")
+    monkeypatch.setattr(upload, "MAX_UPLOAD_BYTES", len(data))  # exactly at the limit: accepted
+    assert load_upload(io.BytesIO(data), "big.csv").n_train == 12
+    monkeypatch.undo()
+    assert upload.MAX_UPLOAD_BYTES == 200 * 1024 * 1024
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError, match="file_or_bytes must be bytes"):
+        load_upload(12, "a.csv")
+    with pytest.raises(ValueError, match="filename must be a non-empty string"):
+        load_upload(b"0,1", "")

@@ -1,0 +1,54 @@
+"""Fake job kinds for the job-runner tests, loaded into real worker processes through
+``DPCDA_JOB_PLUGINS=tests.jobs.fake_kinds`` (importable from the repository root)."""
+
+from __future__ import annotations
+
+import os
+import time
+
+from dpcda.jobs import register_kind
+
+
+@register_kind("fake-epochs")
+def fake_epochs(config: dict, ctx) -> dict:
+    """``epochs`` epochs of ``seconds`` each, reporting progress; stops when told to."""
+    n = int(config.get("epochs", 3))
+    for epoch in range(1, n + 1):
+        time.sleep(float(config.get("seconds", 0.0)))
+        if not ctx.on_epoch(epoch, n, {"loss": 1.0 / epoch, "test_accuracy": epoch / n}):
+            return {"stopped_at": epoch, "pid": os.getpid()}
+    return {"value": config.get("value"), "epochs": n, "pid": os.getpid()}
+
+
+@register_kind("fake-record")
+def fake_record(config: dict, ctx) -> dict:
+    """Append '<job id> <pid>' to a log file (O_APPEND: whole lines, never interleaved)."""
+    time.sleep(float(config.get("seconds", 0.0)))
+    fd = os.open(config["log"], os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        os.write(fd, f"{ctx.job_id} {os.getpid()}\n".encode())
+    finally:
+        os.close(fd)
+    return {"pid": os.getpid(), "i": config["i"]}
+
+
+@register_kind("fake-fail")
+def fake_fail(config: dict, ctx) -> dict:
+    raise RuntimeError(f"fake failure {config.get('why', '')}".strip())
+
+
+@register_kind("fake-cancel-check")
+def fake_cancel_check(config: dict, ctx) -> dict:
+    """Waits (up to a limit) for a cancel flag, using check_cancelled() (raises JobCancelled)."""
+    deadline = time.monotonic() + float(config.get("limit", 10.0))
+    while time.monotonic() < deadline:
+        ctx.check_cancelled()
+        time.sleep(0.05)
+    return {"timed_out": True}
+
+
+def _normalize(config: dict) -> dict:
+    return {"x": 0, **config}
+
+
+register_kind("fake-normalized", normalize=_normalize)(lambda config, ctx: {"x": config["x"]})

@@ -1,0 +1,76 @@
+"""The real ``experiment`` kind: config normalisation, and one small end-to-end sweep on digits
+through the real pipeline (data -> calibrate -> DP-CDA release -> train -> evaluate)."""
+
+from __future__ import annotations
+
+import csv
+import math
+import os
+import subprocess
+import sys
+
+import pytest
+
+from dpcda.jobs.db import config_hash
+from dpcda.jobs.experiment import EXPERIMENT_VERSION, normalize
+from tests.jobs.jobs_util import REPO
+
+
+def test_normalize_fills_defaults_and_moves_training_fields():
+    cfg = normalize({"dataset": "digits", "epsilon": 10, "l": 4, "model": "linear", "epochs": 2})
+    assert cfg["epsilon"] == 10.0 and isinstance(cfg["epsilon"], float)
+    assert (cfg["l"], cfg["run"], cfg["T"], cfg["c"], cfg["delta"]) == (4, 0, None, 1.0, 1e-5)
+    assert (cfg["accountant"], cfg["conversion"], cfg["mechanism"]) == ("paper", "mironov", "dp-cda")
+    assert cfg["train"]["model"] == "linear" and cfg["train"]["epochs"] == 2
+    assert cfg["train"]["clip_norm"] == 1.0 and "model" not in cfg
+    assert cfg["experiment_version"] == EXPERIMENT_VERSION
+    assert normalize(cfg) == cfg  # idempotent
+    assert normalize({"dataset": "digits", "epsilon": "inf"})["epsilon"] == math.inf
+
+
+def test_normalized_spellings_share_one_dedup_key():
+    a = normalize({"dataset": "digits", "epsilon": 10, "l": 4, "model": "linear"})
+    b = normalize({"l": 4.0, "train": {"model": "linear"}, "epsilon": 10.0, "dataset": "digits",
+                   "delta": 1e-5, "accountant": "paper"})
+    assert config_hash("experiment", a) == config_hash("experiment", b)
+    c = normalize({"dataset": "digits", "epsilon": 10, "l": 4, "model": "linear", "run": 1})
+    assert config_hash("experiment", a) != config_hash("experiment", c)
+
+
+@pytest.mark.parametrize("config, message", [
+    ({"epsilon": 10}, "dataset must be a dataset name"),
+    ({"dataset": "digits", "epsilon": 0}, r"epsilon must be a number > 0 \(or inf\), got epsilon=0"),
+    ({"dataset": "digits", "l": 0}, "l must be an integer >= 1, got l=0"),
+    ({"dataset": "digits", "l": 2.5}, "l must be an integer"),
+    ({"dataset": "digits", "l": 132}, r"l must be an integer in \[1, 131\] \(the smallest class of digits\)"),
+    ({"dataset": "digits", "delta": 1.5}, "delta must be in"),
+    ({"dataset": "digits", "c": -1}, "c must be a number > 0"),
+    ({"dataset": "digits", "epochs": 0}, "epochs must be an integer >= 1"),
+    ({"dataset": "digits", "label_mode": "fuzzy"}, "label_mode must be one of hard, soft"),
+    ({"dataset": "digits", "sigma": 1}, "unknown experiment config key"),
+])
+def test_normalize_rejects_bad_values(config, message):
+    with pytest.raises(ValueError, match=message):
+        normalize(config)
+
+
+def test_end_to_end_sweep_on_digits(tmp_path):
+    """The sweep CLI through the real experiment path: CPU, linear model, 2 epochs."""
+    out_csv = tmp_path / "digits.csv"
+    env = dict(os.environ, PYTHONPATH=str(REPO), DPCDA_HOME=str(tmp_path / "home"))
+    env.pop("DPCDA_JOB_PLUGINS", None)
+    cmd = [sys.executable, "-m", "dpcda", "sweep", "--dataset", "digits", "--epsilons", "inf,10",
+           "--ls", "1,4", "--runs", "1", "--epochs", "2", "--model", "linear", "--device", "cpu",
+           "--batch-size", "64", "--db", str(tmp_path / "jobs.sqlite3"), "--out", str(out_csv)]
+    out = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    rows = {(r["epsilon"], r["l"]): r for r in csv.DictReader(out_csv.open())}
+    assert set(rows) == {("inf", "1"), ("inf", "4"), ("10.0", "1"), ("10.0", "4")}
+    for r in rows.values():
+        assert r["runs"] == "1" and r["failed"] == "0" and r["accountant"] == "paper"
+        assert 0.0 <= float(r["mean"]) <= 1.0
+    assert float(rows[("inf", "1")]["sigma"]) == 0.0
+    assert float(rows[("10.0", "4")]["sigma"]) > 0.0
+    assert float(rows[("10.0", "1")]["sigma"]) > float(rows[("10.0", "4")]["sigma"])  # mixing helps
+    assert float(rows[("inf", "1")]["mean"]) > 0.8  # clean data, 10 classes: far above chance
+    assert "digits" in out.stdout and "paper accountant" in out.stdout

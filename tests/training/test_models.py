@@ -1,0 +1,130 @@
+"""Every model builds for the shapes the project uses and gives (n, K) outputs."""
+
+import sys
+
+import numpy as np
+import pytest
+
+from dpcda.training import get_model, list_models, model_spec
+
+SHAPES = [(1, 28, 28), (3, 32, 32), (1, 8, 8)]
+TORCH_MODELS = ["cnn", "dpmix-cnn", "fc", "linear"]
+
+
+def test_registry_lists_all_models():
+    assert set(list_models()) >= {"cnn", "dpmix-cnn", "fc", "linear", "ncm", "tree"}
+
+
+def test_unknown_model_lists_known_names():
+    with pytest.raises(ValueError, match="unknown model 'resnet'.*cnn"):
+        get_model("resnet", input_shape=(1, 8, 8))
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("name", TORCH_MODELS)
+def test_torch_model_output_shape(name, shape):
+    import torch
+
+    torch.manual_seed(0)
+    model = get_model(name, input_shape=shape, n_classes=7)
+    model.eval()
+    with torch.no_grad():
+        out = model(torch.randn(5, *shape))
+    assert out.shape == (5, 7)
+    assert torch.isfinite(out).all()
+
+
+@pytest.mark.parametrize("shape,flat", [((1, 28, 28), 3136), ((3, 32, 32), 4096), ((1, 8, 8), 256),
+                                        ((1, 7, 7), 64 * 2 * 2)])
+def test_cnn_flatten_size_matches_table2(shape, flat):
+    assert get_model("cnn", input_shape=shape).flat == flat
+
+
+@pytest.mark.parametrize("shape,flat", [((1, 28, 28), 768), ((3, 32, 32), 1200)])
+def test_dpmix_cnn_is_valid_convolution(shape, flat):
+    assert get_model("dpmix-cnn", input_shape=shape).flat == flat
+
+
+@pytest.mark.parametrize("norm,layer", [("bn", "BatchNorm2d"), ("bn-batch", "BatchNorm2d"),
+                                        ("group", "GroupNorm"), ("none", None)])
+def test_cnn_norm_variants(norm, layer):
+    model = get_model("cnn", input_shape=(1, 8, 8), norm=norm)
+    names = [type(m).__name__ for m in model.modules()]
+    norms = [n for n in names if n in ("BatchNorm2d", "GroupNorm")]
+    assert norms == ([layer] * 2 if layer else [])
+    if norm == "bn-batch":
+        bns = [m for m in model.modules() if type(m).__name__ == "BatchNorm2d"]
+        assert all(m.running_mean is None for m in bns)
+
+
+def test_cnn_architecture_table2():
+    import torch.nn as nn
+
+    m = get_model("cnn", input_shape=(1, 28, 28), norm="bn")
+    convs = [x for x in m.modules() if isinstance(x, nn.Conv2d)]
+    assert [(c.out_channels, c.kernel_size, c.padding) for c in convs] == [(32, (5, 5), (2, 2)), (64, (3, 3), (1, 1))]
+    fcs = [x for x in m.modules() if isinstance(x, nn.Linear)]
+    assert [(f.in_features, f.out_features) for f in fcs] == [(3136, 100), (100, 100), (100, 10)]
+    assert sum(isinstance(x, nn.Dropout) and x.p == 0.5 for x in m.modules()) == 2
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("name", ["ncm", "tree"])
+def test_closed_form_learners_predict_shape(name, shape):
+    rng = np.random.default_rng(0)
+    d = int(np.prod(shape))
+    X = rng.normal(size=(40, d)).astype(np.float32)
+    y = np.arange(40) % 4
+    learner = get_model(name, input_shape=shape, n_classes=5).fit(X, y)
+    s = learner.scores(X[:6])
+    assert s.shape == (6, 5)
+    assert learner.predict(X[:6]).shape == (6,)
+    assert np.all(learner.predict(X) < 4)  # class 4 never seen, never predicted
+
+
+def test_image_model_rejects_flat_input_shape():
+    with pytest.raises(ValueError, match="image input"):
+        get_model("cnn", input_shape=(784,))
+
+
+def test_bad_n_classes():
+    with pytest.raises(ValueError, match="n_classes"):
+        get_model("linear", input_shape=(4,), n_classes=1)
+
+
+def test_kinds():
+    assert model_spec("ncm").kind == "closed" and model_spec("cnn").kind == "torch"
+
+
+def test_ncm_exact_on_hand_made_case():
+    from dpcda.training.learners import NearestClassMean
+
+    X = np.array([[0, 0], [2, 0], [10, 10], [10, 12], [-5, 5]], dtype=np.float64)
+    y = np.array([0, 0, 1, 1, 2])
+    m = NearestClassMean(3).fit(X, y)
+    np.testing.assert_allclose(m.means_, [[1, 0], [10, 11], [-5, 5]])
+    Q = np.array([[1.2, 0.1], [9, 9], [-4, 4], [4.9, 4.9]])
+    # hand-computed squared distances for the last point: to (1,0): 15.21+24.01; to (10,11):
+    # 26.01+37.21; to (-5,5): 98.01+0.01 -> class 0
+    np.testing.assert_array_equal(m.predict(Q), [0, 1, 2, 0])
+
+
+def test_ncm_soft_weights():
+    from dpcda.training.learners import NearestClassMean
+
+    X = np.array([[0.0], [4.0], [10.0]])
+    W = np.array([[1.0, 0.0], [0.5, 0.5], [0.0, 1.0]])
+    m = NearestClassMean(2).fit(X, np.array([0, 0, 1]), W)
+    np.testing.assert_allclose(m.means_[:, 0], [2.0 / 1.5, 12.0 / 1.5])
+
+
+def test_importing_models_does_not_import_torch():
+    import os
+    import subprocess
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[2]
+    env = dict(os.environ, PYTHONPATH=str(repo))
+    code = ("import sys, dpcda.training; assert 'torch' not in sys.modules, 'torch imported'; "
+            "assert 'sklearn' not in sys.modules, 'sklearn imported'")
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=repo, env=env)
