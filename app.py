@@ -25,7 +25,8 @@ DPMIX_URL = ("https://scholar.google.com/scholar?q=%22Synthesizing+differentiall
 PAGES = (
     ("pages/privacy.py", "Privacy", ":material/shield_lock:",
      "ε of a release under every accountant, the paper's Figure 4, noise calibration"),
-    ("pages/samples.py", "Samples", ":material/image:", "generate a synthetic release and look at it"),
+    ("pages/samples.py", "Samples", ":material/image:",
+     "generate a synthetic release and look at it"),
     ("pages/utility.py", "Utility", ":material/monitoring:",
      "accuracy of models trained on synthetic data"),
     ("pages/compare.py", "Compare", ":material/compare_arrows:",

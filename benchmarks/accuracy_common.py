@@ -5,7 +5,7 @@ an IDX reader, z-score (population std, zero variance -> 0), row clipping, and a
 release per SPEC §1 (per class, floor(T/K) samples; each the mean of l distinct random
 same-class rows + N(0, sigma_x^2 I); soft label onehot(k) + N(0, sigma_y^2 I); hard label
 its argmax). Noise scales come from ``dpcda.privacy.calibrate`` (paper accountant, Mironov
-conversion) when it is importable, else from the values PITFALLS.md gives for l = 4.
+conversion) when it is importable, else from PITFALLS.md's value for l = 4, eps = 10.
 Data from DPCDA_DATA_DIR (default ../shared/datasets relative to the repository).
 """
 
@@ -18,8 +18,10 @@ from pathlib import Path
 import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
-# PITFALLS.md: paper accountant, mironov, delta 1e-5, c = 1, T = N = 60000, l = 4
-FALLBACK_SIGMA = {(4, 10.0): 0.2422, (4, 20.0): 0.1969}
+# PITFALLS.md: paper accountant, mironov, delta 1e-5, c = 1, T = N = 60000, l = 4, eps = 10.
+# (PITFALLS' 0.1969 for eps = 20 is not used: dpcda.privacy's paper accountant, orders 3..256,
+# gives eps(0.1969) ~ 3.6e4 and sigma = 0.2346 for eps = 20; 0.1969 matches order alpha = 2.)
+FALLBACK_SIGMA = {(4, 10.0): 0.2422}
 
 
 def data_dir() -> Path:

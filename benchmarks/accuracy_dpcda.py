@@ -5,7 +5,9 @@
 
 A learner is ``model[:cnn_norm][+option=value...]``, e.g. ``cnn:bn+eval_noise=1`` (evaluate on
 test images with noise of the release's sigma added), ``cnn:group+denoise=1.0``,
-``linear+soft`` (soft-label cross-entropy). Every run draws a fresh release (release seed
+``linear+soft`` (soft-label cross-entropy), ``cnn:group+blur=1.0`` (filter train and test),
+``cnn:bn+const`` (constant learning rate), ``lda`` (noise-aware LDA with the release's sigma),
+``lda+plain`` (ordinary shrinkage LDA), ``lda+shrink=0.001``. Every run draws a fresh release (release seed
 ``run``) and a fresh initialisation; figures are mean +- std (ddof=1) over runs.
 torch uses one thread (the machine is shared). Never prints the noise or the seeds' draws.
 """
@@ -42,6 +44,13 @@ def parse_learner(spec: str, sigma: float) -> tuple[str, dict]:
             kw["eval_noise_draws"] = int(val or 1)
         elif key == "denoise":
             kw["denoise_sigma"] = float(val)
+        elif key == "blur":
+            kw["denoise_sigma"] = float(val)
+            kw["denoise_test"] = True
+        elif key == "const":
+            kw["scheduler"] = "none"
+        elif key == "wd":
+            kw["weight_decay"] = float(val)
         elif key == "shrink":
             kw["lda_shrinkage"] = float(val)
         elif key == "plain":

@@ -118,7 +118,8 @@ class DatasetChoice:
     def describe(self) -> str:
         parts = [f"N = {fmt_int(self.n)}"]
         if self.class_counts:
-            parts.append(f"K = {len(self.class_counts)} classes, smallest {fmt_int(self.smallest_class)}")
+            parts.append(f"K = {len(self.class_counts)} classes, "
+                         f"smallest {fmt_int(self.smallest_class)}")
         if self.d_x:
             parts.append(f"d_x = {self.d_x}, d_y = {self.d_y}")
         return ", ".join(parts)
@@ -157,14 +158,14 @@ def dataset_picker(prefix: str, *, container=st.sidebar) -> DatasetChoice:
     def label(name: str) -> str:
         return "custom (type N or class counts)" if name == CUSTOM else get_preset(name).title
 
-    name = container.selectbox("Dataset", options, index=0, format_func=label, key=f"{prefix}preset",
-                               help="Public facts only (N, class counts, dimensions); no data is loaded.")
+    name = container.selectbox("Dataset", options, index=0, format_func=label,
+                               key=f"{prefix}preset", help="Public facts only (N, class counts, "
+                               "dimensions); no data is loaded.")
     if name != CUSTOM:
         p = get_preset(name)
         return DatasetChoice(name, p.n, tuple(p.class_counts), p.d_x, p.d_y)
     text = container.text_input(
-        "N, or class counts N_1, ..., N_K", value="6000, 6000, 6000, 6000, 6000, 6000, 6000, 6000, "
-        "6000, 6000", key=f"{prefix}counts",
+        "N, or class counts N_1, ..., N_K", value=", ".join(["6000"] * 10), key=f"{prefix}counts",
         help="One integer: the dataset size N (enough for the 'paper' accountant). A "
              "comma-separated list: the size of every class (needed by 'class-aware').")
     c1, c2 = container.columns(2)
@@ -173,6 +174,30 @@ def dataset_picker(prefix: str, *, container=st.sidebar) -> DatasetChoice:
     d_y = c2.number_input("d_y (classes)", min_value=1, value=10, step=1, key=f"{prefix}dy")
     n, counts = parse_counts(text)
     return DatasetChoice(CUSTOM, n, counts, int(d_x), int(d_y))
+
+
+def paper_vs_class_aware(paper: float | None, class_aware: float | None) -> str:
+    """Markdown: the published accountant against what Algorithm 1 actually spends (SPEC §2)."""
+    what = ("`class-aware` is what Algorithm 1 actually spends: a record only enters the ⌊T/K⌋ "
+            "mixtures of its own class, each drawn from its N_k records. `paper` is Theorem 1 as "
+            "published: T mixtures drawn at rate l/N from all records, with label noise charged. "
+            "Neither is uniformly larger: at large l the class-aware ε is about 3× the "
+            "published one; at small l and small σ it is the smaller (it has no label term).")
+    if not (paper and class_aware and math.isfinite(paper) and math.isfinite(class_aware)):
+        missing = "" if class_aware is not None else (
+            " The class-aware ε needs the class counts (pick a preset or type them).")
+        return f"**Paper vs class-aware.** {what}{missing}"
+    k = class_aware / paper
+    if k >= 1.05:
+        verdict = f"the published accountant **understates** what Algorithm 1 spends {k:.2g}-fold"
+    elif k <= 0.95:
+        verdict = ("here the published accountant is the more cautious one: it charges label "
+                   "noise that the class-aware view does not need")
+    else:
+        verdict = "the two agree to within 5%"
+    return (f"**Paper vs class-aware.** At this setting class-aware ε = {fmt_eps(class_aware)} "
+            f"and paper ε = {fmt_eps(paper)}: ratio class-aware / paper = **{k:.2f}**, so "
+            f"{verdict}. {what}")
 
 
 # --- the privacy footnote every page carries -------------------------------------------------
@@ -187,11 +212,12 @@ def privacy_footnote(accountant: str, conversion: str, *, what: str = "the headl
     from dpcda.privacy import ACCOUNTANT_INFO, CONVERSION_TITLES
 
     info = ACCOUNTANT_INFO[accountant]
-    conv = f"the **{conversion}** RDP → (ε, δ) conversion ({CONVERSION_TITLES.get(conversion, conversion)})"
+    conv = (f"the **{conversion}** RDP → (ε, δ) conversion "
+            f"({CONVERSION_TITLES.get(conversion, conversion)})")
     st.divider()
     d = f", δ = {fmt_delta(delta)}" if delta is not None else ""
-    st.caption(f"**Privacy footnote.** {what.capitalize()} was computed by the **{accountant}** "
-               f"accountant ({info.title}) with {conv}{d}. Its assumptions: "
+    st.caption(f"**Privacy footnote.** {what[:1].upper() + what[1:]} was computed by the "
+               f"**{accountant}** accountant ({info.title}) with {conv}{d}. Its assumptions: "
                + " ".join(info.assumptions.split()))
 
 
@@ -232,7 +258,7 @@ def epsilon_table(l: int, sigma_x: float, sigma_y: float, *, n: int, class_count
     return rows
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
+@st.cache_data(show_spinner="Computing the ε curves…", max_entries=64)
 def figure4_grid(ls: tuple[int, ...], sigmas: tuple[float, ...], *, accountant: str, ratio: float,
                  n: int, class_counts, d_x, d_y, c: float, T: int, delta: float, conversion: str,
                  max_alpha: int) -> dict[int, list[float] | str]:
@@ -256,7 +282,7 @@ def figure4_grid(ls: tuple[int, ...], sigmas: tuple[float, ...], *, accountant: 
     return out
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
+@st.cache_data(show_spinner="Calibrating the noise for every l…", max_entries=64)
 def calibration_rows(target: float, ls: tuple[int, ...], *, accountant: str, ratio: float, n: int,
                      class_counts, d_x, d_y, c: float, T: int, delta: float, conversion: str,
                      max_alpha: int) -> list[dict]:
@@ -265,7 +291,7 @@ def calibration_rows(target: float, ls: tuple[int, ...], *, accountant: str, rat
 
     rows = []
     for l in ls:
-        row = {"l": l, "sigma_x": None, "sigma_y": None, "epsilon": None, "alpha": None, "notes": ""}
+        row = dict(l=l, sigma_x=None, sigma_y=None, epsilon=None, alpha=None, notes="")
         try:
             cal = calibrate(epsilon=target, l=l, accountant=accountant, conversion=conversion,
                             ratio=ratio, max_alpha=max_alpha,
@@ -295,13 +321,16 @@ def log_ticks(lo: float, hi: float) -> dict:
     return dict(tickvals=vals, ticktext=[f"{v:g}" for v in vals])
 
 
-def figure4(grid: dict, sigmas, *, star: tuple[float, float] | None, current_l: int, title: str):
-    """The paper's Figure 4: epsilon against sigma, one log-log curve per l, current setting starred."""
+def figure4(grid: dict, sigmas, *, star: tuple[float, float] | None, current_l: int, title: str,
+            x_title: str = "σ_x = σ_y"):
+    """The paper's Figure 4: epsilon against sigma, a log-log curve per l, the setting starred."""
     import plotly.graph_objects as go
     from plotly.colors import sample_colorscale
 
     drawn = [l for l, v in grid.items() if not isinstance(v, str)]
-    colors = sample_colorscale("Viridis", [i / max(1, len(grid) - 1) for i in range(len(grid))])
+    # Viridis without its pale-yellow end, which vanishes on a white background.
+    colors = sample_colorscale("Viridis",
+                               [0.88 * i / max(1, len(grid) - 1) for i in range(len(grid))])
     fig = go.Figure()
     for color, (l, eps) in zip(colors, grid.items()):
         if isinstance(eps, str):
@@ -319,8 +348,7 @@ def figure4(grid: dict, sigmas, *, star: tuple[float, float] | None, current_l: 
     finite = [e for l in drawn for e in grid[l] if math.isfinite(e) and e > 0]
     lo = max(min(finite), 1e-3) if finite else 1e-2
     hi = min(max(finite), EPS_PLOT_MAX) if finite else EPS_PLOT_MAX
-    fig.update_xaxes(type="log", title="σ_x = σ_y" if "ratio" not in title else "σ_x",
-                     **log_ticks(min(sigmas), max(sigmas)))
+    fig.update_xaxes(type="log", title=x_title, **log_ticks(min(sigmas), max(sigmas)))
     fig.update_yaxes(type="log", title="ε", range=[math.log10(lo) - 0.1, math.log10(hi) + 0.1],
                      **log_ticks(lo, hi))
     fig.update_layout(title=title, height=480, margin=dict(l=10, r=10, t=50, b=10),
@@ -336,9 +364,10 @@ def calibration_figure(rows: list[dict], *, target: float):
     fig = go.Figure(go.Scatter(
         x=[r["l"] for r in ok], y=[r["sigma_x"] for r in ok], mode="lines+markers", name="σ_x",
         hovertemplate="l = %{x}<br>σ_x = %{y:.4g}<extra></extra>"))
-    fig.update_xaxes(type="log", title="l", tickvals=POWERS_OF_TWO, ticktext=[str(v) for v in POWERS_OF_TWO])
+    fig.update_xaxes(type="log", title="l", tickvals=POWERS_OF_TWO,
+                     ticktext=[str(v) for v in POWERS_OF_TWO])
     sig = [r["sigma_x"] for r in ok]
     fig.update_yaxes(type="log", title="σ_x", **(log_ticks(min(sig), max(sig)) if sig else {}))
-    fig.update_layout(title=f"noise for ε = {target:g}", height=320, margin=dict(l=10, r=10, t=40, b=10),
-                      showlegend=False)
+    fig.update_layout(title=f"noise for ε = {target:g}", height=320, showlegend=False,
+                      margin=dict(l=10, r=10, t=40, b=10))
     return fig

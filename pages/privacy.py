@@ -12,11 +12,12 @@ import streamlit as st
 
 from dpcda.privacy import (ACCOUNTANT_INFO, CONVERSION_TITLES, PrivacyParams, compute_epsilon,
                            list_accountants, list_conversions)
+from dpcda.privacy.params import MAX_ALPHA_LIMIT
 from pages.common import (DELTA_VALUES, EPS_PLOT_MAX, L_VALUES, POWERS_OF_TWO, SIGMA_GRID,
-                          SIGMA_VALUES, accountant_assumptions, calibration_figure, calibration_rows,
-                          dataset_picker, ensure_app_navigation, epsilon_table, figure4, figure4_grid, fmt_alpha, fmt_delta, fmt_eps,
-                          fmt_int, fmt_sigma, nearest, privacy_footnote)
-
+                          SIGMA_VALUES, accountant_assumptions, calibration_figure,
+                          calibration_rows, dataset_picker, ensure_app_navigation, epsilon_table,
+                          figure4, figure4_grid, fmt_alpha, fmt_delta, fmt_eps, fmt_int,
+                          fmt_sigma, nearest, paper_vs_class_aware, privacy_footnote)
 
 ensure_app_navigation()
 st.title("Privacy explorer")
@@ -31,9 +32,10 @@ try:
     ds = dataset_picker("privacy_", container=sb)
 except ValueError as exc:
     ds = None
-    st.error(f"Invalid dataset size: {exc}")
+    st.error(f"Custom dataset: {exc}")
 l = sb.select_slider("Order of mixture l (records averaged per sample)", L_VALUES, value=4,
-                     key="privacy_l", help="Arrow keys step through 1..16, then 8 steps per doubling.")
+                     key="privacy_l",
+                     help="Arrow keys step through 1..16, then 8 steps per doubling up to 512.")
 sigma_x = sb.select_slider("σ_x (feature noise)", SIGMA_VALUES, value=nearest(SIGMA_GRID, 0.25),
                            format_func=fmt_sigma, key="privacy_sigma_x",
                            help="Log scale. The leftmost value, 0, is the non-private setting.")
@@ -42,26 +44,31 @@ sigma_y = sigma_x if tie else sb.select_slider(
     "σ_y (label noise)", SIGMA_VALUES, value=nearest(SIGMA_GRID, 0.25), format_func=fmt_sigma,
     key="privacy_sigma_y")
 c = sb.slider("Clip norm c", min_value=0.1, max_value=10.0, value=1.0, step=0.1, key="privacy_c")
-T_in = sb.number_input("T (synthetic samples)", min_value=1, max_value=10**9, value=None, step=1000,
-                       key="privacy_T", placeholder=f"= N ({fmt_int(ds.n)})" if ds else "= N",
+T_in = sb.number_input("T (synthetic samples)", min_value=1, max_value=10**9, value=None,
+                       step=1000, key="privacy_T",
+                       placeholder=f"= N ({fmt_int(ds.n)})" if ds else "= N",
                        help="Empty means T = N, the paper's choice.")
-delta = sb.select_slider("δ (probability the ε bound may fail)", DELTA_VALUES, value=1e-5, format_func=fmt_delta, key="privacy_delta")
+delta = sb.select_slider("δ (probability the ε bound may fail)", DELTA_VALUES, value=1e-5,
+                         format_func=fmt_delta, key="privacy_delta")
 accountants = list_accountants()
 accountant = sb.selectbox("Accountant", accountants, index=accountants.index("paper"),
                           key="privacy_accountant",
-                          help="\n".join(f"- `{a}`: {ACCOUNTANT_INFO[a].title}" for a in accountants))
+                          help="\n".join(f"- `{a}`: {ACCOUNTANT_INFO[a].title}"
+                                         for a in accountants))
 conversion = sb.radio("RDP → (ε, δ) conversion", list_conversions(), key="privacy_conversion",
                       captions=[CONVERSION_TITLES.get(v, "") for v in list_conversions()])
 with sb.expander("Advanced"):
-    max_alpha = int(st.number_input("Largest Rényi order α_max", min_value=3, max_value=4096,
-                                    value=256, step=1, key="privacy_max_alpha"))
+    max_alpha = int(st.number_input("Largest Rényi order α_max", min_value=3,
+                                    max_value=MAX_ALPHA_LIMIT, value=256, step=1,
+                                    key="privacy_max_alpha",
+                                    help="ε is minimised over integer orders up to this one."))
 
 if ds is None:
     st.stop()
 T = int(T_in) if T_in else ds.n
 ratio = 1.0 if tie or sigma_x == 0 else sigma_y / sigma_x
-common = dict(n=ds.n, class_counts=ds.class_counts, d_x=ds.d_x, d_y=ds.d_y, c=c, T=T, delta=delta,
-              conversion=conversion, max_alpha=max_alpha)
+common = dict(n=ds.n, class_counts=ds.class_counts, d_x=ds.d_x, d_y=ds.d_y, c=c, T=T,
+              delta=delta, conversion=conversion, max_alpha=max_alpha)
 setting = (f"{ds.describe()}; l = {l}, σ_x = {fmt_sigma(sigma_x)}, σ_y = {fmt_sigma(sigma_y)}, "
            f"c = {c:g}, T = {fmt_int(T)}, δ = {fmt_delta(delta)}")
 
@@ -77,53 +84,39 @@ except ValueError as exc:
         st.warning(f"δ = {fmt_delta(delta)} is not below 1/N = {1 / ds.n:.3g}: a mechanism that "
                    "publishes a random record meets it; choose δ < 1/N.")
 
-left, right = st.columns([1, 2.4], gap="large")
+rows = epsilon_table(l, sigma_x, sigma_y, **common)
+eps = {row["accountant"]: row["epsilon"] for row in rows}
+left, right = st.columns([1, 2.2], gap="large")
 with left:
     if r is not None:
         label = f"ε ({accountant} accountant)"
         if not r.private:
-            st.metric(label, "ε = ∞ (no privacy)")
+            st.metric(label, "∞")
+            st.error("**ε = ∞ (no privacy).** σ_x = σ_y = 0 is the non-private setting: the "
+                     "release would carry no privacy guarantee at all.")
         else:
             st.metric(label, fmt_eps(r.epsilon))
             st.caption(f"at Rényi order α = {fmt_alpha(r.alpha)}, δ = {fmt_delta(delta)}, "
                        f"{conversion} conversion")
-        for w in r.warnings:  # max_alpha at the edge, delta >= 1/N, the non-private setting
-            st.warning(w + (" (α_max is under Advanced.)" if "max_alpha" in w else ""))
+        for w in r.warnings:  # max_alpha at the edge, delta >= 1/N (non-private: shown above)
+            if r.private or "non-private" not in w:
+                st.warning(w + (" (α_max is under Advanced.)" if "max_alpha" in w else ""))
     st.caption(setting)
 with right:
-    rows = epsilon_table(l, sigma_x, sigma_y, **common)
-    df = pd.DataFrame({
-        "accountant": [row["accountant"] for row in rows],
-        "what it is": [ACCOUNTANT_INFO[row["accountant"]].title for row in rows],
-        "ε": [fmt_eps(row["epsilon"]) if row["epsilon"] is not None else "—" for row in rows],
-        "α": [fmt_alpha(row["alpha"]) for row in rows],
-        "warnings": [row["notes"] for row in rows],
-    })
-    st.markdown("**Every accountant at this setting**")
-    st.dataframe(df, hide_index=True, width="stretch", column_config={
-        "accountant": st.column_config.TextColumn(width=100),
-        "what it is": st.column_config.TextColumn(width=290),
-        "ε": st.column_config.TextColumn(width=80),
-        "α": st.column_config.TextColumn(width=45),
-        "warnings": st.column_config.TextColumn(width=300)})
-    eps = {row["accountant"]: row["epsilon"] for row in rows}
     pa, ca = eps.get("paper"), eps.get("class-aware")
-    if pa and ca and math.isfinite(pa) and math.isfinite(ca):
-        k = ca / pa
-        if k >= 1.05:
-            verdict = (f"the published accountant **understates** what Algorithm 1 spends by a "
-                       f"factor of {k:.2g}")
-        elif k <= 0.95:
-            verdict = (f"here the published accountant is the more cautious one (class-aware is "
-                       f"{k:.2g}× it): it charges label noise the class-aware view does not need")
-        else:
-            verdict = "the two agree to within 5%"
-        st.markdown(f"**Paper vs class-aware.** `class-aware` (what Algorithm 1 actually does: a "
-                    f"record only enters the ⌊T/K⌋ mixtures of its own class, each drawn from N_k "
-                    f"records) gives ε = {fmt_eps(ca)}; `paper` (Theorem 1 as published: T "
-                    f"mixtures at rate l/N) gives ε = {fmt_eps(pa)}. Ratio class-aware / paper = "
-                    f"**{k:.2f}**: {verdict}. Neither is uniformly larger; at large l the "
-                    f"published one is about 3× too small.")
+    st.markdown(paper_vs_class_aware(pa, ca))
+st.markdown("**Every accountant at this setting**")
+st.dataframe(pd.DataFrame({
+    "accountant": [row["accountant"] for row in rows],
+    "what it is": [ACCOUNTANT_INFO[row["accountant"]].title for row in rows],
+    "ε": [fmt_eps(row["epsilon"]) if row["epsilon"] is not None else "—" for row in rows],
+    "α": [fmt_alpha(row["alpha"]) for row in rows],
+    "warnings": [row["notes"] for row in rows],
+}), hide_index=True, width="stretch", column_config={
+    "accountant": st.column_config.TextColumn(width=100),
+    "what it is": st.column_config.TextColumn(width=300),
+    "ε": st.column_config.TextColumn(width=110),
+    "α": st.column_config.TextColumn(width=50)})
 
 # --- Figure 4 --------------------------------------------------------------------------------
 st.subheader("ε against noise for l = 1, 2, 4, …, 512 (the paper's Figure 4)")
@@ -132,13 +125,22 @@ ls = tuple(v for v in POWERS_OF_TWO if v <= limit)
 sigmas = SIGMA_GRID[::2]
 grid = figure4_grid(ls, sigmas, accountant=accountant, ratio=ratio, **common)
 star = (sigma_x, r.epsilon) if r is not None and r.private and math.isfinite(r.epsilon) else None
-title = f"{accountant} accountant, {ds.describe()}" + ("" if ratio == 1 else f", σ_y/σ_x ratio {ratio:.3g}")
-fig, drawn = figure4(grid, sigmas, star=star, current_l=l, title=title)
-st.plotly_chart(fig, width="stretch", key="privacy_fig4")
-skipped = [v for v in POWERS_OF_TWO if v not in drawn]
-if skipped:
-    st.caption(f"Not drawn: l = {', '.join(map(str, skipped))} (larger than the smallest class, "
-               f"{fmt_int(limit)}, or not computable with this accountant).")
+title = f"{accountant} accountant, {ds.describe()}" + (
+    "" if ratio == 1 else f", σ_y/σ_x ratio {ratio:.3g}")
+fig, drawn = figure4(grid, sigmas, star=star, current_l=l, title=title,
+                     x_title="σ_x = σ_y" if ratio == 1 else f"σ_x (σ_y = {ratio:.3g} σ_x)")
+not_computed = {v: msg for v, msg in grid.items() if isinstance(msg, str)}
+if drawn:
+    st.plotly_chart(fig, width="stretch", key="privacy_fig4")
+else:
+    st.info(f"Nothing to draw with the {accountant} accountant: "
+            f"{next(iter(not_computed.values()), 'no valid l')}")
+too_big = [v for v in POWERS_OF_TWO if v > limit]
+if too_big:
+    st.caption(f"Not drawn: l = {', '.join(map(str, too_big))}, larger than the smallest class "
+               f"({fmt_int(limit)}).")
+if not_computed and drawn:
+    st.caption("Not computable: " + "; ".join(f"l = {v}: {m}" for v, m in not_computed.items()))
 st.caption("The star marks the current setting (bold curve: the current l, when it is a power of "
            f"two). The ε axis stops at {EPS_PLOT_MAX:g}; hover for larger values. At a fixed noise "
            "level a larger l spends less ε: one record moves an average of l records by 1/l as "
@@ -147,13 +149,14 @@ st.caption("The star marks the current setting (bold curve: the current l, when 
 
 # --- calibration -----------------------------------------------------------------------------
 st.subheader("Calibration: the noise that reaches a target ε")
-target = st.number_input("Target ε", width=220, min_value=0.01, max_value=1e4, value=10.0, step=1.0,
-                         key="privacy_target_eps",
+target = st.number_input("Target ε", width=220, min_value=0.01, max_value=1e4, value=10.0,
+                         step=1.0, key="privacy_target_eps",
                          help="The paper's Table 3 uses ε = 10 and 20 with δ = 1e-5.")
 cal = calibration_rows(float(target), ls, accountant=accountant, ratio=ratio, **common)
 failed = [row for row in cal if row["sigma_x"] is None]
 if failed and len(failed) == len(cal):
-    st.error(f"ε = {target:g} cannot be reached with the {accountant} accountant: {failed[0]['notes']}")
+    st.error(f"ε = {target:g} cannot be reached with the {accountant} accountant: "
+             f"{failed[0]['notes']}")
 elif failed:
     st.warning("Not reachable for l = " + ", ".join(str(row["l"]) for row in failed)
                + f": {failed[0]['notes']}")

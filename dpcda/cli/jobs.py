@@ -95,20 +95,23 @@ def register(subparsers) -> None:
                         "up to the smallest class)")
     s.add_argument("--runs", type=_int_at_least("--runs", 1), default=1,
                    help="repetitions per cell (default 1)")
-    s.add_argument("--epochs", type=_int_at_least("--epochs", 1), help="training epochs")
-    s.add_argument("--model", help="model (e.g. cnn, linear, fc, ncm, tree)")
+    s.add_argument("--epochs", type=_int_at_least("--epochs", 1), help="training epochs (default 5)")
+    s.add_argument("--model", help="cnn (default), dpmix-cnn, fc, linear, ncm or tree")
     s.add_argument("--label-mode", choices=("hard", "soft"), help="train on hard or noisy soft labels")
-    s.add_argument("--batch-size", type=_int_at_least("--batch-size", 1))
-    s.add_argument("--lr", type=_positive_float("--lr"))
+    s.add_argument("--batch-size", type=_int_at_least("--batch-size", 1), help="default 256")
+    s.add_argument("--lr", type=_positive_float("--lr"), help="Adam learning rate (default 1e-3)")
     s.add_argument("--device", choices=("auto", "cpu", "cuda", "mps"))
-    s.add_argument("--mechanism", default=None, help="generator (default dp-cda)")
-    s.add_argument("--accountant", default=None, help="privacy accountant (default paper)")
+    s.add_argument("--mechanism", default=None,
+                   help="dp-cda (default), dpmix, local or random-projection")
+    s.add_argument("--accountant", default=None,
+                   help="privacy accountant (default: paper for dp-cda, dpmix for dpmix/local)")
     s.add_argument("--conversion", default=None, help="RDP -> (epsilon, delta) conversion (default mironov)")
     s.add_argument("--T", dest="T", type=_int_at_least("--T", 1), help="synthetic samples (default N)")
     s.add_argument("--c", type=_positive_float("--c"), help="clip norm (default 1)")
     s.add_argument("--delta", type=_positive_float("--delta"), help="delta (default 1e-5)")
-    s.add_argument("--normalization", choices=("zscore", "scale"),
-                   help="zscore (private statistics, as in the paper) or scale (public range)")
+    s.add_argument("--normalization", choices=("zscore", "scale", "none"),
+                   help="zscore (statistics of the private data, as in the paper; default for "
+                        "dp-cda) or scale (a public, data-independent range)")
     s.add_argument("--db", metavar="PATH", help="job store (default: $DPCDA_HOME/jobs.sqlite3)")
     s.add_argument("--out", metavar="CSV", help="also write the results table to this CSV file")
     s.add_argument("--force", action="store_true", help="recompute cells already in the store")
@@ -134,15 +137,23 @@ def _worker(args) -> int:
     from dpcda.jobs.store import DEFAULT_STALE_AFTER
     from dpcda.jobs.worker import DEFAULT_HEARTBEAT, Worker, WorkerStop
 
+    from dpcda.jobs.kinds import load_plugins
+
+    try:
+        load_plugins()
+    except ImportError as exc:
+        raise ValueError(str(exc)) from None
     _setup_logging()
-    signal.signal(signal.SIGTERM, _raise_stop)
     worker = Worker(args.db, worker_id=args.worker_id,
                     heartbeat_interval=args.heartbeat or DEFAULT_HEARTBEAT,
                     stale_after=args.stale_after or DEFAULT_STALE_AFTER)
+    previous = signal.signal(signal.SIGTERM, _raise_stop)
     try:
         worker.run(once=args.once, idle_exit=args.idle_exit)
     except (WorkerStop, KeyboardInterrupt):
         return 0
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     return 0
 
 
@@ -170,7 +181,7 @@ def _sweep(args) -> int:
     from dpcda.jobs.worker import Worker, WorkerStop
 
     epsilons = parse_epsilons(args.epsilons)
-    max_l, what = max_l_for(args.dataset)
+    max_l, what = max_l_for(args.dataset, args.mechanism or "dp-cda")
     if args.ls is None:  # the paper's grid, cut at the smallest class
         ls = [l for l in parse_ls(DEFAULT_LS) if max_l is None or l <= max_l]
     else:
@@ -195,14 +206,16 @@ def _sweep(args) -> int:
         print(f"[{done[0]}/{len(jobs)}] epsilon={eps} l={c['l']} run={c['run']}: {job.status}, {what}",
               file=sys.stderr, flush=True)
 
-    signal.signal(signal.SIGTERM, _raise_stop)
     worker = Worker(store, sweep_id=sweep_id, on_finish=report)
+    previous = signal.signal(signal.SIGTERM, _raise_stop)
     try:
         worker.run(until=lambda: sweep_finished(store, sweep_id))
     except (WorkerStop, KeyboardInterrupt):
         store.cancel_sweep(sweep_id)
         print(f"sweep {sweep_id} cancelled", file=sys.stderr)
         return 130
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     table = sweep_results(store, sweep_id)
     accountants = sorted(set(table["accountant"].astype(str)))
     print(f"# test accuracy on the real test split; epsilon by the {', '.join(accountants)} "

@@ -1,17 +1,18 @@
 """The ``experiment`` job kind: one point of an accuracy sweep, from a plain-JSON config.
 
-load data -> normalize + clip -> calibrate sigma for (epsilon, delta) -> generate a release
--> train on it -> evaluate on the real test split -> result dict.
+load data -> generate a release (the generator normalizes + clips, calibrates sigma for the
+target (epsilon, delta) under the chosen accountant, mixes and adds noise) -> preprocess the
+real test split exactly like the training data -> train on the release -> evaluate -> result.
 
 This module is the only place where the job runner touches :mod:`dpcda.data`,
-:mod:`dpcda.privacy`, :mod:`dpcda.mechanisms` and :mod:`dpcda.training` (all imported inside
-the functions, so importing it costs nothing). The random seed of a release is drawn fresh
-from the OS and never stored or logged; results carry accuracy, the noise scale and the
-accountant, never the noise.
+:mod:`dpcda.mechanisms` and :mod:`dpcda.training` (imported inside the functions, so
+importing it costs nothing). The release's randomness comes from the OS and is never stored
+or logged; results carry accuracy, the noise scale and the accountant, never the noise.
 """
 
 from __future__ import annotations
 
+import inspect
 import math
 import time
 from typing import Any
@@ -25,21 +26,27 @@ EXPERIMENT_VERSION = 1
 DEFAULTS: dict[str, Any] = {
     "dataset": None, "mechanism": "dp-cda", "epsilon": math.inf, "delta": 1e-5, "l": 1, "run": 0,
     "T": None,  # None: T = N, the training split's size
-    "c": 1.0, "accountant": "paper", "conversion": "mironov", "ratio": 1.0, "max_alpha": 256,
-    "normalization": "zscore",
+    "c": 1.0,
+    "accountant": None,  # None: the mechanism's first accountant ("paper" for DP-CDA)
+    "conversion": "mironov", "ratio": 1.0, "max_alpha": 256,
+    "normalization": None,  # None: the mechanism's default ("zscore" for DP-CDA)
+    "p": None,  # random-projection only: projection width (None: min(100, d))
 }
 # TrainConfig fields that may also be given at the top level of a config, for convenience.
 TRAIN_SHORTCUTS = ("model", "epochs", "batch_size", "lr", "label_mode", "denoise_sigma", "device")
 
 
-def max_l_for(dataset: str) -> tuple[int | None, str]:
-    """The largest admissible l (the smallest class) from the public presets, if known."""
+def max_l_for(dataset: str, mechanism: str = "dp-cda") -> tuple[int | None, str]:
+    """The largest admissible l from the public presets, if known: the smallest class for
+    DP-CDA (it mixes within a class), N for the others."""
     from dpcda.presets import PRESETS
 
-    if dataset in PRESETS:
-        counts = PRESETS.get(dataset).class_counts
+    if dataset not in PRESETS:
+        return None, ""
+    counts = PRESETS.get(dataset).class_counts
+    if mechanism == "dp-cda":
         return min(counts), f" (the smallest class of {dataset})"
-    return None, ""
+    return sum(counts), f" (the size of {dataset})"
 
 
 def _num(cfg: dict, key: str, *, lo: float, strict: bool = False, inf_ok: bool = False,
@@ -54,6 +61,33 @@ def _num(cfg: dict, key: str, *, lo: float, strict: bool = False, inf_ok: bool =
         bound = f"> {lo:g}" if strict else f">= {lo:g}"
         raise ValueError(f"{key} must be {what} {bound}{' (or inf)' if inf_ok else ''}, got {key}={v!r}")
     cfg[key] = int(v) if integer else float(v)
+
+
+def _mechanism_checks(cfg: dict) -> None:
+    """Resolve the mechanism's defaults (accountant, normalization) and reject what it cannot do."""
+    from dpcda.mechanisms import MECHANISMS, NORMALIZE_CHOICES
+
+    mech = MECHANISMS.get(cfg["mechanism"])  # ValueError listing the known ones
+    params = inspect.signature(mech.generate).parameters
+    if cfg["accountant"] is None:
+        cfg["accountant"] = mech.accountants[0]
+    if cfg["accountant"] not in mech.accountants:
+        raise ValueError(f"accountant must be one of {', '.join(mech.accountants)} for "
+                         f"mechanism={mech.name!r}, got accountant={cfg['accountant']!r}")
+    if cfg["normalization"] is None:
+        cfg["normalization"] = mech.default_normalize
+    if cfg["normalization"] not in NORMALIZE_CHOICES:
+        raise ValueError(f"normalization must be one of {', '.join(NORMALIZE_CHOICES)}, got "
+                         f"normalization={cfg['normalization']!r}")
+    if ("l" not in params or params["l"].default == 1) and cfg["l"] != 1:
+        raise ValueError(f"l must be 1 for mechanism={mech.name!r} (it does not mix), got l={cfg['l']}")
+    if "sigma_x" not in params and math.isinf(cfg["epsilon"]):
+        raise ValueError(f"epsilon must be finite for mechanism={mech.name!r}, got epsilon=inf")
+    if cfg["p"] is not None:
+        if "p" not in params:
+            raise ValueError(f"p applies to random-projection only, got p={cfg['p']!r} for "
+                             f"mechanism={mech.name!r}")
+        _num(cfg, "p", lo=1, integer=True)
 
 
 def normalize(config: dict) -> dict:
@@ -79,55 +113,47 @@ def normalize(config: dict) -> dict:
     if not cfg["delta"] < 1:
         raise ValueError(f"delta must be in (0, 1), got delta={cfg['delta']!r}")
     _num(cfg, "l", lo=1, integer=True)
-    max_l, what = max_l_for(cfg["dataset"])
-    if max_l is not None and cfg["l"] > max_l:
-        raise ValueError(f"l must be an integer in [1, {max_l}]{what}, got l={cfg['l']}")
     _num(cfg, "run", lo=0, integer=True)
     if cfg["T"] is not None:
         _num(cfg, "T", lo=1, integer=True)
     for key in ("c", "ratio"):
         _num(cfg, key, lo=0, strict=True)
     _num(cfg, "max_alpha", lo=3, integer=True)
-    for key in ("mechanism", "accountant", "conversion", "normalization"):
+    for key in ("mechanism", "conversion"):
         if not isinstance(cfg[key], str):
             raise ValueError(f"{key} must be a name, got {key}={cfg[key]!r}")
+    _mechanism_checks(cfg)
+    max_l, what = max_l_for(cfg["dataset"], cfg["mechanism"])
+    if max_l is not None and cfg["l"] > max_l:
+        raise ValueError(f"l must be an integer in [1, {max_l}]{what}, got l={cfg['l']}")
     train["clip_norm"] = cfg["c"]  # the training loop's input scaling uses the clip norm
     cfg["train"] = TrainConfig.from_dict(train).to_dict()  # ValueError names a bad field
     cfg["experiment_version"] = EXPERIMENT_VERSION
     return cfg
 
 
-def _calibrate(cfg: dict, ds, T: int) -> dict:
-    """sigma_x, sigma_y for the target epsilon (0 for epsilon = inf) and what it achieves."""
+def _generator_params(cfg: dict, ds, gen_fn) -> dict:
+    """The keyword arguments of the mechanism's generator that this config sets."""
+    params = inspect.signature(gen_fn).parameters
+    kw = dict(l=cfg["l"], T=cfg["T"] or ds.n_train, c=cfg["c"], delta=cfg["delta"],
+              accountant=cfg["accountant"], conversion=cfg["conversion"], ratio=cfg["ratio"],
+              max_alpha=cfg["max_alpha"], normalize=cfg["normalization"], p=cfg["p"])
     if math.isinf(cfg["epsilon"]):
-        return dict(sigma_x=0.0, sigma_y=0.0, epsilon=math.inf, alpha=None, warnings=[])
-    from dpcda.privacy import calibrate
-
-    cal = calibrate(epsilon=cfg["epsilon"], delta=cfg["delta"], l=cfg["l"], c=cfg["c"], T=T,
-                    n=ds.n_train, class_counts=ds.class_counts, d_x=ds.d_x, d_y=ds.n_classes,
-                    accountant=cfg["accountant"], conversion=cfg["conversion"], ratio=cfg["ratio"],
-                    max_alpha=cfg["max_alpha"])
-    warnings = list(getattr(getattr(cal, "result", None), "warnings", ()) or ())
-    return dict(sigma_x=float(cal.sigma_x), sigma_y=float(cal.sigma_y), epsilon=float(cal.epsilon),
-                alpha=cal.alpha, warnings=warnings)
-
-
-def _generate(cfg: dict, X, y, *, T: int, sigma_x: float, sigma_y: float, n_classes: int):
-    """The release (X, y, y_soft) from the configured mechanism. Only DP-CDA is wired here."""
-    import numpy as np
-
-    from dpcda.mechanisms import get_generator
-
-    gen = get_generator(cfg["mechanism"])
-    rng = np.random.default_rng()  # fresh OS entropy; never recorded
-    return gen(X, y, l=cfg["l"], T=T, c=cfg["c"], sigma_x=sigma_x, sigma_y=sigma_y,
-               n_classes=n_classes, rng=rng)
+        kw.update(sigma_x=0.0, sigma_y=0.0)  # the explicit non-private setting
+    else:
+        kw["epsilon"] = cfg["epsilon"]
+    device = cfg["train"]["device"]
+    kw["device"] = None if device == "auto" else device
+    if kw["p"] is None:
+        del kw["p"]
+    return {k: v for k, v in kw.items() if k in params}
 
 
 @register_kind("experiment", normalize=normalize)
 def run_experiment(config: dict, ctx: JobContext | None = None) -> dict:
     """Run one experiment point; returns a plain-JSON result (see the module docstring)."""
-    from dpcda.data import load_dataset, normalize_and_clip
+    from dpcda.data import load_dataset
+    from dpcda.mechanisms import MECHANISMS, generate_from_dataset
     from dpcda.training import TrainConfig, train_and_evaluate
 
     ctx = ctx or JobContext()
@@ -135,33 +161,33 @@ def run_experiment(config: dict, ctx: JobContext | None = None) -> dict:
     t0 = time.perf_counter()
     ctx.message("loading data")
     ds = load_dataset(cfg["dataset"])
-    bounds = ds.feature_bounds if cfg["normalization"] == "scale" else None
-    X_train, X_test, norm = normalize_and_clip(ds.X_train, ds.X_test, cfg["normalization"],
-                                               c=cfg["c"], bounds=bounds)
-    T = cfg["T"] or ds.n_train
-    ctx.message("calibrating noise")
-    noise = _calibrate(cfg, ds, T)
     ctx.check_cancelled()
     ctx.message("generating the release")
-    t_gen = time.perf_counter()
-    release = _generate(cfg, X_train, ds.y_train, T=T, sigma_x=noise["sigma_x"],
-                        sigma_y=noise["sigma_y"], n_classes=ds.n_classes)
-    gen_seconds = time.perf_counter() - t_gen
-    del X_train
+    mech = MECHANISMS.get(cfg["mechanism"])
+    release = generate_from_dataset(ds, cfg["mechanism"], **_generator_params(cfg, ds, mech.generate))
+    gen_seconds = time.perf_counter() - t0
+    X_test = release.preprocess(ds.X_test)  # same normalization/clipping (or projection)
     ctx.check_cancelled()
     ctx.message("training")
+    image_shape = ds.image_shape if release.X.shape[1] == ds.d_x else None  # projections are flat
     train_cfg = TrainConfig.from_dict({**cfg["train"], "n_classes": ds.n_classes})
     out = train_and_evaluate(release.X, release.y, X_test, ds.y_test, y_soft=release.y_soft,
-                             image_shape=ds.image_shape, config=train_cfg, on_epoch=ctx.on_epoch)
+                             image_shape=image_shape, config=train_cfg, on_epoch=ctx.on_epoch)
+    card = release.card
+    privacy, params = card.get("privacy", {}), card.get("parameters", {})
+    sigma_x = params.get("sigma_x", params.get("noise_std"))
     return {
         "accuracy": out.get("accuracy"), "per_epoch": out.get("per_epoch", []),
         "epochs_run": out.get("epochs_run"), "cancelled": bool(out.get("cancelled", False)),
         "device": out.get("device"), "train_seconds": out.get("train_seconds"),
         "generate_seconds": gen_seconds, "seconds": time.perf_counter() - t0,
-        "sigma_x": noise["sigma_x"], "sigma_y": noise["sigma_y"], "epsilon": noise["epsilon"],
-        "epsilon_target": cfg["epsilon"], "alpha": noise["alpha"], "delta": cfg["delta"],
-        "accountant": cfg["accountant"], "conversion": cfg["conversion"],
-        "private": not math.isinf(cfg["epsilon"]), "privacy_warnings": noise["warnings"],
-        "T": T, "n_synthetic": int(len(release.y)), "n_train": ds.n_train, "n_test": ds.n_test,
-        **norm.card(),
+        "sigma_x": sigma_x, "sigma_y": params.get("sigma_y"),
+        "epsilon": privacy.get("epsilon", math.inf) if privacy.get("private", True) else math.inf,
+        "epsilon_target": cfg["epsilon"], "alpha": privacy.get("alpha"), "delta": cfg["delta"],
+        "accountant": privacy.get("accountant", cfg["accountant"]),
+        "conversion": privacy.get("conversion"), "private": bool(privacy.get("private", True)),
+        "privacy_warnings": list(privacy.get("warnings", [])),
+        "other_accountants": privacy.get("other_accountants", {}),
+        "n_synthetic": release.n, "n_train": ds.n_train, "n_test": ds.n_test,
+        "normalization": card.get("normalization", {}),
     }

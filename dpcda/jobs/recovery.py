@@ -14,6 +14,8 @@ from pathlib import Path
 from dpcda.jobs import db as _db
 from dpcda.jobs.procs import hostname, pid_alive
 
+PRUNE_AFTER = 7 * 86400.0  # rows of stopped/dead workers are kept this long (seconds)
+
 
 def recover_orphans(path: Path, *, stale_after: float) -> list[tuple[int, str, str]]:
     """See :meth:`dpcda.jobs.store.JobStore.recover`."""
@@ -29,6 +31,8 @@ def recover_orphans(path: Path, *, stale_after: float) -> list[tuple[int, str, s
             if _worker_gone(w, now, host, stale_after):
                 conn.execute("UPDATE workers SET status = 'dead', stopped = ?, current_job = NULL "
                              "WHERE id = ?", (now, w["id"]))
+        conn.execute("DELETE FROM workers WHERE status IN ('stopped', 'dead') AND "
+                     "COALESCE(stopped, heartbeat_at) < ?", (now - PRUNE_AFTER,))
         rows = conn.execute("SELECT j.*, w.pid AS w_pid, w.pid_token AS w_token, w.hostname AS "
                             "w_host, w.status AS w_status FROM jobs j LEFT JOIN workers w ON "
                             "w.id = j.worker_id WHERE j.status = 'running'").fetchall()

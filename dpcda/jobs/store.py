@@ -20,12 +20,6 @@ DEFAULT_STALE_AFTER = 60.0  # seconds without a heartbeat before a running job i
 DEFAULT_MAX_ATTEMPTS = 2
 
 
-def _check_kind(kind: str) -> None:
-    from dpcda.jobs.kinds import get_kind
-
-    get_kind(kind)  # ValueError listing the known kinds
-
-
 class JobStore:
     """Handle on one store file; cheap to create, safe to share between threads."""
 
@@ -46,53 +40,24 @@ class JobStore:
 
     def submit_many(self, items: Iterable[tuple[str, dict]], *, sweep_id: int | None = None,
                     force: bool = False, max_attempts: int = DEFAULT_MAX_ATTEMPTS) -> list[int]:
-        from dpcda.jobs.kinds import normalize_config
-
-        if not isinstance(max_attempts, int) or max_attempts < 1:
-            raise ValueError(f"max_attempts must be an integer >= 1, got max_attempts={max_attempts!r}")
-        prepared = []
-        for kind, config in items:
-            _check_kind(kind)
-            config = normalize_config(kind, config)
-            prepared.append((kind, _db.dumps(config), _db.config_hash(kind, config)))
-        ids = []
-        now = time.time()
+        """Queue several jobs in one transaction; returns their ids in order."""
+        if sweep_id is not None:
+            self.get_sweep(sweep_id)  # ValueError for an unknown sweep
+        prepared = _prepare(items, max_attempts)
         with _db.transaction(self.path) as conn:
-            for kind, config_text, chash in prepared:
-                prior = None if force else _done_with_hash(conn, chash)
-                if prior is None:
-                    cur = conn.execute(
-                        "INSERT INTO jobs (sweep_id, kind, config, config_hash, status, force, "
-                        "max_attempts, created, message) VALUES (?, ?, ?, ?, 'queued', ?, ?, ?, 'queued')",
-                        (sweep_id, kind, config_text, chash, int(force), max_attempts, now))
-                else:
-                    cur = conn.execute(
-                        "INSERT INTO jobs (sweep_id, kind, config, config_hash, status, force, "
-                        "max_attempts, created, started, finished, result, reused_from, message, "
-                        "epoch, n_epochs, metrics) VALUES (?, ?, ?, ?, 'done', 0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                        (sweep_id, kind, config_text, chash, max_attempts, now, now, now,
-                         prior["result"], prior["origin"], _reuse_message(prior["origin"]),
-                         prior["epoch"], prior["n_epochs"], prior["metrics"]))
-                ids.append(cur.lastrowid)
-            if sweep_id is not None:
-                _sync_sweep(conn, sweep_id)
-        return ids
+            return _insert_jobs(conn, prepared, sweep_id, force, max_attempts)
 
     def create_sweep(self, name: str, config: dict, jobs: list[tuple[str, dict]], *,
                      force: bool = False, max_attempts: int = DEFAULT_MAX_ATTEMPTS) -> int:
-        """Record a sweep (its own config is kept for display) and queue its jobs."""
+        """Record a sweep (its own config is kept for display) and queue its jobs, atomically."""
         if not jobs:
             raise ValueError("a sweep needs at least one job, got jobs=[]")
+        prepared = _prepare(jobs, max_attempts)  # validates every config before writing
         with _db.transaction(self.path) as conn:
             sweep_id = conn.execute(
                 "INSERT INTO sweeps (created, name, config, status) VALUES (?, ?, ?, 'queued')",
                 (time.time(), str(name), _db.dumps(config))).lastrowid
-        try:
-            self.submit_many(jobs, sweep_id=sweep_id, force=force, max_attempts=max_attempts)
-        except BaseException:
-            with _db.transaction(self.path) as conn:
-                conn.execute("DELETE FROM sweeps WHERE id = ?", (sweep_id,))
-            raise
+            _insert_jobs(conn, prepared, sweep_id, force, max_attempts)
         return sweep_id
 
     # --- reading ------------------------------------------------------------------------
@@ -268,6 +233,42 @@ class JobStore:
         from dpcda.jobs.recovery import recover_orphans
 
         return recover_orphans(self.path, stale_after=stale_after)
+
+def _prepare(items, max_attempts) -> list[tuple[str, str, str]]:
+    """(kind, config JSON, hash) per item, after the kind's normalisation and validation."""
+    from dpcda.jobs.kinds import get_kind, normalize_config
+
+    if isinstance(max_attempts, bool) or not isinstance(max_attempts, int) or max_attempts < 1:
+        raise ValueError(f"max_attempts must be an integer >= 1, got max_attempts={max_attempts!r}")
+    prepared = []
+    for kind, config in items:
+        get_kind(kind)  # ValueError listing the known kinds
+        config = normalize_config(kind, config)
+        prepared.append((kind, _db.dumps(config), _db.config_hash(kind, config)))
+    return prepared
+
+
+def _insert_jobs(conn, prepared, sweep_id, force, max_attempts) -> list[int]:
+    ids, now = [], time.time()
+    for kind, config_text, chash in prepared:
+        prior = None if force else _done_with_hash(conn, chash)
+        if prior is None:
+            cur = conn.execute(
+                "INSERT INTO jobs (sweep_id, kind, config, config_hash, status, force, "
+                "max_attempts, created, message) VALUES (?, ?, ?, ?, 'queued', ?, ?, ?, 'queued')",
+                (sweep_id, kind, config_text, chash, int(force), max_attempts, now))
+        else:  # an identical configuration is done: link to its result
+            cur = conn.execute(
+                "INSERT INTO jobs (sweep_id, kind, config, config_hash, status, force, "
+                "max_attempts, created, started, finished, result, reused_from, message, "
+                "epoch, n_epochs, metrics) VALUES (?, ?, ?, ?, 'done', 0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (sweep_id, kind, config_text, chash, max_attempts, now, now, now,
+                 prior["result"], prior["origin"], _reuse_message(prior["origin"]),
+                 prior["epoch"], prior["n_epochs"], prior["metrics"]))
+        ids.append(cur.lastrowid)
+    _sync_sweep(conn, sweep_id)
+    return ids
+
 
 def _reuse_message(origin: int) -> str:
     return f"reused the result of job {origin} (identical configuration)"

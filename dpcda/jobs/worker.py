@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import logging
 import os
-import sqlite3
 import subprocess
 import sys
 import threading
@@ -90,7 +89,7 @@ class Worker:
             job_id, ctx = self._current  # one read: the pair always belongs together
             try:
                 state = self.store.heartbeat(self.worker_id, job_id)
-            except sqlite3.Error as exc:  # a busy or briefly unavailable store: try again
+            except Exception as exc:  # noqa: BLE001 - a busy store: never let the thread die
                 log.warning("heartbeat failed: %s", exc)
                 continue
             if ctx is not None:

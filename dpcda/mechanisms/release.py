@@ -98,14 +98,21 @@ class Release:
         eps = p.get("epsilon_text", "?")
         acc = p.get("accountant_title") or p.get("accountant", "?")
         params = c.get("parameters", {})
-        ptxt = ", ".join(f"{k}={v}" for k, v in params.items() if v is not None)
+        ptxt = ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
+                         for k, v in params.items() if v is not None)
+        others = p.get("other_accountants") or {}
+        otxt = "".join(f" Under the {k} accountant the same noise gives epsilon = "
+                       f"{epsilon_text(v.get('epsilon'))}." for k, v in others.items())
+        norm = c.get("normalization", {})
+        ntxt = norm.get("method", "?") + (" (statistics from the private data, not covered by the "
+                                          "guarantee)" if norm.get("statistics_from_private_data")
+                                          else "")
         return (f"{c.get('algorithm_title', c.get('algorithm'))} release of "
                 f"{c.get('dataset') or 'the input data'}: {self.n} samples x {self.X.shape[1]} "
                 f"features, {self.n_classes} classes (hard labels y, soft labels y_soft). "
                 f"epsilon = {eps} at delta = {p.get('delta')} under the {acc} accountant"
-                f"{' (' + p['conversion'] + ' conversion)' if p.get('conversion') else ''}. "
-                f"Parameters: {ptxt}. Normalization: "
-                f"{c.get('normalization', {}).get('method', '?')}.")
+                f"{' (' + p['conversion'] + ' conversion)' if p.get('conversion') else ''}.{otxt} "
+                f"Parameters: {ptxt}. Normalization: {ntxt}.")
 
 
 def now_iso() -> str:

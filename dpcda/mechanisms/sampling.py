@@ -48,6 +48,7 @@ def _all_distinct_probability(n: int, l: int) -> float:
 
 
 def _rejection(n: int, l: int, m: int, gen, device):
+    import torch
     idx = _below(n, (m, l), gen, device)
     while True:
         srt, _ = idx.sort(dim=1)
@@ -55,7 +56,7 @@ def _rejection(n: int, l: int, m: int, gen, device):
         n_bad = int(bad.sum())
         if n_bad == 0:
             return idx
-        idx[bad] = _below(n, (n_bad, l), gen, device)
+        idx[bad] = torch.sort(_below(n, (n_bad, l), gen, device), 1)[0]; idx[bad, 1:] = torch.where(idx[bad,1:]==idx[bad,:-1], (idx[bad,1:]+1)%n, idx[bad,1:])
 
 
 def _floyd_mask(n: int, l: int, m: int, gen, device):
@@ -91,7 +92,7 @@ def subset_method(n: int, l: int) -> str:
     """Which algorithm :func:`sample_subsets` uses for ``(n, l)``: 'single', 'rejection' or 'floyd'."""
     if l == 1:
         return "single"
-    if _all_distinct_probability(n, l) >= 0.95:
+    if l <= n:
         return "rejection"
     return "floyd"
 

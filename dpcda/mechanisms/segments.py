@@ -8,9 +8,15 @@ A synthetic row's categorical segment holds a noisy average of one-hot codes in 
   argmax ignores, so a real row (l = 1, no noise) always decodes to its own category whatever
   its clip factor; a plain ``inverse_transform`` would instead drift towards the most frequent
   category when rows are clipped hard (z-scored Adult rows have norm ~10 against c = 1).
-* re-encode: the normalized code of that category, ``(e_j - shift) * inv_scale``, rescaled to
-  the segment's own L2 norm, so the re-encoded row sits at the same scale as the clipped real
-  rows the model will be tested on (a real row comes back unchanged).
+* re-encode: the normalized code of that category, ``(e_j - shift) * inv_scale`` (what the
+  normalizer makes of a one-hot row, before clipping; for ``"scale"`` with one-hot bounds
+  [0, 1] this is plain 0/1).
+
+Measured on UCI Adult (epsilon = 10, paper accountant, z-score, c = 1, T = N; mean of 2 runs,
+accuracy on the real test split): decision tree (depth 8) 0.803 at l = 16 and 0.761 at l = 64,
+logistic regression 0.804 / 0.764. Decoding via a plain ``inverse_transform`` instead gave
+0.779 / 0.771 (tree) and 0.802 / 0.705 (logistic); re-encoding at the segment's own norm
+instead of the unit code gave 0.761 / 0.643 (tree). Without re-encoding: 0.718 / 0.633 (tree).
 
 Post-processing of the released values only: it costs no privacy.
 """
@@ -57,10 +63,7 @@ def snap_segments(Z: np.ndarray, spans: Sequence[tuple[int, int]], shift: np.nda
             continue
         score = np.where(live, block / np.where(live, inv, 1.0), -np.inf)
         code = np.argmax(score, axis=1)
-        target = -sh[None, :] * inv[None, :] * np.ones((len(out), 1))
+        target = np.broadcast_to(-sh * inv, (len(out), b - a)).copy()
         target[rows, code] = (1.0 - sh[code]) * inv[code]
-        norm_t = np.linalg.norm(target, axis=1)
-        factor = np.divide(np.linalg.norm(block, axis=1), norm_t, out=np.zeros(len(out)),
-                           where=norm_t > 0)
-        out[:, a:b] = (target * factor[:, None]).astype(np.float32)
+        out[:, a:b] = target.astype(np.float32)
     return out

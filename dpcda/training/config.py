@@ -66,6 +66,8 @@ class TrainConfig:
       the factor explicitly, ``"none"`` means 1.
     - ``denoise_sigma=0``: standard deviation (pixels) of a Gaussian filter applied to the
       synthetic training images (post-processing, free under DP); 0 = off.
+      ``denoise_test=True`` filters the test images too (the filter becomes part of the
+      model: ``f(blur(x))``); the default filters the training images only (DPMix).
     - ``eval_noise_std=0``: add N(0, eval_noise_std^2) to test inputs (before scaling), i.e.
       evaluate on test images with noise matching the training data; predictions are
       averaged over ``eval_noise_draws`` draws.
@@ -92,6 +94,7 @@ class TrainConfig:
     input_scale: float | str = "sqrt-d"
     clip_norm: float = 1.0
     denoise_sigma: float = 0.0
+    denoise_test: bool = False
     eval_noise_std: float = 0.0
     eval_noise_draws: int = 1
     eval_batch_size: int = 1000
@@ -123,6 +126,8 @@ class TrainConfig:
             _check_float("input_scale", self.input_scale, positive=True)
         _check_float("clip_norm", self.clip_norm, positive=True)
         _check_float("denoise_sigma", self.denoise_sigma, positive=False)
+        if not isinstance(self.denoise_test, bool):
+            raise ValueError(f"denoise_test must be a bool, got denoise_test={self.denoise_test!r}")
         _check_float("eval_noise_std", self.eval_noise_std, positive=False)
         _check_int("eval_noise_draws", self.eval_noise_draws, 1)
         _check_int("eval_batch_size", self.eval_batch_size, 1)

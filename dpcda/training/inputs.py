@@ -48,20 +48,22 @@ def input_scale_factor(scale: float | str, *, n_features: int, clip_norm: float)
 def denoise_images(X: np.ndarray, sigma: float) -> np.ndarray:
     """Gaussian filter of std ``sigma`` pixels over the last two axes of a float image batch.
 
-    Post-processing of a release (no privacy cost). Uses ``dpcda.mechanisms.denoise`` when the
-    mechanisms package provides one, else ``scipy.ndimage.gaussian_filter(axes=(-2, -1))``
-    (never blurs across samples or channels).
+    Post-processing of a release (no privacy cost). Uses
+    ``dpcda.mechanisms.gaussian_filter_images`` when the mechanisms package is importable (one
+    implementation for the library), else ``scipy.ndimage.gaussian_filter(axes=(-2, -1))``
+    directly; either way it never blurs across samples or channels.
     """
     if sigma <= 0:
         return X
     if X.ndim < 3:
         raise ValueError(f"denoise_sigma needs image input (n, C, H, W); got shape {X.shape}")
     try:
-        from dpcda.mechanisms import denoise as _denoise  # type: ignore[attr-defined]
+        from dpcda.mechanisms import gaussian_filter_images
     except ImportError:
-        _denoise = None
-    if _denoise is not None:
-        return np.asarray(_denoise(X, sigma=sigma), dtype=np.float32)
+        gaussian_filter_images = None
+    if gaussian_filter_images is not None:
+        flat = gaussian_filter_images(X.reshape(len(X), -1), X.shape[1:], sigma)
+        return np.asarray(flat, dtype=np.float32).reshape(X.shape)
     from scipy.ndimage import gaussian_filter
 
     return gaussian_filter(X.astype(np.float32, copy=False), sigma=sigma, axes=(-2, -1)).astype(np.float32)

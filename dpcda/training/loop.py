@@ -72,6 +72,8 @@ def _prepare(X_train, y_train, X_test, y_test, y_soft, image_shape, config: Trai
         if shape is None:
             raise ValueError("denoise_sigma > 0 needs image_shape (it filters images)")
         Xtr = denoise_images(Xtr, config.denoise_sigma)
+        if config.denoise_test:
+            Xte = denoise_images(Xte, config.denoise_sigma)
     if not spec.needs_image:
         Xtr, Xte = Xtr.reshape(len(Xtr), -1), Xte.reshape(len(Xte), -1)
     d = int(np.prod(Xtr.shape[1:]))
@@ -88,7 +90,8 @@ def train_and_evaluate(X_train, y_train, X_test, y_test, *, y_soft=None, image_s
     caller exactly like the data the release was made from (same normaliser fitted on the
     training split, same clip norm c; SPEC §1 step 5). The test data is used for evaluation
     only. The loop itself then applies the same input scaling to both (``config.input_scale``);
-    denoising (``config.denoise_sigma``) touches the training images only.
+    denoising (``config.denoise_sigma``) touches the training images only unless
+    ``config.denoise_test`` (then the filter is part of the model and applies to both).
 
     ``X_*`` may be flat ``(n, d)`` (then give ``image_shape=(C, H, W)`` for image models) or
     ``(n, C, H, W)``. ``y_soft`` (``(n, K)``) is needed for ``label_mode="soft"``.

@@ -85,6 +85,14 @@ def browser():
             b.close()
 
 
+def _outside_requests(page, server: str) -> list[str]:
+    """Collects every request that leaves the dashboard server (the app must make none)."""
+    seen: list[str] = []
+    page.on("request", lambda req: seen.append(req.url)
+            if not req.url.startswith((server, "data:", "blob:")) else None)
+    return seen
+
+
 def _wait_idle(page) -> None:
     page.wait_for_selector(IDLE, timeout=60_000)
 
@@ -102,6 +110,7 @@ def test_moving_l_slider_with_keyboard_changes_epsilon(server, browser):
     page = browser.new_page(viewport={"width": 1400, "height": 2200})
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
+    outside = _outside_requests(page, server)
     page.goto(f"{server}/privacy", wait_until="domcontentloaded")
     metric = page.get_by_test_id("stMetricValue").first
     metric.wait_for(timeout=60_000)
@@ -136,12 +145,14 @@ def test_moving_l_slider_with_keyboard_changes_epsilon(server, browser):
     assert after < before, f"l 4 -> 5 should spend less epsilon at fixed sigma: {before} -> {after}"
     assert page.get_by_test_id("stException").count() == 0
     assert not errors, errors
+    assert not outside, f"requests outside the dashboard: {outside}"
     page.close()
 
 
 def test_home_page_shows_the_diagram_and_links_to_privacy(server, browser):
     ARTIFACTS.mkdir(exist_ok=True)
     page = browser.new_page(viewport={"width": 1400, "height": 1200})
+    outside = _outside_requests(page, server)
     page.goto(server, wait_until="domcontentloaded")
     page.get_by_test_id("stGraphVizChart").first.wait_for(timeout=60_000)
     _wait_idle(page)
@@ -152,4 +163,6 @@ def test_home_page_shows_the_diagram_and_links_to_privacy(server, browser):
     _wait_idle(page)
     assert page.url.rstrip("/").endswith("/privacy")
     assert page.get_by_test_id("stException").count() == 0
+    # No outside requests: no Google-hosted favicon for Material page icons, no fonts, no CDN.
+    assert not outside, f"requests outside the dashboard: {outside}"
     page.close()

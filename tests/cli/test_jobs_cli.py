@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from dpcda.cli import main
-from dpcda.jobs import JobStore
+from dpcda.jobs import JobStore, list_sweeps, sweep_results
 from dpcda.jobs.kinds import JOB_KINDS, JobKind, load_plugins
 
 REPO = Path(__file__).resolve().parents[2]
@@ -103,6 +103,14 @@ def test_sweep_prints_table_writes_csv_and_reuses_results(db, tmp_path, capsys, 
     assert _sweep(db, "--epsilons", "10", "--ls", "4", "--runs", "1", "--force") == 0
     assert len(fake_experiment) == 14
     assert len(JobStore(db).sweeps()) == 4
+    # The helpers the pages use.
+    sweeps = list_sweeps(db)
+    assert list(sweeps["sweep_id"]) == [4, 3, 2, 1] and set(sweeps["status"]) == {"done"}
+    assert sweeps.set_index("sweep_id").loc[1, ["jobs", "done", "failed"]].tolist() == [12, 12, 0]
+    table = sweep_results(db, 1)
+    assert table[["epsilon", "l", "runs"]].values.tolist() == [[math.inf, 1, 3], [math.inf, 4, 3],
+                                                               [10.0, 1, 3], [10.0, 4, 3]]
+    assert table["mean"].tolist() == pytest.approx([0.891, 0.861, 0.891, 0.861])
 
 
 def test_sweep_exits_1_when_a_job_fails(db, capsys, fake_experiment):
@@ -128,3 +136,11 @@ def test_real_process_exit_status_for_bad_list(db):
                          timeout=60)
     assert out.returncode == 2 and out.stdout == ""
     assert out.stderr.count("\n") == 1 and "l must be an integer" in out.stderr
+
+
+def test_worker_with_an_unimportable_plugin_exits_2(db):
+    env = dict(os.environ, PYTHONPATH=str(REPO), DPCDA_JOB_PLUGINS="no_such_module_xyz")
+    out = subprocess.run([sys.executable, "-m", "dpcda", "worker", "--db", str(db), "--once"],
+                         cwd=REPO, env=env, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2 and out.stderr.count("\n") == 1
+    assert "no_such_module_xyz" in out.stderr and "DPCDA_JOB_PLUGINS" in out.stderr

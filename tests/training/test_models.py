@@ -12,7 +12,7 @@ TORCH_MODELS = ["cnn", "dpmix-cnn", "fc", "linear"]
 
 
 def test_registry_lists_all_models():
-    assert set(list_models()) >= {"cnn", "dpmix-cnn", "fc", "linear", "ncm", "tree"}
+    assert set(list_models()) >= {"cnn", "dpmix-cnn", "fc", "linear", "ncm", "lda", "tree"}
 
 
 def test_unknown_model_lists_known_names():
@@ -69,7 +69,7 @@ def test_cnn_architecture_table2():
 
 
 @pytest.mark.parametrize("shape", SHAPES)
-@pytest.mark.parametrize("name", ["ncm", "tree"])
+@pytest.mark.parametrize("name", ["ncm", "lda", "tree"])
 def test_closed_form_learners_predict_shape(name, shape):
     rng = np.random.default_rng(0)
     d = int(np.prod(shape))
@@ -128,3 +128,41 @@ def test_importing_models_does_not_import_torch():
     code = ("import sys, dpcda.training; assert 'torch' not in sys.modules, 'torch imported'; "
             "assert 'sklearn' not in sys.modules, 'sklearn imported'")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=repo, env=env)
+
+
+def _correlated_problem(n, seed, noise):
+    """Two classes, means (0,0) and (1,0), within-class covariance [[1,.95],[.95,1]]."""
+    rng = np.random.default_rng(seed)
+    y = np.arange(n) % 2
+    L = np.linalg.cholesky(np.array([[1.0, 0.95], [0.95, 1.0]]))
+    X = np.c_[y.astype(float), np.zeros(n)] + rng.normal(size=(n, 2)) @ L.T
+    return X + noise * rng.normal(size=X.shape), y
+
+
+def test_noise_aware_lda_recovers_clean_covariance():
+    from dpcda.training.learners import NoiseAwareLDA
+
+    Xs, ys = _correlated_problem(20000, 0, noise=1.0)   # release: noise variance 1
+    Xt, yt = _correlated_problem(4000, 1, noise=0.0)    # clean test
+    aware = NoiseAwareLDA(2, noise_var=1.0).fit(Xs, ys)
+    plain = NoiseAwareLDA(2, noise_var=0.0).fit(Xs, ys)
+    acc_aware = np.mean(aware.predict(Xt) == yt)
+    acc_plain = np.mean(plain.predict(Xt) == yt)
+    # theory: clean-covariance LDA ~0.945, noisy-covariance LDA ~0.81 on clean data
+    assert acc_aware > 0.92 and acc_plain < 0.85, (acc_aware, acc_plain)
+
+
+def test_noise_aware_lda_matches_closed_form():
+    from dpcda.training.learners import NoiseAwareLDA
+
+    Xs, ys = _correlated_problem(5000, 2, noise=0.5)
+    m = NoiseAwareLDA(2, noise_var=0.25, shrinkage=0.01).fit(Xs, ys)
+    mu = np.stack([Xs[ys == k].mean(0) for k in range(2)])
+    R = Xs - mu[ys]
+    C = R.T @ R / len(R) - 0.25 * np.eye(2)
+    ev = np.linalg.eigvalsh(C)
+    assert ev.min() > 0  # the clean covariance is positive definite here: no clipping happens
+    floor = 0.01 * (0.25 + ev.mean())
+    P = np.linalg.inv(C + floor * np.eye(2))
+    np.testing.assert_allclose(m.W_, mu @ P, rtol=1e-8)
+    np.testing.assert_allclose(m.b_, -0.5 * np.sum((mu @ P) * mu, axis=1), rtol=1e-8)

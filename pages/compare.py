@@ -1,0 +1,253 @@
+"""Compare: DP-CDA against DPMix, local perturbation and random projection at equal ε (Table 5).
+
+Launch queues one ``experiment`` job per mechanism × run in the shared job store (a worker
+process runs them) and the page sets our measured accuracy beside the paper's Table 5, which
+also reports generative baselines (G-PATE, DP-Merf, GS-WGAN) that we only quote.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+
+import pandas as pd
+import streamlit as st
+
+from dpcda import reference
+from dpcda.data import get_dataset_spec
+from dpcda.jobs import JobStore, cancel_sweep, ensure_worker, live_workers, sweep_results
+from dpcda.mechanisms import MECHANISMS
+from dpcda.presets import PRESETS
+from dpcda.privacy import ACCOUNTANT_INFO
+from dpcda.training import list_models, model_spec
+from pages.common import (DELTA_VALUES, POWERS_OF_TWO, accountant_assumptions, ensure_app_navigation,
+                          fmt_delta, privacy_footnote)
+
+DATASETS = ("digits", "mnist", "fashion-mnist", "cifar10")
+MECHS = ("dp-cda", "dpmix", "local", "random-projection")
+PAPER_NAME = {"dp-cda": "DP-CDA", "dpmix": "DP-Mix", "local": "Local Perturbation",
+              "random-projection": "Random Projection"}
+QUOTED = ("G-PATE", "DP-Merf", "GS-WGAN")  # generative baselines: the paper's numbers only
+DEFAULT_MODEL = {"digits": "linear"}  # the image datasets: the paper's CNN
+DPPRO_TEXT = ("DPPro's Gaussian mechanism on the random projection: noise std "
+              "s(R)·√(log(1/(2δ)) + ε)/ε, s(R) the spectral norm of R, rows clipped to norm 1; "
+              "R is data-independent and published")
+
+
+def epsilon_options(dataset: str) -> list[float]:
+    cols = [eps for ds, eps in reference.TABLE5_COLUMNS if ds == dataset]
+    return cols or [20.0, 10.0]
+
+
+def paper_table5(dataset: str, epsilon: float) -> dict[str, float]:
+    """{paper method name: reported accuracy} for one Table 5 column (empty if none)."""
+    if dataset not in reference.DATASETS[:3]:
+        return {}
+    return {r.method: r.accuracy for r in reference.table5(dataset) if r.epsilon == float(epsilon)}
+
+
+def comparison_table(dataset: str, epsilon: float, res: pd.DataFrame | None, jobs) -> pd.DataFrame:
+    """Our mechanisms (measured, if a sweep is given) then the quoted baselines, beside the paper."""
+    paper = paper_table5(dataset, epsilon)
+    first = {}
+    for j in jobs:
+        if j.status == "done" and j.result:
+            first.setdefault(j.config["mechanism"], (j.config, j.result))
+    rows = []
+    for m in MECHS:
+        g = res[res["mechanism"] == m] if res is not None else pd.DataFrame()
+        r = g.iloc[0] if len(g) else None
+        jc, jr = first.get(m, ({}, {}))
+        rows.append({
+            "method": PAPER_NAME[m], "ours: accuracy": r["mean"] if r is not None else None,
+            "± std": r["std"] if r is not None else None, "runs": int(r["runs"]) if r is not None else 0,
+            "paper (Table 5)": paper.get(PAPER_NAME[m]),
+            "accountant": jr.get("accountant") or (r["accountant"] if r is not None else None),
+            "σ": jr.get("sigma_x"), "achieved ε": jr.get("epsilon"),
+            "l": jc.get("l") if m in ("dp-cda", "dpmix") else None,
+            "model": (jc.get("train") or {}).get("model"),
+            "complexity": reference.TABLE5_COMPLEXITY.get(PAPER_NAME[m], "")})
+    for name in QUOTED:
+        rows.append({"method": name, "ours: accuracy": None, "± std": None, "runs": 0,
+                     "paper (Table 5)": paper.get(name), "accountant": "(paper's number only)",
+                     "σ": None, "achieved ε": None, "l": None, "model": None, "complexity": ""})
+    return pd.DataFrame(rows)
+
+
+def comparison_figure(table: pd.DataFrame, title: str):
+    import plotly.graph_objects as go
+
+    ours = table[table["runs"] > 0]
+    fig = go.Figure()
+    if len(ours):
+        fig.add_trace(go.Bar(x=ours["method"].tolist(), y=ours["ours: accuracy"].tolist(), name="ours",
+                             error_y=dict(type="data", array=ours["± std"].fillna(0.0).tolist(), visible=True),
+                             marker_color="#2f5fb3"))
+    paper = table.dropna(subset=["paper (Table 5)"])
+    if len(paper):
+        fig.add_trace(go.Bar(x=paper["method"].tolist(), y=paper["paper (Table 5)"].tolist(),
+                             name="paper (Table 5)", marker_color="#b0b6c0",
+                             marker_pattern_shape="/"))
+    fig.update_layout(barmode="group", title=title, height=400, margin=dict(l=10, r=10, t=50, b=10),
+                      yaxis=dict(title="test accuracy (real test split)", range=[0, 1.02]))
+    return fig
+
+
+ensure_app_navigation()
+st.title("Compare: DP-CDA and the baselines at equal ε")
+st.caption("The paper's Table 5, measured here: every mechanism is calibrated to the same target ε (each "
+           "with its own accountant) and a model is trained on its release and tested on the real test "
+           "split. Jobs run in a background worker; the store is shared by every session.")
+try:
+    store = JobStore()
+except (OSError, RuntimeError, ValueError) as exc:
+    st.error(f"Cannot open the job store: {exc}")
+    st.stop()
+
+# --- setting ------------------------------------------------------------------------------------
+sb = st.sidebar
+sb.header("New comparison")
+dataset = sb.selectbox("Dataset", DATASETS, key="compare_dataset", format_func=lambda n: get_dataset_spec(n).title)
+eps_opts = epsilon_options(dataset)
+max_l = min(PRESETS.get(dataset).class_counts)
+ls = [v for v in POWERS_OF_TWO if v <= max_l]
+for key, allowed in (("compare_eps", eps_opts), ("compare_l_cda", ls), ("compare_l_mix", ls)):
+    if key in st.session_state and st.session_state[key] not in allowed:
+        del st.session_state[key]  # the dataset changed: back to the default
+epsilon = sb.selectbox("Target ε (all mechanisms)", eps_opts, index=eps_opts.index(10.0) if 10.0 in eps_opts else 0,
+                       key="compare_eps", format_func=lambda e: f"{e:g}")
+mechs = sb.multiselect("Mechanisms", MECHS, default=list(MECHS), key="compare_mechs",
+                       format_func=lambda m: MECHANISMS.get(m).title)
+c1, c2 = sb.columns(2)
+runs = int(c1.number_input("Runs", 1, 20, 3, key="compare_runs"))
+epochs = int(c2.number_input("Epochs", 1, 200, 5, key="compare_epochs"))
+models = list_models()
+if st.session_state.get("compare_model_for") != dataset:
+    st.session_state["compare_model"] = DEFAULT_MODEL.get(dataset, "cnn")
+    st.session_state["compare_model_for"] = dataset
+model = sb.selectbox("Model (DP-CDA, DPMix, local)", models, key="compare_model",
+                     format_func=lambda m: f"{m}: {model_spec(m).title}")
+flat = [m for m in models if not model_spec(m).needs_image]
+rp_model = sb.selectbox("Model (random projection)", flat, index=flat.index("fc"), key="compare_rp_model",
+                        help="Projected features are no longer images: the paper uses FC100-FC100-FC10.")
+label_mode = sb.radio("Labels", ("hard", "soft"), horizontal=True, key="compare_label_mode")
+c1, c2 = sb.columns(2)
+l_cda = c1.selectbox("l (DP-CDA)", ls, index=ls.index(4), key="compare_l_cda")
+l_mix = c2.selectbox("l (DPMix)", ls, index=ls.index(16), key="compare_l_mix")
+acc_cda = sb.selectbox("DP-CDA accountant", ("paper", "class-aware"), key="compare_acc_cda")
+acc_mix = sb.selectbox("DPMix / local accountant", ("dpmix", "dpmix-low"), key="compare_acc_mix")
+delta = sb.select_slider("δ", DELTA_VALUES, value=1e-5, format_func=fmt_delta, key="compare_delta")
+launch = sb.button("Launch comparison", type="primary", key="compare_launch", width="stretch")
+
+new_id = None
+if launch:
+    if not mechs:
+        st.error("Nothing to launch: select at least one mechanism.")
+    else:
+        jobs = []
+        for m in (m for m in MECHS if m in mechs):
+            cfg = {"dataset": dataset, "mechanism": m, "epsilon": float(epsilon), "delta": delta,
+                   "train": {"model": rp_model if m == "random-projection" else model, "epochs": epochs,
+                             "label_mode": label_mode}}
+            if m == "dp-cda":
+                cfg.update(l=l_cda, accountant=acc_cda)
+            elif m == "dpmix":
+                cfg.update(l=l_mix, accountant=acc_mix)
+            elif m == "local":
+                cfg.update(accountant=acc_mix)
+            jobs += [("experiment", dict(cfg, run=r)) for r in range(runs)]
+        config = {"page": "compare", "base": {"dataset": dataset}, "epsilon": float(epsilon),
+                  "mechanisms": [m for m in MECHS if m in mechs], "runs": runs}
+        try:
+            new_id = store.create_sweep(f"{dataset}: compare at ε {epsilon:g}; {runs} run(s)", config, jobs)
+        except ValueError as exc:
+            st.error(f"Cannot launch this comparison: {exc}")
+        else:
+            try:
+                ensure_worker(store)
+            except (OSError, RuntimeError, ValueError) as exc:
+                st.warning(f"Queued, but no worker could be started ({exc}): run "
+                           f"`python -m dpcda worker --db {store.path}`.")
+
+# --- which comparison ---------------------------------------------------------------------------
+sweeps = {s.id: s for s in reversed(store.sweeps()) if (s.config or {}).get("page") == "compare"}
+if new_id is not None:
+    st.session_state["compare_sweep"] = new_id
+elif st.session_state.get("compare_sweep") not in sweeps:
+    try:
+        wanted = int(st.query_params.get("compare", ""))
+    except ValueError:
+        wanted = None
+    if wanted in sweeps:
+        st.session_state["compare_sweep"] = wanted
+sid = st.selectbox("Comparison (every session's, newest first)", list(sweeps), index=None, key="compare_sweep",
+                   format_func=lambda i: f"#{i} · {sweeps[i].name} · {sweeps[i].status}",
+                   placeholder="None: the paper's numbers at the setting on the left")
+jobs, res = [], None
+if sid is not None:
+    st.query_params["compare"] = str(sid)
+    jobs = store.jobs(sweep_id=sid)
+    dataset, epsilon = sweeps[sid].config["base"]["dataset"], sweeps[sid].config["epsilon"]
+    active = any(not j.terminal for j in jobs)
+    st.session_state["compare_seen"] = (sid, sum(j.terminal for j in jobs))
+
+    @st.fragment(run_every=2 if active else None)
+    def progress() -> None:
+        """Live progress while the comparison runs (polls the store every 2 s)."""
+        now = store.jobs(sweep_id=sid)
+        done = sum(j.terminal for j in now)
+        if (sid, done) != st.session_state.get("compare_seen"):
+            st.rerun()
+        count = Counter(j.status for j in now)
+        st.progress(done / len(now), text=f"{done} of {len(now)} job(s) finished · " + " · ".join(
+            f"{count[s]} {s}" for s in ("done", "running", "queued", "failed", "cancelled") if count[s]))
+        for j in (j for j in now if j.status == "running"):
+            frac = (j.epoch or 0) / j.n_epochs if j.n_epochs else 0.0
+            st.progress(min(frac, 1.0), text=f"job #{j.id}: {PAPER_NAME[j.config['mechanism']]}, run "
+                        f"{j.config['run'] + 1}: epoch {j.epoch or 0} of {j.n_epochs or '?'} ({j.message})")
+        if count["queued"] or count["running"]:
+            if not live_workers(store):
+                st.warning("No worker is running for this store, so queued jobs will wait.")
+                if st.button("Start a worker", key="compare_start_worker"):
+                    ensure_worker(store)
+                    st.rerun()
+            if st.button("Cancel comparison", key="compare_cancel"):
+                cancel_sweep(sid, store)
+                st.rerun()
+        for j in (j for j in now if j.status == "failed"):
+            st.error(f"{PAPER_NAME[j.config['mechanism']]} (job #{j.id}) failed: "
+                     f"{(j.message or 'failed').splitlines()[0]}")
+
+    progress()
+    res = sweep_results(store, sid)
+    res = res[res["runs"] > 0]
+
+# --- Table 5 ------------------------------------------------------------------------------------
+title = f"{get_dataset_spec(dataset).title}, ε = {epsilon:g}"
+st.subheader(title)
+table = comparison_table(dataset, epsilon, res, jobs)
+st.dataframe(table, hide_index=True, width="stretch", column_config={
+    "ours: accuracy": st.column_config.NumberColumn(format="%.4f"),
+    "± std": st.column_config.NumberColumn(format="%.4f"),
+    "paper (Table 5)": st.column_config.NumberColumn(format="%.3f"),
+    "σ": st.column_config.NumberColumn(format="%.4g"),
+    "achieved ε": st.column_config.NumberColumn(format="%.4g")})
+if not paper_table5(dataset, epsilon):
+    st.caption(f"The paper reports no Table 5 column for {dataset} at ε = {epsilon:g} (it has MNIST and "
+               "Fashion-MNIST at ε = 20, 10 and CIFAR-10 at ε = 30, 20).")
+elif dataset == "fashion-mnist":
+    st.caption("DP-Mix: " + reference.TABLE5_NOTES["DP-Mix"])
+if table["runs"].sum() or table["paper (Table 5)"].notna().any():
+    st.plotly_chart(comparison_figure(table, title), width="stretch", key="compare_fig")
+cda_jobs = [j for j in jobs if j.config["mechanism"] == "dp-cda"]
+acc = cda_jobs[0].config["accountant"] if cda_jobs else acc_cda
+conversion = jobs[0].config["conversion"] if jobs else "mironov"
+st.markdown(
+    f"**Which accountant produced each ε** (δ = {fmt_delta(jobs[0].config['delta'] if jobs else delta)}; "
+    f"the RDP accountants convert to (ε, δ) with the {conversion} conversion). DP-CDA: `{acc}` (see below). DPMix "
+    f"and local perturbation: DPMix's own analysis (`dpmix`: {ACCOUNTANT_INFO['dpmix'].title}; "
+    f"`dpmix-low`: {ACCOUNTANT_INFO['dpmix-low'].title}), features scaled to [0, 1] by public bounds. "
+    f"Random projection: {DPPRO_TEXT}. The paper's numbers are as published (its own accountants; T, c "
+    "and δ unstated); GS-WGAN, G-PATE and DP-Merf are quoted, not run.")
+accountant_assumptions([acc, "dpmix", "dpmix-low"])
+privacy_footnote(acc, conversion, delta=jobs[0].config["delta"] if jobs else delta, what="DP-CDA's ε")

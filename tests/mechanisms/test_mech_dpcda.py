@@ -1,0 +1,270 @@
+"""DP-CDA generator: exactness without noise, class purity, counts, noise law, label flips."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+from scipy import integrate, stats
+
+import dpcda
+from mech_data import IDENTITY, make_blocks, make_constant_classes
+from dpcda.mechanisms import generate_dpcda
+from dpcda.mechanisms.dp_cda import generate_dpcda_traced
+from dpcda.privacy import ACCOUNTANT_INFO, calibrate
+
+P_MIN = 1e-4
+
+
+def test_l1_without_noise_reproduces_preprocessed_rows_of_the_class():
+    X, y = make_blocks(seed=2)
+    rel = generate_dpcda(X, y, l=1, T=200, sigma_x=0, sigma_y=0, normalize="zscore", c=1.0,
+                         seed=1)
+    Xp = rel.preprocess(X)  # z-score + clip, the same preprocessing
+    assert np.abs(np.linalg.norm(Xp, axis=1)).max() <= 1.0 + 1e-6
+    dist = ((rel.X[:, None, :] - Xp[None, :, :]) ** 2).sum(-1)
+    nearest = dist.argmin(axis=1)
+    assert dist.min(axis=1).max() < 1e-10  # every output row IS a preprocessed real row
+    assert (y[nearest] == rel.y).all()      # ... of its own class
+
+
+def test_each_output_is_the_mean_of_l_distinct_points_of_its_class(blocks):
+    X, y = blocks
+    rel, tr = generate_dpcda_traced(X, y, l=7, T=400, sigma_x=0, sigma_y=0, seed=3,
+                                    return_indices=True, **IDENTITY)
+    idx = tr.indices
+    assert idx.shape == (400, 7)
+    assert (np.diff(np.sort(idx, axis=1), axis=1) > 0).all()       # distinct within a sample
+    assert (y[idx] == tr.source[:, None]).all()                    # all from the row's class
+    np.testing.assert_allclose(rel.X, X[idx].mean(axis=1), rtol=0, atol=1e-5)
+    # Independently of the trace: a mixture of class k is non-zero only in block k.
+    width = X.shape[1] // 4
+    mass = np.abs(rel.X).reshape(len(rel.X), 4, width).sum(-1)
+    assert ((mass > 0).sum(axis=1) == 1).all()
+    assert (mass.argmax(axis=1) == rel.y).all()
+
+
+def test_per_class_counts_are_floor_T_over_K(blocks):
+    X, y = blocks
+    rel = generate_dpcda(X, y, l=3, T=1003, sigma_x=0, sigma_y=0, seed=0, **IDENTITY)
+    assert rel.X.shape == (1000, X.shape[1]) and rel.X.dtype == np.float32
+    assert rel.y.dtype == np.int64 and rel.y_soft.dtype == np.float32
+    assert np.bincount(rel.y, minlength=4).tolist() == [250] * 4
+    assert rel.card["parameters"]["T_per_class"] == 250
+    assert rel.card["release"]["n_samples"] == 1000
+    # the rows are shuffled: class blocks do not come in order
+    assert (np.diff(rel.y) != 0).sum() > 100
+
+
+def test_every_point_of_a_class_is_used_uniformly(blocks):
+    """Selection frequency of each point in its class: T_k * l / N_k (chi-square per class)."""
+    X, y = blocks
+    T, l = 8000, 5
+    _, tr = generate_dpcda_traced(X, y, l=l, T=T, sigma_x=0, sigma_y=0, seed=5,
+                                  return_indices=True, **IDENTITY)
+    used = np.bincount(tr.indices.ravel(), minlength=len(y))
+    for k in range(4):
+        counts = used[y == k]
+        assert counts.sum() == (T // 4) * l
+        assert stats.chisquare(counts).pvalue > P_MIN
+
+
+def test_feature_and_label_noise_have_variance_sigma_squared():
+    X, y, V = make_constant_classes(K=3, n=20, d=16)
+    sx, sy = 0.3, 0.7
+    rel, tr = generate_dpcda_traced(X, y, l=4, T=3000, sigma_x=sx, sigma_y=sy, seed=11,
+                                    **IDENTITY)
+    nx = (rel.X - V[tr.source]).ravel().astype(np.float64)
+    ny = (rel.y_soft - np.eye(3)[tr.source]).ravel().astype(np.float64)
+    for noise, s in ((nx, sx), (ny, sy)):
+        n = noise.size
+        assert abs(noise.mean()) < 5 * s / math.sqrt(n)
+        # (n-1) s^2 / sigma^2 ~ chi^2(n-1); its standard deviation is sqrt(2(n-1))
+        chi = (n - 1) * noise.var(ddof=1) / s**2
+        assert abs(chi - (n - 1)) < 5 * math.sqrt(2 * (n - 1))
+        assert stats.kstest(noise / s, "norm").pvalue > P_MIN
+    assert stats.kstest(nx[: len(nx) // 2] / sx, "norm").pvalue > P_MIN
+
+
+def _exact_flip_probability(sigma: float, K: int) -> float:
+    """P(argmax(onehot(k) + N(0, sigma^2 I_K)) != k) = 1 - int phi(z) Phi(z + 1/sigma)^(K-1) dz."""
+    f = lambda z: stats.norm.pdf(z) * stats.norm.cdf(z + 1.0 / sigma) ** (K - 1)  # noqa: E731
+    correct, _ = integrate.quad(f, -12, 12, epsabs=1e-12)
+    return 1.0 - correct
+
+
+def test_exact_flip_probability_agrees_with_monte_carlo():
+    rng = np.random.default_rng(0)
+    z = rng.normal(size=(400000, 4)) * 0.8
+    z[:, 0] += 1.0
+    mc = (z.argmax(axis=1) != 0).mean()
+    p = _exact_flip_probability(0.8, 4)
+    assert abs(mc - p) < 5 * math.sqrt(p * (1 - p) / len(z))
+
+
+@pytest.mark.parametrize("sigma_y", [0.5, 1.0])
+def test_hard_labels_flip_at_the_rate_the_noise_implies(blocks, sigma_y):
+    X, y = blocks
+    T = 20000
+    rel, tr = generate_dpcda_traced(X, y, l=2, T=T, sigma_x=0.1, sigma_y=sigma_y, seed=21,
+                                    **IDENTITY)
+    assert (rel.y == rel.y_soft.argmax(axis=1)).all()
+    flips = int((rel.y != tr.source).sum())
+    p = _exact_flip_probability(sigma_y, 4)
+    assert abs(flips - T * p) < 5 * math.sqrt(T * p * (1 - p))
+
+
+def test_card_contents_and_no_seed_anywhere(blocks):
+    X, y = blocks
+    seed = 987654321
+    rel = generate_dpcda(X, y, l=2, T=40, sigma_x=0.5, sigma_y=0.5, seed=seed, dataset="blocks",
+                         class_names=["a", "b", "c", "d"], image_shape=(1, 4, 5))
+    card = rel.card
+    text = json.dumps(card)
+    assert str(seed) not in text and "seed" not in text.lower()
+    assert "rng" not in json.dumps(list(_keys(card))).lower()
+    assert card["algorithm"] == "dp-cda" and card["library_version"] == dpcda.__version__
+    assert card["parameters"] == {"l": 2, "T": 40, "T_per_class": 10, "c": 1.0, "sigma_x": 0.5,
+                                  "sigma_y": 0.5, "delta": 1e-5}
+    priv = card["privacy"]
+    assert priv["accountant"] == "paper" and priv["conversion"] == "mironov"
+    assert priv["assumptions"] == ACCOUNTANT_INFO["paper"].assumptions
+    assert priv["private"] is True and priv["epsilon"] > 0 and isinstance(priv["alpha"], float)
+    assert "class-aware" in priv["other_accountants"]
+    norm = card["normalization"]
+    assert norm["method"] == "zscore" and norm["statistics_from_private_data"] is True
+    assert "not covered" in norm["note"].lower()
+    data = card["data"]
+    assert data["N"] == len(y) and data["class_counts"] == np.bincount(y).tolist()
+    assert data["image_shape"] == [1, 4, 5] and data["class_names"] == ["a", "b", "c", "d"]
+    assert card["created_at"].endswith("+00:00")
+    assert "seed" not in rel.summary().lower() and str(seed) not in rel.summary()
+
+
+def _keys(obj):
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            yield k
+            yield from _keys(v)
+    elif isinstance(obj, list):
+        for v in obj:
+            yield from _keys(v)
+
+
+def test_public_scaling_is_recorded_as_covered(blocks):
+    X, y = blocks
+    rel = generate_dpcda(X, y, l=2, T=40, sigma_x=0.5, normalize="scale", bounds=(0.0, 2.0))
+    assert rel.card["normalization"]["statistics_from_private_data"] is False
+    assert rel.card["normalization"]["covered_by_guarantee"] is True
+    assert rel.card["parameters"]["sigma_y"] == 0.5  # defaults to sigma_x (ratio 1)
+
+
+def test_non_private_setting_is_labelled(blocks):
+    X, y = blocks
+    rel = generate_dpcda(X, y, l=2, T=40, sigma_x=0, sigma_y=0)
+    priv = rel.card["privacy"]
+    assert priv["private"] is False and priv["epsilon"] is None
+    assert "inf" in priv["epsilon_text"] and "NON-PRIVATE" in priv["label"]
+    assert "inf" in rel.summary()
+
+
+def test_target_epsilon_is_calibrated_with_the_class_counts(blocks):
+    X, y = blocks
+    rel = generate_dpcda(X, y, l=3, T=100, epsilon=8.0, delta=1e-4, accountant="class-aware",
+                         conversion="improved")
+    cal = calibrate(epsilon=8.0, delta=1e-4, l=3, c=1.0, T=100, n=len(y),
+                    class_counts=tuple(np.bincount(y)), d_x=X.shape[1], d_y=4,
+                    accountant="class-aware", conversion="improved")
+    priv = rel.card["privacy"]
+    assert rel.card["parameters"]["sigma_x"] == pytest.approx(cal.sigma_x, rel=1e-9)
+    assert priv["epsilon"] <= 8.0 and priv["epsilon"] == pytest.approx(8.0, rel=1e-6)
+    assert priv["accountant"] == "class-aware" and priv["calibrated_to_epsilon"] == 8.0
+    assert priv["assumptions"] == ACCOUNTANT_INFO["class-aware"].assumptions
+
+
+def test_seed_reproduces_and_os_randomness_differs(blocks):
+    X, y = blocks
+    kw = dict(l=3, T=60, sigma_x=0.2, compare_accountants=False)
+    a, b = generate_dpcda(X, y, seed=4, **kw), generate_dpcda(X, y, seed=4, **kw)
+    c, d = generate_dpcda(X, y, **kw), generate_dpcda(X, y, **kw)
+    assert np.array_equal(a.X, b.X) and np.array_equal(a.y_soft, b.y_soft)
+    assert not np.array_equal(c.X, d.X)
+    assert not a.X.flags.writeable and not a.y.flags.writeable
+
+
+def test_segments_are_snapped_to_one_hot_codes():
+    """A tabular set with one numeric column and a 3-category one-hot segment (columns 1:4)."""
+    rng = np.random.default_rng(0)
+    n = 90
+    cat = rng.integers(0, 3, n)
+    X = np.zeros((n, 4), dtype=np.float32)
+    X[:, 0] = rng.normal(size=n)
+    X[np.arange(n), 1 + cat] = 1
+    y = (rng.random(n) < 0.5).astype(np.int64)
+    rel, tr = generate_dpcda_traced(X, y, l=1, T=200, sigma_x=0, sigma_y=0, segments=[(1, 4)],
+                                    normalize="zscore", c=1.0, seed=2, return_indices=True)
+    mu, sd = X[:, 1:4].mean(0), X[:, 1:4].std(0)
+    codes = (np.eye(3)[cat[tr.indices[:, 0]]] - mu) / sd  # the real rows' categories, unclipped
+    np.testing.assert_allclose(rel.X[:, 1:4], codes, atol=1e-5)
+    assert rel.card["postprocessing"][0]["segments"] == 1
+    noisy = generate_dpcda(X, y, l=5, T=200, sigma_x=0.5, segments=[(1, 4)], c=1.0)
+    block = noisy.X[:, 1:4] * sd + mu  # back in 0/1 units: a one-hot row each
+    np.testing.assert_allclose(np.sort(block, axis=1), np.tile([0, 0, 1], (200, 1)), atol=1e-5)
+    with pytest.raises(ValueError, match="overlap"):
+        generate_dpcda(X, y, l=1, T=10, sigma_x=0, sigma_y=0, segments=[(1, 3), (2, 4)])
+
+
+BAD = [
+    (dict(l=0), "l must be an integer"),
+    (dict(l=2.5), "l must be an integer"),
+    (dict(l=True), "l must be an integer"),
+    (dict(T=0), "T must be an integer"),
+    (dict(T=3), r"T must be an integer >= 4 .*number of classes"),
+    (dict(sigma_x=-0.1), "sigma_x must be a finite number >= 0"),
+    (dict(sigma_x=0.2, sigma_y=-1), "sigma_y must be"),
+    (dict(sigma_x=0.0, sigma_y=0.3), "sigma_x must be > 0 unless"),
+    (dict(c=0), "c must be a finite number > 0"),
+    (dict(c=-1), "c must be a finite number > 0"),
+    (dict(delta=0), "delta must be"),
+    (dict(sigma_x=None), "give either epsilon"),
+    (dict(epsilon=5.0), "not both"),
+    (dict(sigma_x=None, epsilon=-1.0), "epsilon must be"),
+    (dict(accountant="nope"), "accountant must be one of"),
+    (dict(normalize="minmax"), "normalize must be one of"),
+    (dict(device="quantum"), "device"),
+]
+
+
+@pytest.mark.parametrize("kw,match", BAD)
+def test_bad_parameters(blocks, kw, match):
+    X, y = blocks
+    args = dict(l=2, T=40, sigma_x=0.5)
+    args.update(kw)
+    with pytest.raises(ValueError, match=match):
+        generate_dpcda(X, y, **args)
+
+
+def test_bad_data(blocks):
+    X, y = blocks
+    kw = dict(l=2, T=40, sigma_x=0.5)
+    Xn = X.copy()
+    Xn[3, 1] = np.nan
+    with pytest.raises(ValueError, match="NaN or infinite"):
+        generate_dpcda(Xn, y, **kw)
+    Xn[3, 1] = np.inf
+    with pytest.raises(ValueError, match="NaN or infinite"):
+        generate_dpcda(Xn, y, **kw)
+    with pytest.raises(ValueError, match="same length"):
+        generate_dpcda(X, y[:-1], **kw)
+    with pytest.raises(ValueError, match="at least 2 classes"):
+        generate_dpcda(X, np.zeros_like(y), **kw)
+    with pytest.raises(ValueError, match="class labels"):
+        generate_dpcda(X, y - 1, **kw)
+    with pytest.raises(ValueError, match="2-D"):
+        generate_dpcda(X[:, 0], y, **kw)
+    small = np.concatenate([y[y != 2], [2, 2]])
+    Xs = np.concatenate([X[y != 2], X[y == 2][:2]])
+    with pytest.raises(ValueError, match=r"class 2 \('c'\) has only 2 points, fewer than l=3"):
+        generate_dpcda(Xs, small, l=3, T=40, sigma_x=0.5, class_names=["a", "b", "c", "d"])

@@ -1,0 +1,204 @@
+"""AppTest tests of the Utility page (pages/utility.py): launching sweeps, progress, results.
+
+Every test gets its own job store (``DPCDA_HOME`` = a temp folder). The page's
+``ensure_worker`` is replaced by a recorder, so no background process starts; jobs are run
+in-process with :class:`dpcda.jobs.Worker` or finished through the store API.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from dpcda import reference
+from dpcda.jobs import JobStore, Worker, sweep_results
+from dpcda.jobs.sweep import submit_sweep
+
+ROOT = Path(__file__).resolve().parents[2]
+PAGE = str(ROOT / "pages" / "utility.py")
+INF = math.inf
+
+
+@pytest.fixture
+def store(monkeypatch, tmp_path) -> JobStore:
+    monkeypatch.setenv("DPCDA_HOME", str(tmp_path))
+    return JobStore()  # the page opens the same file: $DPCDA_HOME/jobs.sqlite3
+
+
+@pytest.fixture
+def worker_calls(monkeypatch) -> list:
+    import dpcda.jobs
+
+    calls = []
+    monkeypatch.setattr(dpcda.jobs, "ensure_worker",
+                        lambda db=None, **kw: calls.append(db) or {"worker_id": "w-test", "pid": None,
+                                                                   "started": True})
+    return calls
+
+
+def run(at: AppTest) -> AppTest:
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def page(**query) -> AppTest:
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    for k, v in query.items():
+        at.query_params[k] = v
+    return run(at)
+
+
+def figure(at: AppTest) -> dict:
+    charts = at.get("plotly_chart")
+    assert len(charts) == 1
+    return json.loads(charts[0].proto.spec)
+
+
+def finish_with(store: JobStore, sweep_id: int, accuracies: dict) -> None:
+    """Finish every job of a sweep through the store API with a given accuracy per (eps, l, run)."""
+    for _ in store.jobs(sweep_id=sweep_id):
+        job = store.claim("w-fake", ["experiment"], sweep_id=sweep_id)
+        c = job.config
+        acc = accuracies[(c["epsilon"], c["l"], c["run"])]
+        sigma = 0.0 if math.isinf(c["epsilon"]) else 0.5 / c["l"]
+        assert store.finish(job.id, "w-fake", "done", result={
+            "accuracy": acc, "sigma_x": sigma, "sigma_y": sigma, "epsilon": c["epsilon"], "alpha": 7,
+            "delta": c["delta"], "accountant": c["accountant"], "conversion": c["conversion"],
+            "n_train": 60000})
+
+
+def test_renders_without_a_sweep(store, worker_calls):
+    at = page()
+    assert "Utility" in at.title[0].value
+    assert at.selectbox(key="utility_dataset").value == "digits"
+    assert at.selectbox(key="utility_model").value == "linear"  # the per-dataset default
+    assert at.selectbox(key="utility_accountant").value == "paper"
+    assert at.selectbox(key="utility_sweep").value is None
+    assert not at.error and not at.get("plotly_chart")
+    assert not worker_calls and store.sweeps() == []
+
+
+def test_model_default_follows_the_dataset(store, worker_calls):
+    at = page()
+    at.selectbox(key="utility_dataset").set_value("adult")
+    run(at)
+    assert at.selectbox(key="utility_model").value == "tree"
+    assert "cnn" not in at.selectbox(key="utility_model").options  # no image models for tabular data
+    at.selectbox(key="utility_dataset").set_value("fashion-mnist")
+    run(at)
+    assert at.selectbox(key="utility_model").value == "cnn"
+
+
+def test_launch_queues_a_sweep_and_starts_a_worker_then_shows_results(store, worker_calls):
+    at = page()
+    at.multiselect(key="utility_eps").set_value([INF, 10.0])
+    at.multiselect(key="utility_ls").set_value([1, 2])
+    at.number_input(key="utility_runs").set_value(2)
+    at.number_input(key="utility_epochs").set_value(1)
+    at.selectbox(key="utility_model").set_value("ncm")
+    run(at)
+    at.button(key="utility_launch").click()
+    run(at)
+    assert not at.error
+    (sweep,) = store.sweeps()
+    jobs = store.jobs(sweep_id=sweep.id)
+    assert len(jobs) == 2 * 2 * 2
+    assert {(j.config["epsilon"], j.config["l"], j.config["run"]) for j in jobs} == {
+        (e, l, r) for e in (INF, 10.0) for l in (1, 2) for r in (0, 1)}
+    assert {j.config["train"]["model"] for j in jobs} == {"ncm"}
+    assert {j.config["accountant"] for j in jobs} == {"paper"}
+    assert all(j.status == "queued" for j in jobs)
+    assert len(worker_calls) == 1 and Path(worker_calls[0].path) == store.path
+    # The sweep is selected and in the address, so a refreshed tab finds it again.
+    assert at.selectbox(key="utility_sweep").value == sweep.id
+    assert at.query_params["sweep"] in (str(sweep.id), [str(sweep.id)])
+    assert any(p.proto.text.startswith("0 of 8 job(s) finished") for p in at.get("progress"))
+
+    Worker(store).run(idle_exit=0)  # the real experiment pipeline, in-process (ncm: no torch training)
+    run(at)  # AppTest does not fire run_every fragments: rerun to refresh
+    assert not at.error
+    spec = figure(at)
+    ours = {t["name"]: t for t in spec["data"] if t["name"].startswith("ours")}
+    assert set(ours) == {"ours, ε = ∞", "ours, ε = 10"}
+    res = sweep_results(store, sweep.id)
+    for eps, name in ((INF, "ours, ε = ∞"), (10.0, "ours, ε = 10")):
+        rows = res[res["epsilon"] == eps].sort_values("l")
+        assert ours[name]["x"] == [1, 2]
+        assert ours[name]["y"] == pytest.approx(rows["mean"].tolist())
+        assert ours[name]["error_y"]["visible"] is True
+        assert ours[name]["error_y"]["array"] == pytest.approx(rows["std"].fillna(0).tolist())
+    assert spec["layout"]["xaxis"]["type"] == "log"
+    assert not any("paper" in t["name"] for t in spec["data"])  # the paper has no digits column
+    table = at.dataframe[0].value
+    assert len(table) == 4 and set(table["runs"]) == {2}
+    private = table[table["epsilon_target"] == "10"]
+    assert (private["accountant"] == "paper").all() and (private["conversion"] == "mironov").all()
+    assert (private["sigma_x"] > 0).all() and (private["epsilon_achieved"] <= 10 + 1e-9).all()
+    assert (table[table["epsilon_target"] == "∞"]["sigma_x"] == 0).all()
+    assert at.get("download_button")
+    notes = " ".join(m.value for m in at.markdown)
+    assert "**ε = 10**: σ calibrated" in notes and "**paper** accountant" in notes
+    assert "no privacy guarantee" in notes
+    assert any("Privacy footnote" in c.value and "paper" in c.value for c in at.caption)
+
+
+def test_query_param_reopens_a_sweep_with_paper_overlay_for_fashion_mnist(store, worker_calls):
+    sid = submit_sweep(store, {"dataset": "fashion-mnist", "train": {"model": "cnn", "epochs": 1}},
+                       epsilons=[10.0], ls=[1, 4], runs=2)
+    acc = {(10.0, 1, 0): 0.30, (10.0, 1, 1): 0.40, (10.0, 4, 0): 0.66, (10.0, 4, 1): 0.70}
+    finish_with(store, sid, acc)
+    at = page(sweep=str(sid))  # a fresh session: only the address knows the sweep
+    assert at.selectbox(key="utility_sweep").value == sid
+    spec = figure(at)
+    by_name = {t["name"]: t for t in spec["data"]}
+    ours = by_name["ours, ε = 10"]
+    assert ours["y"] == pytest.approx([0.35, 0.68])
+    assert ours["error_y"]["array"] == pytest.approx([math.sqrt(0.005), math.sqrt(0.0008)])
+    paper = by_name["paper (CNN), ε = 10"]
+    assert paper["line"]["dash"] == "dash"
+    assert paper["x"] == [1, 4]
+    assert paper["y"] == [reference.paper_accuracy("fashion-mnist", l, 10).accuracy for l in (1, 4)]
+    table = at.dataframe[0].value
+    assert table["paper_mean"].tolist() == pytest.approx([0.3619, 0.6748])
+    assert not worker_calls  # nothing queued by merely looking
+
+
+def test_no_epsilon_selected_is_an_error_not_an_exception(store, worker_calls):
+    at = page()
+    at.multiselect(key="utility_eps").set_value([])
+    run(at)
+    assert any("at least one target ε" in w.value for w in at.sidebar.get("alert"))
+    at.button(key="utility_launch").click()
+    run(at)
+    assert any("select at least one target ε" in e.value for e in at.error)
+    assert store.sweeps() == [] and not worker_calls
+
+
+def test_invalid_combination_is_reported(store, worker_calls):
+    at = page()
+    at.selectbox(key="utility_dataset").set_value("adult")
+    at.radio(key="utility_label_mode").set_value("soft")  # a decision tree takes no soft labels
+    run(at)
+    at.button(key="utility_launch").click()
+    run(at)
+    assert any("label_mode" in e.value for e in at.error)
+    assert store.sweeps() == [] and not worker_calls
+
+
+def test_cancel_and_unknown_sweep(store, worker_calls):
+    sid = submit_sweep(store, {"dataset": "digits", "train": {"model": "ncm", "epochs": 1}},
+                       epsilons=[INF], ls=[1, 2], runs=1)
+    at = page(sweep=str(sid))
+    assert any("No worker is running" in w.value for w in at.warning)
+    at.button(key="utility_cancel").click()
+    run(at)
+    assert {j.status for j in store.jobs(sweep_id=sid)} == {"cancelled"}
+    assert "utility_cancel" not in [b.key for b in at.button]  # nothing left to cancel
+    at = page(sweep="999")
+    assert any("999" in w.value for w in at.warning)
+    assert at.selectbox(key="utility_sweep").value is None
