@@ -87,9 +87,9 @@ def _rdp_class_aware(p: PrivacyParams, l, sx, sy, max_alpha):
                          "class, at least 2 classes), got class_counts=None")
     t_k = p.T // len(p.class_counts)
     r = 2.0 * p.c ** 2 * _inv2(sx) / np.square(l)
-    sizes = np.unique(np.asarray(p.class_counts, dtype=float))
-    per_class = rdp_subsampled_gaussian(r[:, None], l[:, None] / sizes[None, :], max_alpha)
-    return t_k * per_class.max(axis=1)
+    # max_k over classes: every term of the bound grows with gamma = l/N_k (and so does the cap
+    # alpha*r, which does not depend on gamma), so the smallest class is the worst one.
+    return t_k * rdp_subsampled_gaussian(r, l / min(p.class_counts), max_alpha)
 
 
 def _rdp_dpmix_low(p: PrivacyParams, l, sx, sy, max_alpha):

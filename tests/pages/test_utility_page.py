@@ -172,7 +172,7 @@ def test_no_epsilon_selected_is_an_error_not_an_exception(store, worker_calls):
     at = page()
     at.multiselect(key="utility_eps").set_value([])
     run(at)
-    assert any("at least one target ε" in w.value for w in at.sidebar.get("alert"))
+    assert any("at least one target ε" in w.value for w in at.sidebar.warning)
     at.button(key="utility_launch").click()
     run(at)
     assert any("select at least one target ε" in e.value for e in at.error)

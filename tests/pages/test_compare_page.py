@@ -1,0 +1,119 @@
+"""AppTest tests of the Compare page (pages/compare.py): the paper's Table 5 beside our runs.
+
+Each test has its own job store (``DPCDA_HOME`` = a temp folder); ``ensure_worker`` is
+replaced by a recorder and jobs run in-process with :class:`dpcda.jobs.Worker`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from dpcda import reference
+from dpcda.jobs import JobStore, Worker, sweep_results
+
+ROOT = Path(__file__).resolve().parents[2]
+PAGE = str(ROOT / "pages" / "compare.py")
+FOUR = ["DP-CDA", "DP-Mix", "Local Perturbation", "Random Projection"]
+
+
+@pytest.fixture
+def store(monkeypatch, tmp_path) -> JobStore:
+    monkeypatch.setenv("DPCDA_HOME", str(tmp_path))
+    return JobStore()
+
+
+@pytest.fixture
+def worker_calls(monkeypatch) -> list:
+    import dpcda.jobs
+
+    calls = []
+    monkeypatch.setattr(dpcda.jobs, "ensure_worker", lambda db=None, **kw: calls.append(db) or {})
+    return calls
+
+
+def run(at: AppTest) -> AppTest:
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_renders_with_digits_by_default(store, worker_calls):
+    at = run(AppTest.from_file(PAGE, default_timeout=60))
+    assert "Compare" in at.title[0].value
+    assert at.selectbox(key="compare_dataset").value == "digits"
+    table = at.dataframe[0].value
+    assert table["method"].tolist()[:4] == FOUR
+    assert table["paper (Table 5)"].isna().all()  # the paper has no digits column
+    assert any("no Table 5 column for digits" in c.value for c in at.caption)
+    assert any("Privacy footnote" in c.value for c in at.caption)
+    assert not at.error and not worker_calls
+
+
+@pytest.mark.parametrize("epsilon", [10.0, 20.0])
+def test_table_has_the_papers_mnist_numbers(store, worker_calls, epsilon):
+    at = run(AppTest.from_file(PAGE, default_timeout=60))
+    at.selectbox(key="compare_dataset").set_value("mnist")
+    run(at)
+    at.selectbox(key="compare_eps").set_value(epsilon)
+    run(at)
+    table = at.dataframe[0].value.set_index("method")
+    expected = {r.method: r.accuracy for r in reference.table5("mnist") if r.epsilon == epsilon}
+    for name in FOUR:
+        assert table.loc[name, "paper (Table 5)"] == pytest.approx(expected[name])
+    gs_wgan = table.loc["GS-WGAN", "paper (Table 5)"]  # quoted: reported at epsilon = 10 only
+    assert gs_wgan == pytest.approx(0.800) if epsilon == 10 else math.isnan(gs_wgan)
+    bars = json.loads(at.get("plotly_chart")[0].proto.spec)["data"]
+    paper = next(t for t in bars if t["name"] == "paper (Table 5)")
+    assert dict(zip(paper["x"], paper["y"])) == pytest.approx(expected)
+
+
+def test_launch_runs_one_job_per_mechanism_and_run_and_shows_ours(store, worker_calls):
+    at = run(AppTest.from_file(PAGE, default_timeout=60))
+    at.number_input(key="compare_runs").set_value(2)
+    at.number_input(key="compare_epochs").set_value(1)
+    at.selectbox(key="compare_model").set_value("ncm")
+    at.selectbox(key="compare_rp_model").set_value("ncm")
+    run(at)
+    at.button(key="compare_launch").click()
+    run(at)
+    assert not at.error
+    (sweep,) = store.sweeps()
+    jobs = store.jobs(sweep_id=sweep.id)
+    assert sorted((j.config["mechanism"], j.config["run"]) for j in jobs) == sorted(
+        (m, r) for m in ("dp-cda", "dpmix", "local", "random-projection") for r in (0, 1))
+    assert {j.config["epsilon"] for j in jobs} == {10.0}
+    by_mech = {j.config["mechanism"]: j.config for j in jobs}
+    assert (by_mech["dp-cda"]["l"], by_mech["dp-cda"]["accountant"]) == (4, "paper")
+    assert (by_mech["dpmix"]["l"], by_mech["dpmix"]["accountant"]) == (16, "dpmix")
+    assert len(worker_calls) == 1
+    assert at.selectbox(key="compare_sweep").value == sweep.id
+
+    Worker(store).run(idle_exit=0)
+    run(at)
+    assert not at.error
+    table = at.dataframe[0].value.set_index("method")
+    res = sweep_results(store, sweep.id).set_index("mechanism")
+    for mech, name in zip(("dp-cda", "dpmix", "local", "random-projection"), FOUR):
+        assert table.loc[name, "runs"] == 2
+        assert table.loc[name, "ours: accuracy"] == pytest.approx(res.loc[mech, "mean"])
+    assert table.loc["DP-CDA", "accountant"] == "paper"
+    assert table.loc["DP-Mix", "accountant"] == "dpmix"
+    assert table.loc["Random Projection", "accountant"] == "dppro"
+    assert (table.loc[FOUR, "achieved ε"] <= 10 + 1e-6).all()
+    ours = next(t for t in json.loads(at.get("plotly_chart")[0].proto.spec)["data"] if t["name"] == "ours")
+    assert ours["x"] == FOUR and ours["error_y"]["visible"] is True
+
+
+def test_no_mechanism_selected_is_an_error(store, worker_calls):
+    at = run(AppTest.from_file(PAGE, default_timeout=60))
+    at.multiselect(key="compare_mechs").set_value([])
+    run(at)
+    at.button(key="compare_launch").click()
+    run(at)
+    assert any("at least one mechanism" in e.value for e in at.error)
+    assert store.sweeps() == [] and not worker_calls
