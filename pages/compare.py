@@ -7,7 +7,6 @@ also reports generative baselines (G-PATE, DP-Merf, GS-WGAN) that we only quote.
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 
 import pandas as pd
@@ -28,7 +27,8 @@ MECHS = ("dp-cda", "dpmix", "local", "random-projection")
 PAPER_NAME = {"dp-cda": "DP-CDA", "dpmix": "DP-Mix", "local": "Local Perturbation",
               "random-projection": "Random Projection"}
 QUOTED = ("G-PATE", "DP-Merf", "GS-WGAN")  # generative baselines: the paper's numbers only
-DEFAULT_MODEL = {"digits": "linear"}  # the image datasets: the paper's CNN
+# (model, epochs) per dataset; digits is small: a nearest class mean needs no training (see utility.py)
+DEFAULTS = {"digits": ("ncm", 30)}  # the image datasets: the paper's CNN
 DPPRO_TEXT = ("DPPro's Gaussian mechanism on the random projection: noise std "
               "s(R)·√(log(1/(2δ)) + ε)/ε, s(R) the spectral norm of R, rows clipped to norm 1; "
               "R is data-independent and published")
@@ -81,7 +81,8 @@ def comparison_figure(table: pd.DataFrame, title: str):
     fig = go.Figure()
     if len(ours):
         fig.add_trace(go.Bar(x=ours["method"].tolist(), y=ours["ours: accuracy"].tolist(), name="ours",
-                             error_y=dict(type="data", array=ours["± std"].fillna(0.0).tolist(), visible=True),
+                             error_y=dict(type="data", array=ours["± std"].fillna(0.0).tolist(),
+                                          visible=True),
                              marker_color="#2f5fb3"))
     paper = table.dropna(subset=["paper (Table 5)"])
     if len(paper):
@@ -107,24 +108,26 @@ except (OSError, RuntimeError, ValueError) as exc:
 # --- setting ------------------------------------------------------------------------------------
 sb = st.sidebar
 sb.header("New comparison")
-dataset = sb.selectbox("Dataset", DATASETS, key="compare_dataset", format_func=lambda n: get_dataset_spec(n).title)
+dataset = sb.selectbox("Dataset", DATASETS, key="compare_dataset",
+                       format_func=lambda n: get_dataset_spec(n).title)
 eps_opts = epsilon_options(dataset)
 max_l = min(PRESETS.get(dataset).class_counts)
 ls = [v for v in POWERS_OF_TWO if v <= max_l]
 for key, allowed in (("compare_eps", eps_opts), ("compare_l_cda", ls), ("compare_l_mix", ls)):
     if key in st.session_state and st.session_state[key] not in allowed:
         del st.session_state[key]  # the dataset changed: back to the default
-epsilon = sb.selectbox("Target ε (all mechanisms)", eps_opts, index=eps_opts.index(10.0) if 10.0 in eps_opts else 0,
+epsilon = sb.selectbox("Target ε (all mechanisms)", eps_opts,
+                       index=eps_opts.index(10.0) if 10.0 in eps_opts else 0,
                        key="compare_eps", format_func=lambda e: f"{e:g}")
 mechs = sb.multiselect("Mechanisms", MECHS, default=list(MECHS), key="compare_mechs",
                        format_func=lambda m: MECHANISMS.get(m).title)
 c1, c2 = sb.columns(2)
 runs = int(c1.number_input("Runs", 1, 20, 3, key="compare_runs"))
-epochs = int(c2.number_input("Epochs", 1, 200, 5, key="compare_epochs"))
 models = list_models()
 if st.session_state.get("compare_model_for") != dataset:
-    st.session_state["compare_model"] = DEFAULT_MODEL.get(dataset, "cnn")
+    st.session_state["compare_model"], st.session_state["compare_epochs"] = DEFAULTS.get(dataset, ("cnn", 5))
     st.session_state["compare_model_for"] = dataset
+epochs = int(c2.number_input("Epochs", 1, 500, key="compare_epochs"))
 model = sb.selectbox("Model (DP-CDA, DPMix, local)", models, key="compare_model",
                      format_func=lambda m: f"{m}: {model_spec(m).title}")
 flat = [m for m in models if not model_spec(m).needs_image]
@@ -180,7 +183,8 @@ elif st.session_state.get("compare_sweep") not in sweeps:
         wanted = None
     if wanted in sweeps:
         st.session_state["compare_sweep"] = wanted
-sid = st.selectbox("Comparison (every session's, newest first)", list(sweeps), index=None, key="compare_sweep",
+sid = st.selectbox("Comparison (every session's, newest first)", list(sweeps), index=None,
+                   key="compare_sweep",
                    format_func=lambda i: f"#{i} · {sweeps[i].name} · {sweeps[i].status}",
                    placeholder="None: the paper's numbers at the setting on the left")
 jobs, res = [], None
@@ -189,22 +193,23 @@ if sid is not None:
     jobs = store.jobs(sweep_id=sid)
     dataset, epsilon = sweeps[sid].config["base"]["dataset"], sweeps[sid].config["epsilon"]
     active = any(not j.terminal for j in jobs)
-    st.session_state["compare_seen"] = (sid, sum(j.terminal for j in jobs))
+    st.session_state["compare_seen"] = (sid, sweeps[sid].status, sum(j.terminal for j in jobs))
 
     @st.fragment(run_every=2 if active else None)
     def progress() -> None:
         """Live progress while the comparison runs (polls the store every 2 s)."""
         now = store.jobs(sweep_id=sid)
         done = sum(j.terminal for j in now)
-        if (sid, done) != st.session_state.get("compare_seen"):
+        if (sid, store.get_sweep(sid).status, done) != st.session_state.get("compare_seen"):
             st.rerun()
         count = Counter(j.status for j in now)
         st.progress(done / len(now), text=f"{done} of {len(now)} job(s) finished · " + " · ".join(
             f"{count[s]} {s}" for s in ("done", "running", "queued", "failed", "cancelled") if count[s]))
         for j in (j for j in now if j.status == "running"):
             frac = (j.epoch or 0) / j.n_epochs if j.n_epochs else 0.0
+            where = f"epoch {j.epoch} of {j.n_epochs}" if j.n_epochs else (j.message or "starting")
             st.progress(min(frac, 1.0), text=f"job #{j.id}: {PAPER_NAME[j.config['mechanism']]}, run "
-                        f"{j.config['run'] + 1}: epoch {j.epoch or 0} of {j.n_epochs or '?'} ({j.message})")
+                        f"{j.config['run'] + 1}: {where}")
         if count["queued"] or count["running"]:
             if not live_workers(store):
                 st.warning("No worker is running for this store, so queued jobs will wait.")
@@ -242,12 +247,13 @@ if table["runs"].sum() or table["paper (Table 5)"].notna().any():
 cda_jobs = [j for j in jobs if j.config["mechanism"] == "dp-cda"]
 acc = cda_jobs[0].config["accountant"] if cda_jobs else acc_cda
 conversion = jobs[0].config["conversion"] if jobs else "mironov"
+used_delta = jobs[0].config["delta"] if jobs else delta
 st.markdown(
-    f"**Which accountant produced each ε** (δ = {fmt_delta(jobs[0].config['delta'] if jobs else delta)}; "
-    f"the RDP accountants convert to (ε, δ) with the {conversion} conversion). DP-CDA: `{acc}` (see below). DPMix "
-    f"and local perturbation: DPMix's own analysis (`dpmix`: {ACCOUNTANT_INFO['dpmix'].title}; "
-    f"`dpmix-low`: {ACCOUNTANT_INFO['dpmix-low'].title}), features scaled to [0, 1] by public bounds. "
-    f"Random projection: {DPPRO_TEXT}. The paper's numbers are as published (its own accountants; T, c "
-    "and δ unstated); GS-WGAN, G-PATE and DP-Merf are quoted, not run.")
+    f"**Which accountant produced each ε** (δ = {fmt_delta(used_delta)}; the RDP accountants "
+    f"convert to (ε, δ) with the {conversion} conversion). DP-CDA: `{acc}` (see below). DPMix and "
+    f"local perturbation: DPMix's own analysis (`dpmix`: {ACCOUNTANT_INFO['dpmix'].title}; "
+    f"`dpmix-low`: {ACCOUNTANT_INFO['dpmix-low'].title}), features scaled to [0, 1] by public "
+    f"bounds. Random projection: {DPPRO_TEXT}. The paper's numbers are as published (its own "
+    "accountants; T, c and δ unstated); GS-WGAN, G-PATE and DP-Merf are quoted, not run.")
 accountant_assumptions([acc, "dpmix", "dpmix-low"])
-privacy_footnote(acc, conversion, delta=jobs[0].config["delta"] if jobs else delta, what="DP-CDA's ε")
+privacy_footnote(acc, conversion, delta=used_delta, what="DP-CDA's ε")

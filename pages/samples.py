@@ -28,6 +28,7 @@ from pages.common import (DELTA_VALUES, L_VALUES, SIGMA_GRID, SIGMA_VALUES, ensu
 T_CAP = 10_000                       # largest T the page generates (display and download speed)
 MOSAIC_L = (1, 4, 16, 64)            # rows of the l x epsilon mosaic
 MOSAIC_EPS = (math.inf, 20.0, 10.0, 5.0)  # its columns
+MAX_ROWS = 20                        # classes shown in the per-class grid
 UPLOAD = "upload"
 NORMS = {"zscore": "z-score (as in the paper)", "scale": "fixed public range (data-independent)"}
 ss = st.session_state
@@ -70,7 +71,6 @@ def make_release(source: tuple, settings: tuple, _ds) -> Release:
 def make_mosaic(source: tuple, settings: tuple, _ds) -> dict:
     """{(l, eps): (sigma, first image of every class (K x d, NaN where absent)) or error text}."""
     s = dict(settings)
-    s.pop("noise")
     T, K = s.pop("T"), _ds.n_classes
     norm = fit_dataset_normalizer(_ds, s.pop("normalize"))  # fitted once for all cells
     facts = dict(n=_ds.n_train, counts=_ds.class_counts, d_x=_ds.d_x, d_y=K)
@@ -81,8 +81,9 @@ def make_mosaic(source: tuple, settings: tuple, _ds) -> dict:
                 sigma = 0.0 if math.isinf(eps) else noise_for(
                     ("epsilon", eps), l=l, T=T, c=s["c"], delta=s["delta"], accountant=s["accountant"],
                     conversion=s["conversion"], max_alpha=s["max_alpha"], **facts)[0]
-                # A sample of a release with this (l, sigma); T = 4K rows so every class shows.
-                rel = generate_from_dataset(_ds, "dp-cda", l=l, T=4 * K, sigma_x=sigma, sigma_y=sigma,
+                # A sample of a release with this (l, sigma); 16 rows per class so every label shows
+                # even when label noise is large.
+                rel = generate_from_dataset(_ds, "dp-cda", l=l, T=16 * K, sigma_x=sigma, sigma_y=sigma,
                                             normalize=norm, compare_accountants=False,
                                             **{k: s[k] for k in ("c", "delta", "accountant", "conversion",
                                                                  "max_alpha")})
@@ -137,29 +138,34 @@ ss.setdefault("samples_dataset", "digits")
 name = sb.selectbox("Dataset", names, key="samples_dataset", format_func=lambda n: (
     "upload a CSV / NPZ" if n == UPLOAD else f"{get_dataset_spec(n).title}"),
     help="digits ships with scikit-learn and always works offline; the others need their files.")
-try:
-    if name == UPLOAD:
-        mb = MAX_UPLOAD_BYTES // 2**20
-        up = sb.file_uploader(f"CSV (label in the first column, then numeric features; optional "
-                              f"header) or NPZ (arrays X, y). At most {mb} MB.", type=["csv", "npz"],
-                              key="samples_upload", max_upload_size=mb)
-        shape_txt = sb.text_input("Image shape C,H,W (CSV only; empty = tabular)", key="samples_shape",
-                                  placeholder="e.g. 1,28,28")
-        if up is None:
-            st.info(f"Upload a CSV or NPZ file (at most {mb} MB) in the sidebar. It stays in this "
-                    "server's memory and is split 75/25 (stratified, fixed) into train/test.")
-            st.stop()
-        data = up.getvalue()
-        digest = hashlib.sha256(data).hexdigest()
-        ds = load_uploaded(digest, up.name, parse_shape(shape_txt), data)
-        source = (UPLOAD, digest, up.name)
-    else:
+if name == UPLOAD:
+    mb = MAX_UPLOAD_BYTES // 2**20
+    up = sb.file_uploader(f"CSV (label in the first column, then numeric features; optional "
+                          f"header) or NPZ (arrays X, y). At most {mb} MB.", type=["csv", "npz"],
+                          key="samples_upload", max_upload_size=mb)
+    shape_txt = sb.text_input("Image shape C,H,W (CSV only; empty = tabular)", key="samples_shape",
+                              placeholder="e.g. 1,28,28")
+    if up is None:
+        st.info(f"Upload a CSV or NPZ file (at most {mb} MB) in the sidebar. It stays in this "
+                "server's memory and is split 75/25 (stratified, fixed) into train/test.")
+        st.stop()
+    data = up.getvalue()
+    digest = hashlib.sha256(data).hexdigest()
+    try:
+        shape = parse_shape(shape_txt) if up.name.lower().endswith(".csv") else None
+        ds = load_uploaded(digest, up.name, shape, data)
+    except ValueError as exc:
+        st.error(f"Upload rejected: {exc}")
+        st.stop()
+    source = (UPLOAD, digest, up.name)
+else:
+    try:
         ds = load_builtin(name)
-        source = ("builtin", name)
-except ValueError as exc:  # DatasetUnavailable (files missing) is a ValueError with the fix in it
-    st.error(str(exc))
-    st.info("The scikit-learn **digits** dataset ships with the library and always works offline.")
-    st.stop()
+    except ValueError as exc:  # DatasetUnavailable: the message says which files to put where
+        st.error(str(exc))
+        st.info("The scikit-learn **digits** dataset ships with the library and always works offline.")
+        st.stop()
+    source = ("builtin", name)
 
 sb.caption(f"{ds.source or ds.name}: N = {fmt_int(ds.n_train)} training rows, K = {ds.n_classes} "
            f"classes, d = {ds.d_x} features; smallest class {fmt_int(min(ds.class_counts))}.")
@@ -168,8 +174,8 @@ smallest = min(ds.class_counts)
 l_options = [v for v in L_VALUES if v <= smallest] or [1]
 bad_l = None
 if ss.get("samples_l") is not None and ss["samples_l"] not in l_options:
-    bad_l = ss["samples_l"]
-    ss["samples_l"] = max(v for v in l_options if v <= max(1, min(int(bad_l), smallest)))
+    bad_l = ss["samples_l"]  # e.g. left over from a dataset with larger classes
+    ss["samples_l"] = l_options[-1] if isinstance(bad_l, (int, float)) and bad_l > smallest else 1
 ss.setdefault("samples_l", min(4, l_options[-1]))
 if len(l_options) > 1:
     l = sb.select_slider("Order of mixture l (records averaged per sample)", l_options, key="samples_l",
@@ -205,7 +211,7 @@ delta = sb.select_slider("δ", DELTA_VALUES, key="samples_delta", format_func=fm
 accountants = list(MECHANISMS.get("dp-cda").accountants)
 ss.setdefault("samples_accountant", "paper")
 accountant = sb.selectbox("Accountant", accountants, key="samples_accountant",
-                          format_func=lambda a: f"{a}: {ACCOUNTANT_INFO[a].title}")
+                          help="\n".join(f"- `{a}`: {ACCOUNTANT_INFO[a].title}" for a in accountants))
 ss.setdefault("samples_norm", "zscore")
 normalize = sb.radio("Normalization", list(NORMS), key="samples_norm", format_func=NORMS.get)
 sb.caption("z-score statistics (per-feature mean and std) come from the private data and are "
@@ -264,11 +270,11 @@ p, par = rel.card["privacy"], rel.card["parameters"]
 acc, conv = p["accountant"], p["conversion"]
 if p["private"]:
     st.markdown(f"#### ε = {fmt_eps(p['epsilon'])} at δ = {fmt_delta(p['delta'])}")
-    how = (f"noise calibrated to the target ε = {p['calibrated_to_epsilon']:g}"
-           if p.get("calibrated_to_epsilon") else "for the chosen noise")
-    st.markdown(f"Accountant **`{acc}`** ({ACCOUNTANT_INFO[acc].title}), **{conv}** conversion "
-                f"({p['conversion_title']}), Rényi order α = {fmt_alpha(p['alpha'])}; σ_x = "
-                f"{par['sigma_x']:.4g}, σ_y = {par['sigma_y']:.4g} ({how}).")
+    how = (f"calibrated to the target ε = {p['calibrated_to_epsilon']:g}"
+           if p.get("calibrated_to_epsilon") else "as chosen")
+    st.markdown(f"Accountant **`{acc}`**: {ACCOUNTANT_INFO[acc].title}. Conversion **{conv}**: "
+                f"{p['conversion_title']}. Rényi order α = {fmt_alpha(p['alpha'])}. Noise σ_x = "
+                f"{par['sigma_x']:.4g}, σ_y = {par['sigma_y']:.4g}, {how}.")
     for other, o in p.get("other_accountants", {}).items():
         st.caption(f"For comparison, the `{other}` accountant gives ε = {fmt_eps(o['epsilon'])} for "
                    "the same noise (the Privacy page explains the difference).")
@@ -281,15 +287,19 @@ with st.expander(f"What the `{acc}` accountant assumes"):
     st.markdown(ACCOUNTANT_INFO[acc].assumptions)
 norm_card = rel.card["normalization"]
 st.caption(f"l = {par['l']}, c = {par['c']:g}, T = {fmt_int(par['T'])} ({par['T_per_class']} per "
-           f"class), {fmt_int(rel.n)} samples. Normalization: {norm_card['note']}.")
+           f"class), {fmt_int(rel.n)} samples. Normalization: {norm_card['note']}. Per sample, the "
+           f"feature noise has norm about σ_x·√d = {par['sigma_x'] * math.sqrt(ds.d_x):.3g}, the "
+           f"signal (an average of rows clipped to norm c) at most c = {par['c']:g}.")
 
 if ds.is_image:
     st.subheader("Samples per class (the paper's Figure 1)")
-    K = ds.n_classes
+    K = min(ds.n_classes, MAX_ROWS)
     imgs = viz.release_images(rel.X, ds.image_shape, scale=viz.display_scale(rel.preprocess.normalizer))
     grid = viz.class_grid(imgs, rel.y, K, per_class)
-    st.image(viz.upscale(grid, viz.fit_factor(grid.shape[1], 520)), width="content",
-             caption=f"Rows, top to bottom: {', '.join(ds.class_names)} (released hard label).")
+    big = viz.upscale(grid, viz.fit_factor(grid.shape[1], 520))
+    st.image(big, width=big.shape[1], output_format="PNG",  # explicit width: no stale size on reruns
+             caption=f"Rows, top to bottom: {', '.join(ds.class_names[:K])} (released hard label)"
+                     + (f"; the first {K} of {ds.n_classes} classes." if K < ds.n_classes else "."))
     st.caption("Display scale: each released value is multiplied by its feature's normalizer scale "
                "(the std for z-score, the range for the fixed scale; for z-score this uses the "
                "private std, for your eyes only) and each image is stretched from its own minimum "
@@ -297,8 +307,9 @@ if ds.is_image:
                "absolute brightness cannot be recovered, and the mean image is not added back.")
 
     st.subheader("l × ε mosaic")
-    cls = st.selectbox("Class", range(K), format_func=lambda k: ds.class_names[k], key="samples_class")
-    mosaic = make_mosaic(source, last[1], ds)
+    cls = st.selectbox("Class", range(ds.n_classes), format_func=lambda k: ds.class_names[k], key="samples_class",
+                       width=240)
+    mosaic = make_mosaic(source, tuple(kv for kv in last[1] if kv[0] not in ("l", "noise")), ds)
     scale = viz.display_scale(rel.preprocess.normalizer)
     head = st.columns([1] + [2] * len(MOSAIC_EPS))
     for col, e in zip(head[1:], MOSAIC_EPS):
@@ -314,7 +325,9 @@ if ds.is_image:
                 col.caption(f"σ = {fmt_sigma(cell[0])}: no sample labelled {ds.class_names[cls]}")
             else:
                 img = viz.release_images(cell[1][cls][None], ds.image_shape, scale=scale)[0]
-                col.image(viz.upscale(img, viz.fit_factor(img.shape[1], 110)), caption=f"σ = {fmt_sigma(cell[0])}")
+                img = viz.upscale(img, viz.fit_factor(img.shape[1], 120))
+                col.image(img, width=img.shape[1], output_format="PNG",
+                          caption=f"σ = {fmt_sigma(cell[0])}")
     st.caption(f"Every cell is a sample of its own release with that l and the σ that meets its ε "
                f"under the `{acc}` accountant ({conv} conversion), δ = {fmt_delta(delta)}, c = {c:g}, "
                f"T = {fmt_int(T)}, {NORMS[normalize]}; the first sample whose released label is "

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 
-from dpcda.mechanisms._torch import CHUNK_BYTES
+from dpcda.mechanisms._torch import CHUNK_BYTES, cpu_threads
 
 def _uniforms(shape, gen, device):
     """Uniform floats in [0, 1) with 53 random bits (float32 on MPS, which has no float64)."""
@@ -30,9 +30,17 @@ def _uniforms(shape, gen, device):
     return torch.rand(shape, generator=gen, device=device, dtype=dtype)
 
 
-def _scale(u, bound: int):
-    """``floor(u * bound)`` as int64, kept below ``bound`` (float rounding can reach it)."""
-    return (u * bound).long().clamp_(max=bound - 1)
+def _scale(u, bound):
+    """``floor(u * bound)`` as int64, kept below ``bound`` (float rounding can reach it);
+    ``bound`` an int or an int64 tensor broadcasting against ``u``."""
+    out = (u * bound).long()
+    return out.clamp_(max=bound - 1) if isinstance(bound, int) else torch_minimum(out, bound - 1)
+
+
+def torch_minimum(a, b):
+    import torch
+
+    return torch.minimum(a, b, out=a)
 
 
 def _below(bound: int, shape, gen, device):
@@ -48,7 +56,6 @@ def _all_distinct_probability(n: int, l: int) -> float:
 
 
 def _rejection(n: int, l: int, m: int, gen, device):
-    import torch
     idx = _below(n, (m, l), gen, device)
     while True:
         srt, _ = idx.sort(dim=1)
@@ -56,25 +63,32 @@ def _rejection(n: int, l: int, m: int, gen, device):
         n_bad = int(bad.sum())
         if n_bad == 0:
             return idx
-        idx[bad] = torch.sort(_below(n, (n_bad, l), gen, device), 1)[0]; idx[bad, 1:] = torch.where(idx[bad,1:]==idx[bad,:-1], (idx[bad,1:]+1)%n, idx[bad,1:])
+        idx[bad] = _below(n, (n_bad, l), gen, device)
 
 
 def _floyd_mask(n: int, l: int, m: int, gen, device):
-    """Floyd's algorithm for ``m`` rows at once: ``(indices (m, l), membership mask (m, n))``."""
+    """Floyd's algorithm for ``m`` rows at once: ``(indices (m, l), membership mask (m, n))``.
+
+    Step ``s`` (``j = n - l + s``) draws ``t`` uniform in ``[0, j]`` and takes ``t``, or ``j`` if
+    ``t`` is already in the row's set. All candidates ``t`` are drawn before the loop, as flat
+    positions in the mask, so that each step is three tensor operations.
+    """
     import torch
 
     mask = torch.zeros((m, n), dtype=torch.bool, device=device)
     flat = mask.view(-1)
-    base = torch.arange(m, device=device) * n  # flat offsets of the rows
-    idx = torch.empty((l, m), dtype=torch.long, device=device)
-    u = _uniforms((l, m), gen, device)
-    for col, j in enumerate(range(n - l, n)):
-        t = _scale(u[col], j + 1)
-        # j itself cannot be in the set yet (earlier steps only chose values < j).
-        t.masked_fill_(flat[base + t], j)
-        flat[base + t] = True
-        idx[col] = t
-    return idx.t(), mask
+    base = torch.arange(m, device=device) * n  # flat offset of each row
+    bound = torch.arange(n - l + 1, n + 1, device=device)  # j + 1 for each step
+    pos = _scale(_uniforms((l, m), gen, device), bound[:, None])
+    pos += base
+    fallback = base + (bound - 1)[:, None]  # flat position of j in each row
+    with cpu_threads(1, device):
+        for s in range(l):
+            p = pos[s]
+            # j itself cannot be in the set yet (earlier steps only chose values < j).
+            torch.where(flat[p], fallback[s], p, out=p)
+            flat[p] = True
+    return (pos - base).t(), mask
 
 
 def _floyd(n: int, l: int, m: int, gen, device):
@@ -92,7 +106,7 @@ def subset_method(n: int, l: int) -> str:
     """Which algorithm :func:`sample_subsets` uses for ``(n, l)``: 'single', 'rejection' or 'floyd'."""
     if l == 1:
         return "single"
-    if l <= n:
+    if _all_distinct_probability(n, l) >= 0.95:
         return "rejection"
     return "floyd"
 

@@ -13,7 +13,7 @@ def check_int(name: str, value, lo: int, hi: int | None = None, why: str = "") -
     ok = isinstance(value, numbers.Integral) and not isinstance(value, bool)
     if ok and value >= lo and (hi is None or value <= hi):
         return int(value)
-    rng = f"[{lo}, {hi}]" if hi is not None else f">= {lo}"
+    rng = f"in [{lo}, {hi}]" if hi is not None else f">= {lo}"
     raise ValueError(f"{name} must be an integer {rng}{why}, got {name}={value!r}")
 
 

@@ -13,6 +13,8 @@ def as_batch(X: Any, name: str, image_shape: tuple[int, ...] | None) -> np.ndarr
     arr = np.asarray(X, dtype=np.float32)
     if arr.ndim < 2 or len(arr) == 0:
         raise ValueError(f"{name} must be a non-empty array of shape (n, ...), got shape {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must be finite (no NaN or inf values)")
     n = len(arr)
     if image_shape is None:
         return arr.reshape(n, -1)

@@ -32,7 +32,8 @@ def pick_device(preference: str = "auto") -> str:
     if preference == "auto":
         return "cuda" if cuda else "mps" if mps else "cpu"
     if (preference == "cuda" and not cuda) or (preference == "mps" and not mps):
-        raise ValueError(f"device must be available on this machine; got device={preference!r}")
+        raise ValueError(f"device must be one available on this machine (cpu{', cuda' if cuda else ''}"
+                         f"{', mps' if mps else ''}); got device={preference!r}")
     return preference
 
 
@@ -57,6 +58,8 @@ def _prepare(X_train, y_train, X_test, y_test, y_soft, image_shape, config: Trai
     if config.n_classes is not None:
         K = config.n_classes
     elif y_soft is not None:
+        if np.ndim(y_soft) != 2 or np.shape(y_soft)[0] != len(ytr):
+            raise ValueError(f"y_soft must have shape ({len(ytr)}, K), got {np.shape(y_soft)}")
         K = int(np.shape(y_soft)[1])
     else:
         K = int(max(ytr.max(), yte.max())) + 1

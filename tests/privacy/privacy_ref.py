@@ -39,7 +39,8 @@ def mp_log_b(r: float, m: int):
             if s > 0:
                 val = mpmath.log(s)
                 if prev is not None and abs(val - prev) < mpmath.mpf(10) ** -30 * (1 + abs(val)):
-                    sabs = mpmath.fsum(mpmath.binomial(m, i) * mpmath.exp(mpmath.mpf(r) * i * (i - 1))
+                    r_ = mpmath.mpf(r)
+                    sabs = mpmath.fsum(mpmath.binomial(m, i) * mpmath.exp(r_ * i * (i - 1))
                                        for i in range(m + 1))
                     return val, float(mpmath.log(sabs) - val)
                 prev = val
@@ -58,6 +59,8 @@ def _mp_rdp_at(r, gamma, alpha: int, dps: int):
             if m not in cache:
                 cache[m] = mpmath.fsum((-1) ** i * mpmath.binomial(m, i)
                                        * mpmath.exp((i - 1) * eps(i)) for i in range(m + 1))
+                if cache[m] <= 0:  # B(m) > 0 for even m: cancellation beat the precision
+                    raise ArithmeticError(f"B({m}) <= 0 at dps={dps}, r={r}: raise dps")
             return cache[m]
 
         total = 1 + g ** 2 * mpmath.binomial(alpha, 2) * min(

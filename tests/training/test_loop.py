@@ -243,17 +243,32 @@ def test_denoise_test_filters_the_test_images_too():
     (dict(y_train=np.zeros(3, dtype=np.int64)), "y_train"),
     (dict(y_test=np.full(300, -1)), "y_test"),
     (dict(X_test=np.zeros((300, 65), dtype=np.float32)), "X_test"),
+    (dict(X_train=np.full((400, 64), np.nan, dtype=np.float32)), "X_train must be finite"),
+    (dict(y_soft=np.zeros(400, dtype=np.float32)), "y_soft"),
 ])
 def test_bad_arrays(data, kwargs, match):
     Xtr, ytr, Xte, yte = data
-    args = dict(X_train=Xtr, y_train=ytr, X_test=Xte, y_test=yte)
+    args = dict(X_train=Xtr, y_train=ytr, X_test=Xte, y_test=yte, y_soft=None)
     args.update(kwargs)
     with pytest.raises(ValueError, match=match):
         train_and_evaluate(args["X_train"], args["y_train"], args["X_test"], args["y_test"],
-                           image_shape=SHAPE, config=cfg(model="linear"))
+                           y_soft=args["y_soft"], image_shape=SHAPE, config=cfg(model="linear"))
 
 
 def test_config_must_be_trainconfig(data):
     Xtr, ytr, Xte, yte = data
     with pytest.raises(ValueError, match="config"):
         train_and_evaluate(Xtr, ytr, Xte, yte, config={"model": "linear"})
+
+
+def test_pick_device_auto_and_unavailable():
+    import torch
+
+    from dpcda.training import pick_device
+
+    auto = pick_device()
+    assert auto == ("cuda" if torch.cuda.is_available() else auto)
+    assert pick_device("cpu") == "cpu"
+    if not torch.cuda.is_available():
+        with pytest.raises(ValueError, match="device"):
+            pick_device("cuda")

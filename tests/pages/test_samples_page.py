@@ -1,0 +1,228 @@
+"""AppTest tests of the Samples page (pages/samples.py).
+
+What the page hands to Streamlit (images, download files, deferred downloads) is captured by
+spying on Streamlit's in-memory media storage, so the tests look at the real bytes offered.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import zipfile
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+from PIL import Image
+from streamlit.runtime.media_file_manager import MediaFileManager
+from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
+from streamlit.testing.v1 import AppTest
+
+from dpcda.data import load_dataset
+from dpcda.privacy import calibrate
+
+ROOT = Path(__file__).resolve().parents[2]
+PAGE = str(ROOT / "pages" / "samples.py")
+
+
+@pytest.fixture(autouse=True)
+def _one_torch_thread():
+    """Generation here is many tiny torch calls; on a CPU shared by several processes torch's
+    intra-op thread pool makes each one ~10x slower. One thread keeps the test run short."""
+    import torch
+
+    n = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(n)
+
+
+@pytest.fixture
+def media(monkeypatch):
+    """Files stored for this test's runs (``.stored``) and deferred download callables (``.deferred``)."""
+    got = SimpleNamespace(stored=[], deferred={})
+    store, defer = MemoryMediaFileStorage.load_and_get_id, MediaFileManager.add_deferred
+
+    def spy_store(self, path_or_data, mimetype, kind, filename=None):
+        if isinstance(path_or_data, (bytes, bytearray)):
+            got.stored.append(SimpleNamespace(data=bytes(path_or_data), mimetype=mimetype,
+                                              filename=filename))
+        return store(self, path_or_data, mimetype, kind, filename)
+
+    def spy_defer(self, data_callable, mimetype, coordinates, file_name=None, **kw):
+        got.deferred[file_name] = data_callable
+        return defer(self, data_callable, mimetype, coordinates, file_name, **kw)
+
+    monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", spy_store)
+    monkeypatch.setattr(MediaFileManager, "add_deferred", spy_defer)
+    return got
+
+
+def run(at: AppTest) -> AppTest:
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def page() -> AppTest:
+    return run(AppTest.from_file(PAGE, default_timeout=60))
+
+
+def generate(at: AppTest) -> AppTest:
+    at.button(key="samples_generate").click()
+    return run(at)
+
+
+def statement(at: AppTest) -> str:
+    """The headline and the sentence under it that state epsilon, delta, accountant, sigma."""
+    texts = [m.value for m in at.markdown]
+    i = next(i for i, t in enumerate(texts) if t.startswith("#### ε"))
+    return "\n".join(texts[i:i + 2])
+
+
+def stated_sigma(at: AppTest) -> float:
+    return float(re.search(r"σ_x = ([0-9.e+-]+)", statement(at)).group(1))
+
+
+def find_keys(obj, key: str) -> list:
+    if isinstance(obj, dict):
+        return [k for k in obj if k == key] + [x for v in obj.values() for x in find_keys(v, key)]
+    if isinstance(obj, list):
+        return [x for v in obj for x in find_keys(v, key)]
+    return []
+
+
+def test_renders_on_digits_with_preview_and_no_release_yet():
+    at = page()
+    assert at.selectbox(key="samples_dataset").value == "digits"
+    assert not at.error and not at.image
+    assert any("click **Generate**" in i.value for i in at.info)
+    # The cheap preview states the calibrated noise and the accountant before generating.
+    preview = next(c.value for c in at.caption if c.value.startswith("**Current setting:**"))
+    ds = load_dataset("digits")
+    cal = calibrate(epsilon=10.0, delta=1e-5, l=4, T=ds.n_train, n=ds.n_train,
+                    class_counts=ds.class_counts, d_x=ds.d_x, d_y=10, accountant="paper")
+    assert f"σ_x = σ_y = {cal.sigma_x:.3g}" in preview and "paper accountant" in preview
+    assert at.select_slider(key="samples_l").options[-1] == "128"  # limited to the smallest class (131)
+
+
+def test_generate_shows_grid_statement_and_downloads_without_seed(media):
+    at = generate(page())
+    assert not at.error
+    text = statement(at)
+    assert text.startswith("#### ε = 10 at δ = 1e-5")
+    assert "`paper`" in text and "DP-CDA Theorem 1" in text and "mironov" in text
+    ds = load_dataset("digits")
+    cal = calibrate(epsilon=10.0, delta=1e-5, l=4, T=ds.n_train, n=ds.n_train,
+                    class_counts=ds.class_counts, d_x=ds.d_x, d_y=10, accountant="paper")
+    assert stated_sigma(at) == pytest.approx(cal.sigma_x, rel=1e-3)
+    assert any("assumes" in e.label for e in at.expander)
+
+    # The grid: one image whose rows are the 10 classes, 8 samples each (8x8 cells, 1 px pads).
+    assert len(at.image) >= 1 + 4 * 4  # the grid, then the 4 x 4 mosaic cells
+    pngs = [Image.open(io.BytesIO(f.data)) for f in media.stored if f.mimetype == "image/png"]
+    grid = max(pngs, key=lambda im: im.size[0] * im.size[1])
+    w, h = grid.size
+    factor = w // (8 * 9 + 1)
+    assert factor >= 2 and (w, h) == (factor * 73, factor * 91)
+    assert np.asarray(grid).std() > 10  # not a blank picture
+
+    # Downloads: two zips (deferred) and the card; the card carries no seed at any depth.
+    labels = [b.proto.label for b in at.get("download_button")]
+    assert len(labels) == 3 and any("NPZ" in x for x in labels) and any("CSV" in x for x in labels)
+    card_file = next(f for f in media.stored if f.filename and f.filename.endswith(".json"))
+    card = json.loads(card_file.data)
+    assert find_keys(card, "seed") == [] and card["privacy"]["accountant"] == "paper"
+    assert card["parameters"]["l"] == 4 and card["privacy"]["epsilon"] <= 10.0
+    npz_zip = zipfile.ZipFile(io.BytesIO(next(f for n, f in media.deferred.items() if "npz" in n)()))
+    names = sorted(npz_zip.namelist())
+    assert [n.rsplit(".", 1)[1] for n in names] == ["json", "npz"]
+    arrays = np.load(io.BytesIO(npz_zip.read(names[1])))
+    assert sorted(arrays.files) == ["X", "y", "y_soft"]
+    assert arrays["X"].shape == (1340, 64) and arrays["y_soft"].shape == (1340, 10)
+    assert find_keys(json.loads(npz_zip.read(names[0])), "seed") == []
+    csv_zip = zipfile.ZipFile(io.BytesIO(next(f for n, f in media.deferred.items() if "csv" in n)()))
+    csv_name = next(n for n in csv_zip.namelist() if n.endswith(".csv"))
+    lines = csv_zip.read(csv_name).decode().splitlines()
+    assert lines[0].startswith("label,x0,") and len(lines) == 1 + 1340
+
+
+def test_changing_the_accountant_changes_the_stated_noise_and_no_privacy_is_labelled():
+    at = generate(page())
+    paper = stated_sigma(at)
+    at.selectbox(key="samples_accountant").set_value("class-aware")
+    run(at)
+    assert any("changed since" in w.value for w in at.warning)  # not regenerated on a widget move
+    generate(at)
+    assert "`class-aware`" in statement(at)
+    assert stated_sigma(at) != pytest.approx(paper, rel=1e-3)
+    # Explicit sigma = 0 is the non-private setting, spelled out.
+    at.radio(key="samples_mode").set_value("explicit σ")
+    run(at)
+    at.select_slider(key="samples_sigma").set_value(0.0)
+    generate(at)
+    assert statement(at).startswith("#### ε = ∞ (no privacy)")
+    assert any("no privacy guarantee" in w.value for w in at.warning)
+
+
+def test_bad_settings_give_st_error_not_a_traceback():
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.session_state["samples_l"] = 200  # digits' smallest class has 131 records
+    run(at)
+    assert any("smallest class" in e.value and "131" in e.value for e in at.error)
+    assert at.select_slider(key="samples_l").value == 128
+    at.number_input(key="samples_eps").set_value(0.01)  # below what delta and alpha_max allow
+    run(at)
+    assert any("cannot be reached" in e.value for e in at.error)
+    assert at.button(key="samples_generate").disabled
+
+
+def test_missing_dataset_files_show_where_to_put_them(monkeypatch, tmp_path):
+    monkeypatch.setenv("DPCDA_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("DPCDA_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("DPCDA_OFFLINE", "1")
+    at = page()
+    at.selectbox(key="samples_dataset").set_value("cifar10")
+    run(at)
+    assert any("not found" in e.value and "DPCDA_DATA_DIR" in e.value for e in at.error)
+    assert any("digits" in i.value for i in at.info)
+
+
+def test_upload_errors_and_a_valid_tabular_upload():
+    at = page()
+    at.selectbox(key="samples_dataset").set_value("upload")
+    run(at)
+    assert any("200 MB" in i.value for i in at.info)
+    at.file_uploader(key="samples_upload").set_value(("bad.csv", b"label,a\n0,1\n1,oops\n", "text/csv"))
+    run(at)
+    assert any("Upload rejected" in e.value and "not a number" in e.value for e in at.error)
+    rng = np.random.default_rng(0)
+    rows = "\n".join(f"{'yes' if i % 2 else 'no'},{v[0]:.3f},{v[1]:.3f}"
+                     for i, v in enumerate(rng.normal(size=(80, 2))))
+    at.file_uploader(key="samples_upload").set_value(("mine.csv", ("y,a,b\n" + rows).encode(), "text/csv"))
+    run(at)
+    assert not at.error
+    generate(at)
+    table = at.dataframe[0].value
+    assert list(table.columns) == ["label", "x0", "x1"] and set(table["label"]) <= {"no", "yes"}
+
+
+@pytest.mark.skipif(not (Path(os.environ.get("DPCDA_DATA_DIR", "")) / "adult" / "adult.data").is_file(),
+                    reason="UCI Adult not in DPCDA_DATA_DIR")
+def test_adult_shows_a_decoded_table():
+    at = page()
+    at.selectbox(key="samples_dataset").set_value("adult")
+    run(at)
+    at.number_input(key="samples_T").set_value(2000)
+    generate(at)
+    assert not at.error and not at.image
+    table = at.dataframe[0].value
+    assert table.columns[:4].tolist() == ["label", "age", "workclass", "fnlwgt"]
+    assert set(table["label"]) <= {"<=50K", ">50K"}
+    ds = load_dataset("adult")
+    seg = next(s for s in ds.segments if s.name == "workclass")
+    assert set(table["workclass"]) <= set(seg.categories)
+    assert table["age"].dtype.kind == "f" and table["age"].between(-50, 150).all()
