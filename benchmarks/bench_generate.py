@@ -17,7 +17,7 @@ For each l it prints
 * ``speed-up``: thesis (extrapolated) / kernel.
 
 Timings are wall-clock on whatever else the machine is running; the output says how many
-threads torch used.
+threads torch used and the load average when it started.
 """
 
 from __future__ import annotations
@@ -64,12 +64,17 @@ def main(argv=None) -> int:
     ap.add_argument("--baseline-samples", type=int, default=1000,
                     help="thesis-loop samples timed per l (then extrapolated to T)")
     ap.add_argument("--device", default="cpu")
+    ap.add_argument("--threads", type=int, default=None,
+                    help="torch intra-op threads (default: torch's choice). On a CPU shared with "
+                         "other work, 1 thread is often faster than 2")
     ap.add_argument("--synthetic", action="store_true", help="random data even if MNIST is there")
     args = ap.parse_args(argv)
     ls = [int(v) for v in args.ls.split(",")]
 
     import torch
 
+    if args.threads is not None:
+        torch.set_num_threads(args.threads)
     from dpcda.mechanisms import generate_dpcda
     from dpcda.mechanisms._torch import make_generator, resolve_device
     from dpcda.mechanisms.mixing import mix_classwise
@@ -80,7 +85,8 @@ def main(argv=None) -> int:
     dev = resolve_device(args.device)
     print(f"data: {what}; N = {len(X)}, d = {X.shape[1]}, K = {K}, T = {args.T}")
     print(f"device: {dev}; torch {torch.__version__}, {torch.get_num_threads()} threads; "
-          f"{os.cpu_count()} CPUs; {platform.processor() or platform.machine()}")
+          f"{os.cpu_count()} CPUs; {platform.processor() or platform.machine()}; load average "
+          f"{', '.join(f'{v:.1f}' for v in os.getloadavg())} (other work on this machine)")
     t0 = time.perf_counter()
     Xp = fit_preprocessor(X, "zscore", c=1.0)(X)
     print(f"preprocessing (z-score + clip, numpy): {time.perf_counter() - t0:.2f} s")

@@ -36,7 +36,8 @@ def generate_synthetic_data(X, y_one_hot, T, l, sigma_x, sigma_y):
 
         # Step 4: Generate the synthetic data point
         X_synthetic[t] = X.T @ C_t + Q_t  # Weighted sum of selected features plus noise
-        y_synthetic[t] = y_one_hot.T @ C_t + R_t  # Weighted sum of selected one-hot labels plus noise
+        y_synthetic[t] = y_one_hot.T @ C_t + R_t  # Weighted sum of selected one-hot labels
+        #                                           plus noise
 
     return X_synthetic, y_synthetic
 

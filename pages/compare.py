@@ -185,7 +185,7 @@ elif st.session_state.get("compare_sweep") not in sweeps:
         st.session_state["compare_sweep"] = wanted
 sid = st.selectbox("Comparison (every session's, newest first)", list(sweeps), index=None,
                    key="compare_sweep",
-                   format_func=lambda i: f"#{i} · {sweeps[i].name} · {sweeps[i].status}",
+                   format_func=lambda i: f"#{i} · {sweeps[i].name}",
                    placeholder="None: the paper's numbers at the setting on the left")
 jobs, res = [], None
 if sid is not None:
@@ -200,10 +200,11 @@ if sid is not None:
         """Live progress while the comparison runs (polls the store every 2 s)."""
         now = store.jobs(sweep_id=sid)
         done = sum(j.terminal for j in now)
-        if (sid, store.get_sweep(sid).status, done) != st.session_state.get("compare_seen"):
+        status = store.get_sweep(sid).status
+        if (sid, status, done) != st.session_state["compare_seen"]:
             st.rerun()
         count = Counter(j.status for j in now)
-        st.progress(done / len(now), text=f"{done} of {len(now)} job(s) finished · " + " · ".join(
+        st.progress(done / len(now), text=f"{status}: {done} of {len(now)} job(s) finished · " + " · ".join(
             f"{count[s]} {s}" for s in ("done", "running", "queued", "failed", "cancelled") if count[s]))
         for j in (j for j in now if j.status == "running"):
             frac = (j.epoch or 0) / j.n_epochs if j.n_epochs else 0.0
@@ -231,13 +232,15 @@ if sid is not None:
 title = f"{get_dataset_spec(dataset).title}, ε = {epsilon:g}"
 st.subheader(title)
 table = comparison_table(dataset, epsilon, res, jobs)
-st.dataframe(table, hide_index=True, width="stretch", column_config={
+has_paper = bool(paper_table5(dataset, epsilon))
+st.dataframe(table if has_paper else table[table["method"].isin(PAPER_NAME.values())].drop(
+    columns=["paper (Table 5)"]), hide_index=True, width="stretch", column_config={
     "ours: accuracy": st.column_config.NumberColumn(format="%.4f"),
     "± std": st.column_config.NumberColumn(format="%.4f"),
     "paper (Table 5)": st.column_config.NumberColumn(format="%.3f"),
     "σ": st.column_config.NumberColumn(format="%.4g"),
     "achieved ε": st.column_config.NumberColumn(format="%.4g")})
-if not paper_table5(dataset, epsilon):
+if not has_paper:
     st.caption(f"The paper reports no Table 5 column for {dataset} at ε = {epsilon:g} (it has MNIST and "
                "Fashion-MNIST at ε = 20, 10 and CIFAR-10 at ε = 30, 20).")
 elif dataset == "fashion-mnist":

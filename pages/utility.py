@@ -239,7 +239,7 @@ elif st.session_state.get("utility_sweep") not in sweeps:
             del st.query_params["sweep"]
 sid = st.selectbox("Sweep (every session's sweeps, newest first)", list(sweeps), index=None,
                    key="utility_sweep",
-                   format_func=lambda i: f"#{i} · {sweeps[i].name} · {sweeps[i].status}",
+                   format_func=lambda i: f"#{i} · {sweeps[i].name}",
                    placeholder="Launch a sweep on the left, or pick an earlier one")
 if sid is None:
     st.info("No sweep selected.")
@@ -256,8 +256,8 @@ st.caption(f"**{cfg['dataset']}**, model `{train['model']}`, {train['label_mode'
            f"`{cfg['conversion']}`, δ = {fmt_delta(cfg['delta'])}, c = {cfg['c']:g}, "
            f"T = {'N' if cfg.get('T') is None else fmt_int(cfg['T'])}. Store: `{store.path}`.")
 active = any(not j.terminal for j in jobs)
-# What this run drew (the label's status was read before the jobs): the fragment reruns the page
-# as soon as the store says otherwise.
+# What this run drew (the sweep's status was read before its jobs): the fragment reruns the whole
+# page as soon as the store says otherwise (a job finished, or the sweep's status moved on).
 st.session_state["utility_seen"] = (sid, sweeps[sid].status, sum(j.terminal for j in jobs))
 
 
@@ -265,11 +265,12 @@ st.session_state["utility_seen"] = (sid, sweeps[sid].status, sum(j.terminal for 
 def progress() -> None:
     """Live progress of the selected sweep (polls the store every 2 s while it runs)."""
     now = store.jobs(sweep_id=sid)
-    if (sid, store.get_sweep(sid).status, sum(j.terminal for j in now)) != st.session_state["utility_seen"]:
+    status = store.get_sweep(sid).status
+    if (sid, status, sum(j.terminal for j in now)) != st.session_state["utility_seen"]:
         st.rerun()  # a job finished: redraw the results (and stop polling once all are done)
     count = Counter(j.status for j in now)
     done = sum(j.terminal for j in now)
-    st.progress(done / len(now), text=f"{done} of {len(now)} job(s) finished · " + " · ".join(
+    st.progress(done / len(now), text=f"{status}: {done} of {len(now)} job(s) finished · " + " · ".join(
         f"{count[s]} {s}" for s in ("done", "running", "queued", "failed", "cancelled") if count[s]))
     for j in (j for j in now if j.status == "running"):
         frac = (j.epoch or 0) / j.n_epochs if j.n_epochs else 0.0

@@ -30,7 +30,8 @@ def register(sub) -> None:
     p.add_argument("--dataset", required=True,
                    help="dataset name (mnist, fashion-mnist, cifar10, adult, digits)")
     p.add_argument("--data-dir", default=None,
-                   help="folder holding the dataset files (default: $DPCDA_DATA_DIR, then the cache)")
+                   help="folder holding the dataset files "
+                        "(default: $DPCDA_DATA_DIR, then the cache)")
     p.add_argument("--mechanism", default="dp-cda", choices=_MECHANISMS,
                    help="generator (default: dp-cda)")
     p.add_argument("--l", type=int, default=None,
@@ -60,7 +61,8 @@ def register(sub) -> None:
     p.add_argument("--denoise", type=_number, default=None, metavar="SIGMA",
                    help="Gaussian-filter the synthetic images with this std in pixels "
                         "(post-processing, no privacy cost)")
-    p.add_argument("--device", default=None, help="torch device (default: cuda, then mps, then cpu)")
+    p.add_argument("--device", default=None,
+                   help="torch device (default: cuda, then mps, then cpu)")
     p.add_argument("--out", required=True, help="output .npz path (the card goes to <stem>.json)")
     p.set_defaults(handler=_cmd_generate)
 

@@ -24,7 +24,8 @@ def resolve_device(device=None):
         try:
             dev = torch.device(device)
         except (RuntimeError, TypeError) as exc:
-            raise ValueError(f"device must be 'cpu', 'cuda', 'cuda:N' or 'mps', got {device!r}") from exc
+            raise ValueError(f"device must be 'cpu', 'cuda', 'cuda:N' or 'mps', "
+                             f"got {device!r}") from exc
         if dev.type == "cuda" and not torch.cuda.is_available():
             raise ValueError(f"device {device!r} was asked for but CUDA is not available here")
         if dev.type == "mps" and not _mps_available():

@@ -25,7 +25,7 @@ from dpcda.mechanisms.mixing import Mixed, mix_any_class
 from dpcda.mechanisms.prepare import fit_preprocessor
 from dpcda.mechanisms.release import Release, epsilon_text
 from dpcda.mechanisms.validation import (check_delta, check_features, check_float, check_int,
-                                         check_labels)
+                                         check_labels, check_release_size)
 
 DPMIX_ACCOUNTANTS = ("dpmix", "dpmix-low")
 
@@ -51,6 +51,7 @@ def generate_dpmix_traced(X, y, *, l: int, T: int | None = None, sigma_x=None, s
     N, d = X.shape
     l = check_int("l", l, 1, N, " (the number of records N)")
     T = N if T is None else check_int("T", T, 1)
+    check_release_size(T, d)
     delta = check_delta(delta)
     ratio = check_float("ratio", ratio, lo_open=True)
     sx, sy, eps = check_noise_choice(sigma_x, sigma_y, epsilon, ratio)
@@ -139,6 +140,7 @@ class ProjectedPreprocessor:
 
     def __init__(self, pre, R: np.ndarray) -> None:
         self.pre, self.R = pre, R
+        self.method, self.normalizer, self.c = pre.method, pre.normalizer, pre.c
 
     def __call__(self, X) -> np.ndarray:
         return (self.pre(X) @ self.R.T).astype(np.float32)

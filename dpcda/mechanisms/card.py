@@ -20,7 +20,8 @@ def _num(v):
     return v if math.isfinite(v) else None
 
 
-def privacy_from_result(res, *, calibrated_to: float | None = None, others: dict | None = None) -> dict:
+def privacy_from_result(res, *, calibrated_to: float | None = None,
+                        others: dict | None = None) -> dict:
     """The privacy block from a :class:`dpcda.privacy.EpsilonResult`."""
     from dpcda.privacy import ACCOUNTANT_INFO, CONVERSION_TITLES
 

@@ -47,7 +47,8 @@ def denoise(release: Release, *, sigma: float = 1.0, image_shape=None) -> Releas
     X = gaussian_filter_images(release.X, shape, sigma)
     card = copy.deepcopy(release.card)
     card.setdefault("postprocessing", []).append(
-        {"step": "Gaussian filter on each synthetic image (denoising)", "sigma_pixels": float(sigma),
+        {"step": "Gaussian filter on each synthetic image (denoising)",
+         "sigma_pixels": float(sigma),
          "costs_privacy": False})
     return Release(X=X, y=release.y, y_soft=release.y_soft, card=card, extras=release.extras,
                    preprocess=release.preprocess)

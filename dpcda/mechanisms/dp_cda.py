@@ -25,7 +25,8 @@ from dpcda.mechanisms.prepare import affine_of, fit_preprocessor
 from dpcda.mechanisms.release import Release
 from dpcda.mechanisms.segments import segment_spans, snap_segments
 from dpcda.mechanisms.validation import (check_delta, check_features, check_float, check_int,
-                                         check_l_classwise, check_labels, check_sigmas, check_T)
+                                         check_l_classwise, check_labels, check_release_size,
+                                         check_sigmas, check_T)
 
 # The accountants shown side by side (SPEC §2): the card lists the other one's epsilon too.
 COMPARE = ("paper", "class-aware")
@@ -131,6 +132,7 @@ def generate_dpcda_traced(X, y, *, l: int, T: int, c: float = 1.0, sigma_x=None,
     counts = np.bincount(y, minlength=K)
     check_l_classwise(cfg.l, counts, class_names)
     check_T(cfg.T, K)
+    check_release_size(cfg.T // K * K, X.shape[1])
     spans = segment_spans(segments, X.shape[1]) if segments else []
     pre = fit_preprocessor(X, normalize, c=cfg.c, bounds=bounds)
     sx, sy, privacy = account(cfg, N=len(X), counts=counts, d=X.shape[1], K=K,

@@ -19,8 +19,9 @@ from dpcda.mechanisms.sampling import sample_subsets
 
 
 def _rows_per_chunk(n: int, l: int, width: int) -> int:
-    """Rows of mixtures per chunk: indices (8 l), Floyd mask (n), means and noise (8 width)."""
-    return max(1, CHUNK_BYTES // (8 * l + n + 8 * width))
+    """Rows of mixtures per chunk: indices and Floyd's tables (24 l), its mask (n), means and
+    noise (8 width)."""
+    return max(1, CHUNK_BYTES // (24 * l + n + 8 * width))
 
 
 def bag_means(table, idx):
@@ -28,9 +29,11 @@ def bag_means(table, idx):
     import torch
     import torch.nn.functional as F
 
+    m, l = idx.shape
+    if l == 1:  # a plain gather (3x faster than embedding_bag for one row per bag)
+        return table.index_select(0, idx[:, 0])
     if table.device.type != "mps":
         return F.embedding_bag(idx, table, mode="mean")
-    m, l = idx.shape
     out = torch.empty((m, table.shape[1]), dtype=table.dtype, device=table.device)
     step = max(1, CHUNK_BYTES // (4 * l * table.shape[1]))
     for s in range(0, m, step):

@@ -63,8 +63,8 @@ class Release:
         y = np.asarray(self.y, dtype=np.int64)
         ys = np.asarray(self.y_soft, dtype=np.float32)
         if X.ndim != 2 or y.shape != (len(X),) or ys.ndim != 2 or len(ys) != len(X):
-            raise ValueError(f"a release needs X (n x d), y (n,) and y_soft (n x K) of one length n, "
-                             f"got shapes {X.shape}, {y.shape}, {ys.shape}")
+            raise ValueError("a release needs X (n x d), y (n,) and y_soft (n x K) of one "
+                             f"length n, got shapes {X.shape}, {y.shape}, {ys.shape}")
         for name, a in (("X", X), ("y", y), ("y_soft", ys)):
             object.__setattr__(self, name, _readonly(a))
         extras = {str(k): _readonly(np.asarray(v)) for k, v in dict(self.extras).items()}

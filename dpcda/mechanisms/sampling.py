@@ -13,7 +13,8 @@ distinct; their order carries no meaning). No Python loop runs over the ``m`` ro
   ``n - l``, is drawn instead and inverted.
 
 Uniform integers below a bound are ``floor(u * bound)`` with ``u`` a 53-bit uniform float, so
-their bias is at most ``n / 2**53`` (torch's own ``randint`` is modulo 2**32 for small ranges).
+their bias is at most ``n / 2**53`` (torch's own ``randint`` is modulo 2**32 for small ranges);
+see :func:`_below` for MPS.
 """
 
 from __future__ import annotations
@@ -22,30 +23,27 @@ import math
 
 from dpcda.mechanisms._torch import CHUNK_BYTES, cpu_threads
 
-def _uniforms(shape, gen, device):
-    """Uniform floats in [0, 1) with 53 random bits (float32 on MPS, which has no float64)."""
+# Use the float32-only integer construction (MPS's) on every device; tests set it on CPU.
+FLOAT32_ONLY = False
+
+def _below(bound, shape, gen, device):
+    """Uniform integers in ``[0, bound)`` (int64); ``bound`` an int or an int64 tensor that
+    broadcasts to ``shape``. ``floor(u * bound)`` with ``u`` a 53-bit uniform float (bias at
+    most ``bound / 2**53``); on MPS, which has no float64, a 40-bit integer built from two
+    float32 draws, times ``bound``, shifted right by 40 (bias at most ``bound / 2**40``; needs
+    ``bound < 2**23``)."""
     import torch
 
-    dtype = torch.float32 if torch.device(device).type == "mps" else torch.float64
-    return torch.rand(shape, generator=gen, device=device, dtype=dtype)
-
-
-def _scale(u, bound):
-    """``floor(u * bound)`` as int64, kept below ``bound`` (float rounding can reach it);
-    ``bound`` an int or an int64 tensor broadcasting against ``u``."""
-    out = (u * bound).long()
-    return out.clamp_(max=bound - 1) if isinstance(bound, int) else torch_minimum(out, bound - 1)
-
-
-def torch_minimum(a, b):
-    import torch
-
-    return torch.minimum(a, b, out=a)
-
-
-def _below(bound: int, shape, gen, device):
-    """Uniform integers in ``[0, bound)``; bias at most ``bound / 2**53`` (``2**24`` on MPS)."""
-    return _scale(_uniforms(shape, gen, device), bound)
+    dev = torch.device(device)
+    if dev.type != "mps" and not FLOAT32_ONLY:
+        out = (torch.rand(shape, generator=gen, device=dev, dtype=torch.float64) * bound).long()
+    else:
+        hi = (torch.rand(shape, generator=gen, device=dev) * 2**24).long()
+        lo = (torch.rand(shape, generator=gen, device=dev) * 2**16).long()
+        out = ((hi * 2**16 + lo) * bound) >> 40
+    if isinstance(bound, int):
+        return out.clamp_(max=bound - 1)  # float rounding can reach bound itself
+    return torch.minimum(out, bound - 1, out=out)
 
 
 def _all_distinct_probability(n: int, l: int) -> float:
@@ -79,7 +77,7 @@ def _floyd_mask(n: int, l: int, m: int, gen, device):
     flat = mask.view(-1)
     base = torch.arange(m, device=device) * n  # flat offset of each row
     bound = torch.arange(n - l + 1, n + 1, device=device)  # j + 1 for each step
-    pos = _scale(_uniforms((l, m), gen, device), bound[:, None])
+    pos = _below(bound[:, None], (l, m), gen, device)
     pos += base
     fallback = base + (bound - 1)[:, None]  # flat position of j in each row
     with cpu_threads(1, device):
@@ -103,7 +101,7 @@ def _floyd(n: int, l: int, m: int, gen, device):
 
 
 def subset_method(n: int, l: int) -> str:
-    """Which algorithm :func:`sample_subsets` uses for ``(n, l)``: 'single', 'rejection' or 'floyd'."""
+    """The algorithm :func:`sample_subsets` uses for ``(n, l)``: single, rejection or floyd."""
     if l == 1:
         return "single"
     if _all_distinct_probability(n, l) >= 0.95:
@@ -131,7 +129,7 @@ def sample_subsets(n: int, l: int, m: int, *, generator, device=None):
         return _below(n, (m, 1), generator, device)
     if method == "rejection":
         return _rejection(n, l, m, generator, device)
-    # Floyd keeps an (rows x n) mask: do the rows in chunks of bounded memory.
-    step = max(1, CHUNK_BYTES // max(n, 1))
+    # Floyd keeps an (rows x n) mask and two (steps x rows) int64 tables: chunk the rows.
+    step = max(1, CHUNK_BYTES // (n + 16 * min(l, n - l + 1)))
     parts = [_floyd(n, l, min(step, m - s), generator, device) for s in range(0, m, step)]
     return parts[0] if len(parts) == 1 else torch.cat(parts)

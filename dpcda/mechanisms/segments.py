@@ -29,15 +29,15 @@ import numpy as np
 
 
 def segment_spans(segments, d: int) -> list[tuple[int, int]]:
-    """``[(start, stop), ...]`` from Segment objects or pairs; checked to fit ``d`` and not overlap."""
+    """``[(start, stop), ...]`` from Segment objects or pairs, checked to fit ``d``, no overlap."""
     spans = []
     for s in segments:
         try:
             a, b = (s.start, s.stop) if hasattr(s, "start") else s
             a, b = int(a), int(b)
         except (TypeError, ValueError):
-            raise ValueError(f"segments must be Segment objects or (start, stop) pairs, got {s!r}") \
-                from None
+            raise ValueError("segments must be Segment objects or (start, stop) pairs, "
+                             f"got {s!r}") from None
         if not (0 <= a < b <= d):
             raise ValueError(f"segment {s!r} must satisfy 0 <= start < stop <= d={d}")
         spans.append((a, b))

@@ -9,7 +9,7 @@ import numpy as np
 
 
 def check_int(name: str, value, lo: int, hi: int | None = None, why: str = "") -> int:
-    """``int(value)`` if it is an integer in ``[lo, hi]``; otherwise a ValueError naming ``name``."""
+    """``int(value)`` if it is an integer in ``[lo, hi]``, else a ValueError naming ``name``."""
     ok = isinstance(value, numbers.Integral) and not isinstance(value, bool)
     if ok and value >= lo and (hi is None or value <= hi):
         return int(value)
@@ -17,7 +17,8 @@ def check_int(name: str, value, lo: int, hi: int | None = None, why: str = "") -
     raise ValueError(f"{name} must be an integer {rng}{why}, got {name}={value!r}")
 
 
-def check_float(name: str, value, *, lo: float = 0.0, lo_open: bool = False, why: str = "") -> float:
+def check_float(name: str, value, *, lo: float = 0.0, lo_open: bool = False,
+                why: str = "") -> float:
     """``float(value)`` if finite and ``> lo`` (``lo_open``) or ``>= lo``; else a ValueError."""
     try:
         v = float(value)
@@ -109,3 +110,13 @@ def check_l_classwise(l, counts, class_names=None) -> int:
         raise ValueError(f"l must be an integer in [1, {int(counts.min())}] (the smallest class): "
                          f"{name} has only {int(counts[k])} points, fewer than l={l}")
     return l
+
+
+MAX_RELEASE_BYTES = 8 << 30  # 8 GiB of float32 features
+
+
+def check_release_size(n_rows: int, d: int) -> None:
+    """Refuse releases whose feature matrix alone would exceed ``MAX_RELEASE_BYTES``."""
+    if n_rows * d * 4 > MAX_RELEASE_BYTES:
+        raise ValueError(f"T is too large: {n_rows} synthetic samples x {d} features would take "
+                         f"{n_rows * d * 4 / 2**30:.1f} GiB (limit {MAX_RELEASE_BYTES >> 30} GiB)")

@@ -40,6 +40,17 @@ def test_each_subset_equally_likely(n, l, method):
     assert stats.chisquare(counts).pvalue > P_MIN
 
 
+@pytest.mark.parametrize("n,l,method", [(60, 2, "rejection"), (8, 3, "floyd")])
+def test_float32_only_integer_path_is_uniform_too(monkeypatch, n, l, method):
+    """The construction used on MPS (no float64), exercised on CPU."""
+    import dpcda.mechanisms.sampling as sampling
+
+    monkeypatch.setattr(sampling, "FLOAT32_ONLY", True)
+    test_each_subset_equally_likely(n, l, method)
+    srt = _draw(6000, 40, 3000, seed=9)
+    assert stats.chisquare(np.bincount(srt.ravel(), minlength=6000)).pvalue > P_MIN
+
+
 @pytest.mark.parametrize("n,l", [(6000, 3), (6000, 20), (300, 64), (300, 250)])
 def test_each_index_selected_with_frequency_l_over_n(n, l):
     m = max(2000, 30 * n // l)
@@ -77,7 +88,7 @@ def test_chunked_floyd_matches_shape_and_law(monkeypatch):
     """Force several memory chunks: rows must still be distinct and uniform."""
     import dpcda.mechanisms.sampling as sampling
 
-    monkeypatch.setattr(sampling, "CHUNK_BYTES", 50 * 30)  # 30 rows of n = 50 per chunk
+    monkeypatch.setattr(sampling, "CHUNK_BYTES", (50 + 16 * 20) * 30)  # 30 rows per chunk
     srt = _draw(50, 20, 3000, seed=5)
     assert stats.chisquare(np.bincount(srt.ravel(), minlength=50)).pvalue > P_MIN
 

@@ -119,7 +119,7 @@ def test_launch_queues_a_sweep_and_starts_a_worker_then_shows_results(store, wor
     # The sweep is selected and in the address, so a refreshed tab finds it again.
     assert at.selectbox(key="utility_sweep").value == sweep.id
     assert at.query_params["sweep"] in (str(sweep.id), [str(sweep.id)])
-    assert any(p.proto.text.startswith("0 of 8 job(s) finished") for p in at.get("progress"))
+    assert any(p.proto.text.startswith("queued: 0 of 8 job(s) finished") for p in at.get("progress"))
 
     Worker(store).run(idle_exit=0)  # the real experiment pipeline, in-process (ncm: no torch training)
     run(at)  # AppTest does not fire run_every fragments: rerun to refresh
