@@ -41,6 +41,13 @@ def sweep_results(db, sweep_id: int):
     return _results(db, sweep_id)
 
 
+def submit_sweep(*args, **kwargs):
+    """Queue one experiment job per (epsilon, l, run); see :func:`dpcda.jobs.sweep.submit_sweep`."""
+    from dpcda.jobs.sweep import submit_sweep as _submit
+
+    return _submit(*args, **kwargs)
+
+
 def list_sweeps(db=None):
     """Every sweep in the store, newest first (a pandas DataFrame)."""
     from dpcda.jobs.sweep import list_sweeps as _list
@@ -50,4 +57,4 @@ def list_sweeps(db=None):
 
 __all__ = ["JOB_KINDS", "Job", "JobCancelled", "JobContext", "JobKind", "JobStore", "Sweep", "Worker",
            "cancel_job", "cancel_sweep", "default_db_path", "ensure_worker", "list_sweeps",
-           "live_workers", "load_plugins", "register_kind", "sweep_results"]
+           "live_workers", "load_plugins", "register_kind", "submit_sweep", "sweep_results"]
