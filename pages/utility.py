@@ -16,8 +16,8 @@ import streamlit as st
 
 from dpcda import reference
 from dpcda.data import get_dataset_spec, list_datasets
-from dpcda.jobs import JobStore, cancel_sweep, ensure_worker, live_workers, sweep_results
-from dpcda.jobs import submit_sweep
+from dpcda.jobs import (JobStore, cancel_sweep, ensure_worker, live_workers, submit_sweep,
+                        sweep_results)
 from dpcda.presets import PRESETS
 from dpcda.privacy import ACCOUNTANT_INFO, CONVERSION_TITLES, list_conversions
 from dpcda.training import list_models, model_spec
