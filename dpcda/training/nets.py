@@ -16,6 +16,11 @@ The normalisation layer after each convolution is selectable (``norm``):
 - ``"group"`` - GroupNorm (8 groups): per-sample statistics, so train and test are normalised
   the same way with no running state. The default (see the README for the measurements).
 - ``"none"`` - no normalisation layer.
+
+Measured (Fashion-MNIST, DP-CDA l = 4, eps = 10, sigma 0.2422, 3 epochs, one run each, CPU):
+group 0.6565, bn-batch 0.6555, bn 0.6487, none 0.6044, bn evaluated on test + matching noise
+0.5379 (16 noise draws averaged, group: 0.6631); group + Gaussian filter (1 px) on the training
+images 0.6795. Non-private (l = 1): group 0.8947, bn 0.8952 after 2 epochs; group 0.9098 after 5.
 """
 
 from __future__ import annotations
