@@ -170,7 +170,13 @@ def run_experiment(config: dict, ctx: JobContext | None = None) -> dict:
     ctx.check_cancelled()
     ctx.message("training")
     image_shape = ds.image_shape if release.X.shape[1] == ds.d_x else None  # projections are flat
-    train_cfg = TrainConfig.from_dict({**cfg["train"], "n_classes": ds.n_classes})
+    train = {**cfg["train"], "n_classes": ds.n_classes}
+    card_params = release.card.get("parameters", {})
+    public_noise = card_params.get("sigma_x", card_params.get("noise_std")) or 0.0
+    if train.get("model") == "lda" and not train.get("noise_std"):
+        # Noise-aware LDA removes the release's public noise variance (post-processing).
+        train["noise_std"] = float(public_noise)
+    train_cfg = TrainConfig.from_dict(train)
     out = train_and_evaluate(release.X, release.y, X_test, ds.y_test, y_soft=release.y_soft,
                              image_shape=image_shape, config=train_cfg, on_epoch=ctx.on_epoch)
     card = release.card

@@ -89,3 +89,25 @@ def test_end_to_end_sweep_on_digits(tmp_path):
     assert float(rows[("inf", "1")]["mean"]) > 0.7  # clean data, 10 classes: far above chance
     assert float(rows[("10.0", "4")]["mean"]) > 0.3  # measured about 0.84; chance is 0.1
     assert "digits" in out.stdout and "paper accountant" in out.stdout
+
+
+@pytest.mark.parametrize("model, expect_noise", [("lda", True), ("ncm", False)])
+def test_lda_gets_the_release_public_noise_scale(monkeypatch, model, expect_noise):
+    """Noise-aware LDA must be told the release's sigma_x (public); other learners are not."""
+    import dpcda.training as training
+    from dpcda.jobs.experiment import run_experiment
+
+    seen = {}
+
+    def fake_train(X, y, X_test, y_test, *, config, **kw):
+        seen["noise_std"] = config.noise_std
+        return {"accuracy": 0.5, "per_epoch": [], "epochs_run": 1}
+
+    monkeypatch.setattr(training, "train_and_evaluate", fake_train)
+    out = run_experiment({"dataset": "digits", "epsilon": 10, "l": 4,
+                          "train": {"model": model, "epochs": 1}})
+    assert out["sigma_x"] > 0
+    if expect_noise:
+        assert seen["noise_std"] == pytest.approx(out["sigma_x"])
+    else:
+        assert seen["noise_std"] == 0.0
