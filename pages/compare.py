@@ -7,20 +7,19 @@ also reports generative baselines (G-PATE, DP-Merf, GS-WGAN) that we only quote.
 
 from __future__ import annotations
 
-from collections import Counter
 
 import pandas as pd
 import streamlit as st
 
 from dpcda import reference
 from dpcda.data import get_dataset_spec
-from dpcda.jobs import JobStore, cancel_sweep, ensure_worker, live_workers, sweep_results
+from dpcda.jobs import JobStore, ensure_worker, sweep_results
 from dpcda.mechanisms import MECHANISMS
 from dpcda.presets import PRESETS
 from dpcda.privacy import ACCOUNTANT_INFO
 from dpcda.training import list_models, model_spec
 from pages.common import (DELTA_VALUES, POWERS_OF_TWO, accountant_assumptions, ensure_app_navigation,
-                          fmt_delta, privacy_footnote)
+                          fmt_delta, privacy_footnote, sweep_progress)
 
 DATASETS = ("digits", "mnist", "fashion-mnist", "cifar10")
 MECHS = ("dp-cda", "dpmix", "local", "random-projection")
@@ -192,39 +191,9 @@ if sid is not None:
     st.query_params["compare"] = str(sid)
     jobs = store.jobs(sweep_id=sid)
     dataset, epsilon = sweeps[sid].config["base"]["dataset"], sweeps[sid].config["epsilon"]
-    active = any(not j.terminal for j in jobs)
-    st.session_state["compare_seen"] = (sid, sweeps[sid].status, sum(j.terminal for j in jobs))
-
-    @st.fragment(run_every=2 if active else None)
-    def progress() -> None:
-        """Live progress while the comparison runs (polls the store every 2 s)."""
-        now = store.jobs(sweep_id=sid)
-        done = sum(j.terminal for j in now)
-        status = store.get_sweep(sid).status
-        if (sid, status, done) != st.session_state["compare_seen"]:
-            st.rerun()
-        count = Counter(j.status for j in now)
-        st.progress(done / len(now), text=f"{status}: {done} of {len(now)} job(s) finished · " + " · ".join(
-            f"{count[s]} {s}" for s in ("done", "running", "queued", "failed", "cancelled") if count[s]))
-        for j in (j for j in now if j.status == "running"):
-            frac = (j.epoch or 0) / j.n_epochs if j.n_epochs else 0.0
-            where = f"epoch {j.epoch} of {j.n_epochs}" if j.n_epochs else (j.message or "starting")
-            st.progress(min(frac, 1.0), text=f"job #{j.id}: {PAPER_NAME[j.config['mechanism']]}, run "
-                        f"{j.config['run'] + 1}: {where}")
-        if count["queued"] or count["running"]:
-            if not live_workers(store):
-                st.warning("No worker is running for this store, so queued jobs will wait.")
-                if st.button("Start a worker", key="compare_start_worker"):
-                    ensure_worker(store)
-                    st.rerun()
-            if st.button("Cancel comparison", key="compare_cancel"):
-                cancel_sweep(sid, store)
-                st.rerun()
-        for j in (j for j in now if j.status == "failed"):
-            st.error(f"{PAPER_NAME[j.config['mechanism']]} (job #{j.id}) failed: "
-                     f"{(j.message or 'failed').splitlines()[0]}")
-
-    progress()
+    sweep_progress(store, sid, sweeps[sid].status, jobs, key="compare", noun="comparison",
+                   failed_in_expander=False,
+                   describe=lambda j: f"{PAPER_NAME[j.config['mechanism']]}, run {j.config['run'] + 1}")
     res = sweep_results(store, sid)
     res = res[res["runs"] > 0]
 

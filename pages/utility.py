@@ -9,20 +9,18 @@ finds it again; every session shares the store, hence the history of earlier swe
 from __future__ import annotations
 
 import math
-from collections import Counter
 
 import pandas as pd
 import streamlit as st
 
 from dpcda import reference
 from dpcda.data import get_dataset_spec, list_datasets
-from dpcda.jobs import (JobStore, cancel_sweep, ensure_worker, live_workers, submit_sweep,
-                        sweep_results)
+from dpcda.jobs import JobStore, ensure_worker, submit_sweep, sweep_results
 from dpcda.presets import PRESETS
 from dpcda.privacy import ACCOUNTANT_INFO, CONVERSION_TITLES, list_conversions
 from dpcda.training import list_models, model_spec
 from pages.common import (DELTA_VALUES, POWERS_OF_TWO, accountant_assumptions, ensure_app_navigation,
-                          fmt_delta, fmt_int, privacy_footnote)
+                          fmt_delta, fmt_int, privacy_footnote, sweep_progress)
 
 EPSILONS = (math.inf, 50.0, 20.0, 10.0, 5.0, 1.0)
 ACCOUNTANTS = ("paper", "class-aware", "dpmix", "dpmix-low")  # those DP-CDA can be accounted by
@@ -255,46 +253,9 @@ st.caption(f"**{cfg['dataset']}**, model `{train['model']}`, {train['label_mode'
            + f", {train['epochs']} epoch(s); accountant `{cfg['accountant']}`, conversion "
            f"`{cfg['conversion']}`, δ = {fmt_delta(cfg['delta'])}, c = {cfg['c']:g}, "
            f"T = {'N' if cfg.get('T') is None else fmt_int(cfg['T'])}. Store: `{store.path}`.")
-active = any(not j.terminal for j in jobs)
-# What this run drew (the sweep's status was read before its jobs): the fragment reruns the whole
-# page as soon as the store says otherwise (a job finished, or the sweep's status moved on).
-st.session_state["utility_seen"] = (sid, sweeps[sid].status, sum(j.terminal for j in jobs))
-
-
-@st.fragment(run_every=2 if active else None)
-def progress() -> None:
-    """Live progress of the selected sweep (polls the store every 2 s while it runs)."""
-    now = store.jobs(sweep_id=sid)
-    status = store.get_sweep(sid).status
-    if (sid, status, sum(j.terminal for j in now)) != st.session_state["utility_seen"]:
-        st.rerun()  # a job finished: redraw the results (and stop polling once all are done)
-    count = Counter(j.status for j in now)
-    done = sum(j.terminal for j in now)
-    st.progress(done / len(now), text=f"{status}: {done} of {len(now)} job(s) finished · " + " · ".join(
-        f"{count[s]} {s}" for s in ("done", "running", "queued", "failed", "cancelled") if count[s]))
-    for j in (j for j in now if j.status == "running"):
-        frac = (j.epoch or 0) / j.n_epochs if j.n_epochs else 0.0
-        where = f"epoch {j.epoch} of {j.n_epochs}" if j.n_epochs else (j.message or "starting")
-        st.progress(min(frac, 1.0), text=f"job #{j.id}: ε = {eps_label(j.config['epsilon'])}, "
-                    f"l = {j.config['l']}, run {j.config['run'] + 1}: {where}")
-    if count["queued"] or count["running"]:
-        if not live_workers(store):
-            st.warning("No worker is running for this store, so queued jobs will wait.")
-            if st.button("Start a worker", key="utility_start_worker"):
-                ensure_worker(store)
-                st.rerun()
-        if st.button("Cancel sweep", key="utility_cancel"):
-            cancel_sweep(sid, store)
-            st.rerun()
-    failed = [j for j in now if j.status == "failed"]
-    if failed:
-        with st.expander(f"{len(failed)} failed job(s)"):
-            for j in failed:
-                st.markdown(f"- job #{j.id} (ε = {eps_label(j.config['epsilon'])}, l = {j.config['l']}): "
-                            f"{(j.message or j.error or 'failed').splitlines()[0]}")
-
-
-progress()
+sweep_progress(store, sid, sweeps[sid].status, jobs, key="utility", noun="sweep",
+               describe=lambda j: f"ε = {eps_label(j.config['epsilon'])}, l = {j.config['l']}, "
+                                  f"run {j.config['run'] + 1}")
 
 # --- results ------------------------------------------------------------------------------------
 res = sweep_results(store, sid)
