@@ -18,16 +18,18 @@ from dpcda.data import get_dataset_spec, list_datasets
 from dpcda.jobs import JobStore, ensure_worker, submit_sweep, sweep_results
 from dpcda.presets import PRESETS
 from dpcda.privacy import ACCOUNTANT_INFO, CONVERSION_TITLES, list_conversions
-from dpcda.training import list_models, model_spec
+from dpcda.jobs.experiment import resolve_model
+from dpcda.training import AUTO, list_models, model_spec
 from pages.common import (DELTA_VALUES, POWERS_OF_TWO, accountant_assumptions, ensure_app_navigation,
                           fmt_delta, fmt_int, privacy_footnote, sweep_progress)
 
 EPSILONS = (math.inf, 50.0, 20.0, 10.0, 5.0, 1.0)
 ACCOUNTANTS = ("paper", "class-aware", "dpmix", "dpmix-low")  # those DP-CDA can be accounted by
-# (model, epochs) per dataset. digits is small (1,347 records): at lr 1e-3 and batch 256 a linear
-# model gets only ~6 steps an epoch (measured: 0.20 test accuracy non-private after 5 epochs, 0.82
-# after 30), while the closed-form nearest class mean reaches 0.88 at once.
-DEFAULTS = {"digits": ("ncm", 30), "adult": ("tree", 1)}  # images otherwise: the paper's CNN
+# Epochs per dataset (the model defaults to "auto": dpcda.training.default_model). digits is small
+# (1,347 records): at lr 1e-3 and batch 256 a torch model gets only ~6 steps an epoch (measured: a
+# linear model 0.20 test accuracy non-private after 5 epochs, 0.82 after 30).
+DEFAULT_EPOCHS = {"digits": 30, "adult": 1}  # images otherwise: 5
+AUTO_TITLE = "auto (best measured per setting)"
 
 DENOISE_SIGMA = 1.0  # pixels (DPMix Table II's Gaussian filter)
 PAPER_LEARNER = {3: "CNN", 4: "tree"}
@@ -167,15 +169,21 @@ ls = sb.multiselect("Orders of mixture l", l_options, default=[v for v in (1, 4,
                     key="utility_ls", help=f"Powers of two up to the smallest class ({max_l}).")
 c1, c2 = sb.columns(2)
 runs = int(c1.number_input("Runs per cell", 1, 20, 3, key="utility_runs"))
-models = [m for m in list_models() if not (tabular and model_spec(m).needs_image)]
+models = [AUTO] + [m for m in list_models() if not (tabular and model_spec(m).needs_image)]
 if (st.session_state.get("utility_model_for") != dataset
         or st.session_state.get("utility_model") not in models):
-    default_model, default_epochs = DEFAULTS.get(dataset, ("cnn", 5))
-    st.session_state["utility_model"], st.session_state["utility_epochs"] = default_model, default_epochs
+    st.session_state["utility_model"] = AUTO
+    st.session_state["utility_epochs"] = DEFAULT_EPOCHS.get(dataset, 5)
     st.session_state["utility_model_for"] = dataset
 epochs = int(c2.number_input("Epochs", 1, 500, key="utility_epochs"))
+auto_picks = {e: resolve_model({"dataset": dataset, "epsilon": e, "mechanism": "dp-cda"}, AUTO)
+              for e in (20.0, math.inf)}
 model = sb.selectbox("Model", models, key="utility_model",
-                     format_func=lambda m: f"{m}: {model_spec(m).title}")
+                     format_func=lambda m: AUTO_TITLE if m == AUTO else f"{m}: {model_spec(m).title}",
+                     help=f"auto picks, per job, the learner measured best for {dataset}: "
+                          f"`{auto_picks[20.0]}` for private releases (ε < ∞), "
+                          f"`{auto_picks[math.inf]}` for ε = ∞ (see the README, \"Training and "
+                          "accuracy\").")
 label_mode = sb.radio("Labels", ("hard", "soft"), horizontal=True, key="utility_label_mode",
                       help="soft: train on the noisy one-hot labels of the release.")
 denoise = sb.toggle(f"Denoise (Gaussian filter, {DENOISE_SIGMA:g} px)", value=False, disabled=tabular,
@@ -248,7 +256,14 @@ st.query_params["sweep"] = str(sid)
 jobs = store.jobs(sweep_id=sid)
 cfg = jobs[0].config
 train = cfg["train"]
-st.caption(f"**{cfg['dataset']}**, model `{train['model']}`, {train['label_mode']} labels"
+model_by_eps: dict[float, str] = {}  # model="auto" resolves per job, so it may differ by ε
+for j in jobs:
+    model_by_eps.setdefault(float(j.config["epsilon"]), j.config["train"]["model"])
+if len(set(model_by_eps.values())) == 1:
+    model_text = f"model `{train['model']}`"
+else:
+    model_text = "models " + ", ".join(f"`{m}` (ε = {eps_label(e)})" for e, m in model_by_eps.items())
+st.caption(f"**{cfg['dataset']}**, {model_text}, {train['label_mode']} labels"
            + (f", denoised (σ = {train['denoise_sigma']:g} px)" if train.get("denoise_sigma") else "")
            + f", {train['epochs']} epoch(s); accountant `{cfg['accountant']}`, conversion "
            f"`{cfg['conversion']}`, δ = {fmt_delta(cfg['delta'])}, c = {cfg['c']:g}, "
@@ -264,7 +279,7 @@ paper, learner = paper_cells(cfg["dataset"])
 if res.empty:
     st.info("No results yet: they appear here as jobs finish.")
 else:
-    title = f"{cfg['dataset']}: `{train['model']}` trained on DP-CDA releases"
+    title = f"{cfg['dataset']}: {model_text.split(' ', 1)[1]} trained on DP-CDA releases"
     st.plotly_chart(accuracy_figure(res, paper, learner, title.replace("`", "")), width="stretch",
                     key="utility_fig")
     if paper:
@@ -296,7 +311,7 @@ else:
     norm = next((j.result.get("normalization") for j in jobs if j.result), None) or {}
     if norm.get("note") and not norm.get("covered_by_guarantee", True):
         st.warning(f"Normalisation: {norm['note']}.")
-    if train["model"] == "cnn":
+    if "cnn" in model_by_eps.values():
         st.caption("The CNN normalises with GroupNorm by default, not the paper's BatchNorm: BatchNorm's "
                    "running statistics, learnt on noise-dominated synthetic images, break on clean test "
                    "images (see the README).")

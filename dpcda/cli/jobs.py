@@ -96,7 +96,11 @@ def register(subparsers) -> None:
     s.add_argument("--runs", type=_int_at_least("--runs", 1), default=1,
                    help="repetitions per cell (default 1)")
     s.add_argument("--epochs", type=_int_at_least("--epochs", 1), help="training epochs (default 5)")
-    s.add_argument("--model", help="cnn (default), dpmix-cnn, fc, linear, ncm or tree")
+    s.add_argument("--model", default="auto",
+                   help="auto (default: the best measured learner per setting, resolved per job: "
+                        "tree for tabular data; for images lda (noise-aware LDA) when private, cnn "
+                        "when epsilon=inf; digits: ncm when private, lda when epsilon=inf), or cnn, "
+                        "dpmix-cnn, fc, linear, ncm, lda or tree")
     s.add_argument("--label-mode", choices=("hard", "soft"), help="train on hard or noisy soft labels")
     s.add_argument("--batch-size", type=_int_at_least("--batch-size", 1), help="default 256")
     s.add_argument("--lr", type=_positive_float("--lr"), help="Adam learning rate (default 1e-3)")
@@ -203,7 +207,9 @@ def _sweep(args) -> int:
         eps = "inf" if math.isinf(c["epsilon"]) else f"{c['epsilon']:g}"
         what = f"accuracy {r['accuracy']:.4f}" if job.status == "done" and r.get("accuracy") is not None \
             else (job.message or job.status)
-        print(f"[{done[0]}/{len(jobs)}] epsilon={eps} l={c['l']} run={c['run']}: {job.status}, {what}",
+        model = (c.get("train") or {}).get("model")
+        print(f"[{done[0]}/{len(jobs)}] epsilon={eps} l={c['l']} run={c['run']} model={model}: "
+              f"{job.status}, {what}",
               file=sys.stderr, flush=True)
 
     worker = Worker(store, sweep_id=sweep_id, on_finish=report)
@@ -218,8 +224,13 @@ def _sweep(args) -> int:
         signal.signal(signal.SIGTERM, previous)
     table = sweep_results(store, sweep_id)
     accountants = sorted(set(table["accountant"].astype(str)))
+    models = {}
+    for j in jobs:  # model="auto" may pick a different learner per epsilon
+        eps = "inf" if math.isinf(j.config["epsilon"]) else f"{j.config['epsilon']:g}"
+        models.setdefault(eps, (j.config.get("train") or {}).get("model"))
     print(f"# test accuracy on the real test split; epsilon by the {', '.join(accountants)} "
-          f"accountant{'s' if len(accountants) > 1 else ''}, delta={jobs[0].config.get('delta'):g}")
+          f"accountant{'s' if len(accountants) > 1 else ''}, delta={jobs[0].config.get('delta'):g}; "
+          f"model per epsilon: {', '.join(f'{e}: {m}' for e, m in models.items())}")
     print(format_table(table))
     if args.out:
         table.to_csv(args.out, index=False)

@@ -90,9 +90,45 @@ def _mechanism_checks(cfg: dict) -> None:
         _num(cfg, "p", lo=1, integer=True)
 
 
+# Image shapes of the registered image datasets (public metadata; the dataset registry only
+# records the kind). Used to resolve model="auto" without loading any data.
+IMAGE_SHAPES: dict[str, tuple[int, ...]] = {
+    "mnist": (1, 28, 28), "fashion-mnist": (1, 28, 28), "cifar10": (3, 32, 32), "digits": (1, 8, 8),
+}
+
+
+def resolve_model(cfg: dict, model: Any) -> Any:
+    """``model="auto"`` -> the default learner for this dataset and privacy setting, from
+    public metadata only (:func:`dpcda.training.default_model`); other values pass through.
+
+    Unregistered names count as tabular; a random projection's output is flat, so an image
+    model is swapped for the noise-aware LDA there.
+    """
+    from dpcda.training import AUTO, default_model, model_spec
+
+    if model != AUTO:
+        return model
+    image_shape = None
+    try:
+        from dpcda.data import get_dataset_spec
+
+        if get_dataset_spec(cfg["dataset"]).kind == "image":
+            image_shape = IMAGE_SHAPES.get(cfg["dataset"])
+    except ValueError:
+        pass  # not a registered dataset: treated as tabular (loading it fails later anyway)
+    private = not math.isinf(cfg["epsilon"])
+    chosen = default_model(dataset=cfg["dataset"], image_shape=image_shape, private=private)
+    if cfg["mechanism"] == "random-projection" and model_spec(chosen).needs_image:
+        chosen = "lda"
+    return chosen
+
+
 def normalize(config: dict) -> dict:
-    """Fill in defaults and validate; the result is what is hashed for deduplication."""
-    from dpcda.training import TrainConfig
+    """Fill in defaults and validate; the result is what is hashed for deduplication.
+
+    ``model`` defaults to ``"auto"``, resolved here (before hashing) to a concrete learner.
+    """
+    from dpcda.training import AUTO, TrainConfig
 
     cfg = dict(config)
     train = dict(cfg.pop("train", None) or {})
@@ -126,6 +162,7 @@ def normalize(config: dict) -> dict:
     max_l, what = max_l_for(cfg["dataset"], cfg["mechanism"])
     if max_l is not None and cfg["l"] > max_l:
         raise ValueError(f"l must be an integer in [1, {max_l}]{what}, got l={cfg['l']}")
+    train["model"] = resolve_model(cfg, train.get("model", AUTO))
     train["clip_norm"] = cfg["c"]  # the training loop's input scaling uses the clip norm
     cfg["train"] = TrainConfig.from_dict(train).to_dict()  # ValueError names a bad field
     cfg["experiment_version"] = EXPERIMENT_VERSION

@@ -121,6 +121,26 @@ def test_sweep_exits_1_when_a_job_fails(db, capsys, fake_experiment):
     assert any(" 3 " in line and "0 (1 failed)" in line and "n/a" in line for line in lines)
 
 
+def test_sweep_help_explains_the_auto_default(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["sweep", "--help"])
+    assert exc.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())  # argparse wraps lines
+    assert "auto (default: the best measured learner per setting" in text
+    assert "tree for tabular data" in text and "lda" in text and "cnn when epsilon=inf" in text
+    assert "cnn (default)" not in text
+
+
+def test_sweep_model_defaults_to_auto_resolved_per_epsilon(db, capsys, fake_experiment):
+    rc = main(["sweep", "--dataset", "fashion-mnist", "--db", str(db), "--epsilons", "inf,10",
+               "--ls", "4", "--epochs", "1"])
+    assert rc == 0
+    assert {c["epsilon"]: c["train"]["model"] for c in fake_experiment} == {math.inf: "cnn", 10.0: "lda"}
+    captured = capsys.readouterr()
+    assert "model per epsilon: inf: cnn, 10: lda" in captured.out
+    assert "epsilon=10 l=4 run=0 model=lda: done" in captured.err
+
+
 def test_parser_and_help_do_not_import_torch_or_pandas():
     code = ("import sys; from dpcda.cli import build_parser; p = build_parser(); "
             "p.parse_args(['sweep', '--dataset', 'digits']); p.parse_args(['worker', '--once']); "

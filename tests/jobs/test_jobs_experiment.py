@@ -111,3 +111,39 @@ def test_lda_gets_the_release_public_noise_scale(monkeypatch, model, expect_nois
         assert seen["noise_std"] == pytest.approx(out["sigma_x"])
     else:
         assert seen["noise_std"] == 0.0
+
+
+def test_auto_model_is_the_default_and_resolves_per_setting_before_hashing():
+    from dpcda.data import get_dataset_spec, list_datasets
+    from dpcda.jobs.experiment import IMAGE_SHAPES
+    from dpcda.presets import PRESETS
+
+    private = normalize({"dataset": "fashion-mnist", "epsilon": 10, "l": 4})  # no model: auto
+    public = normalize({"dataset": "fashion-mnist", "epsilon": "inf", "l": 4, "model": "auto"})
+    assert private["train"]["model"] == "lda" and public["train"]["model"] == "cnn"
+    assert normalize(private) == private and normalize(public) == public  # idempotent
+    # The dedup key holds the concrete model: auto and its resolution share one key.
+    explicit = normalize({"dataset": "fashion-mnist", "epsilon": 10, "l": 4, "model": "lda"})
+    assert config_hash("experiment", private) == config_hash("experiment", explicit)
+    other = normalize({"dataset": "fashion-mnist", "epsilon": 10, "l": 4, "model": "cnn"})
+    assert config_hash("experiment", private) != config_hash("experiment", other)
+    for eps in (10, "inf"):
+        assert normalize({"dataset": "adult", "epsilon": eps, "train": {"model": "auto"}})["train"][
+            "model"] == "tree"
+    assert normalize({"dataset": "digits", "epsilon": 10})["train"]["model"] == "ncm"
+    assert normalize({"dataset": "digits"})["train"]["model"] == "lda"  # epsilon defaults to inf
+    # A random projection is flat: no image model even for image data.
+    rp = normalize({"dataset": "mnist", "epsilon": 10, "mechanism": "random-projection"})
+    assert rp["train"]["model"] == "lda"
+    # Every registered image dataset has a known shape, consistent with its public d_x.
+    for name in list_datasets():
+        if get_dataset_spec(name).kind == "image":
+            shape = IMAGE_SHAPES[name]
+            assert math.prod(shape) == PRESETS.get(name).d_x
+
+
+def test_auto_never_reaches_train_config():
+    from dpcda.training import TrainConfig
+
+    with pytest.raises(ValueError, match="model must be one of"):
+        TrainConfig(model="auto")

@@ -76,7 +76,8 @@ def test_renders_without_a_sweep(store, worker_calls):
     at = page()
     assert "Utility" in at.title[0].value
     assert at.selectbox(key="utility_dataset").value == "digits"
-    assert at.selectbox(key="utility_model").value == "ncm"  # the per-dataset default
+    assert at.selectbox(key="utility_model").value == "auto"  # the default for every dataset
+    assert at.selectbox(key="utility_model").options[0] == "auto (best measured per setting)"
     assert at.number_input(key="utility_epochs").value == 30
     assert at.selectbox(key="utility_accountant").value == "paper"
     assert at.selectbox(key="utility_sweep").value is None
@@ -86,14 +87,38 @@ def test_renders_without_a_sweep(store, worker_calls):
 
 def test_model_default_follows_the_dataset(store, worker_calls):
     at = page()
+    at.selectbox(key="utility_model").set_value("linear")
+    run(at)
     at.selectbox(key="utility_dataset").set_value("adult")
     run(at)
-    assert at.selectbox(key="utility_model").value == "tree"
-    assert "cnn" not in at.selectbox(key="utility_model").options  # no image models for tabular data
+    assert at.selectbox(key="utility_model").value == "auto"  # reset on a dataset change
+    assert "`tree`" in at.selectbox(key="utility_model").help  # what auto stands for on adult
+    assert "cnn: CNN (DP-CDA Table 2)" not in at.selectbox(key="utility_model").options  # tabular
+    assert at.number_input(key="utility_epochs").value == 1
     at.selectbox(key="utility_dataset").set_value("fashion-mnist")
     run(at)
-    assert at.selectbox(key="utility_model").value == "cnn"
+    assert at.selectbox(key="utility_model").value == "auto"
+    assert "`lda` for private" in at.selectbox(key="utility_model").help
+    assert "`cnn` for ε = ∞" in at.selectbox(key="utility_model").help
+    assert "cnn: CNN (DP-CDA Table 2)" in at.selectbox(key="utility_model").options
     assert at.number_input(key="utility_epochs").value == 5
+
+
+def test_auto_launch_resolves_the_model_per_epsilon(store, worker_calls):
+    at = page()
+    at.selectbox(key="utility_dataset").set_value("fashion-mnist")
+    run(at)
+    at.multiselect(key="utility_eps").set_value([INF, 10.0])
+    at.multiselect(key="utility_ls").set_value([4])
+    at.number_input(key="utility_runs").set_value(1)
+    run(at)
+    at.button(key="utility_launch").click()
+    run(at)
+    assert not at.error
+    (sweep,) = store.sweeps()
+    models = {j.config["epsilon"]: j.config["train"]["model"] for j in store.jobs(sweep_id=sweep.id)}
+    assert models == {INF: "cnn", 10.0: "lda"}
+    assert any("`cnn` (ε = ∞)" in c.value and "`lda` (ε = 10)" in c.value for c in at.caption)
 
 
 def test_launch_queues_a_sweep_and_starts_a_worker_then_shows_results(store, worker_calls):
