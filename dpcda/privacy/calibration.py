@@ -65,9 +65,11 @@ def calibrate(*, epsilon: float, delta: float, l: int, T: int, c: float = 1.0,
                                    conversion=conversion, max_alpha=max_alpha)
         return float(e[0])
 
-    def f(log_sigma: float) -> float:
+    def f(log_sigma: float) -> float:  # log(eps / target): decreasing in sigma
         e = eps_at(log_sigma)
-        return (math.log(e) if e > 0 else -1e300) - math.log(target) if math.isfinite(e) else 1e3
+        if not math.isfinite(e):
+            return 1e3
+        return math.log(e / target) if e > 0 else -1e3
 
     lo, hi = math.log(0.5), math.log(2.0)
     while f(lo) <= 0:
