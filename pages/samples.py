@@ -117,6 +117,11 @@ def csv_zip(rel: Release, stem: str):
                            f"{stem}.json": rel.card_json().encode()})
 
 
+SETTING_KEYS = ("samples_l", "samples_mode", "samples_eps", "samples_sigma", "samples_c", "samples_T",
+                "samples_delta", "samples_accountant", "samples_conversion", "samples_norm",
+                "samples_max_alpha", "samples_class", "samples_per_class", "samples_shape")
+
+
 def parse_shape(text: str):
     parts = [p for p in re.split(r"[,x×\s]+", text.strip()) if p]
     if not parts:
@@ -128,6 +133,11 @@ def parse_shape(text: str):
 
 # --- controls ---------------------------------------------------------------------------------
 ensure_app_navigation()
+# Streamlit forgets the value of a widget that a run does not draw, and this page stops before
+# the release controls when a dataset's files are missing. Re-assigning the values keeps them.
+for _key in SETTING_KEYS:
+    if _key in ss:
+        ss[_key] = ss[_key]
 st.title("Synthetic samples")
 st.caption("Generate a DP-CDA release of a dataset, see what its samples look like at a given "
            "privacy level, and download it with its data card.")
