@@ -286,8 +286,16 @@ if p["private"]:
                 f"{p['conversion_title']}. Rényi order α = {fmt_alpha(p['alpha'])}. Noise σ_x = "
                 f"{par['sigma_x']:.4g}, σ_y = {par['sigma_y']:.4g}, {how}.")
     for other, o in p.get("other_accountants", {}).items():
-        st.caption(f"For comparison, the `{other}` accountant gives ε = {fmt_eps(o['epsilon'])} for "
-                   "the same noise (the Privacy page explains the difference).")
+        ratio = o["epsilon"] / p["epsilon"] if p["epsilon"] else float("inf")
+        text = (f"The `{other}` accountant gives ε = {fmt_eps(o['epsilon'])} for the same noise "
+                f"({ratio:.2f}× the headline; the Privacy page explains the difference).")
+        if other == "class-aware" and ratio > 1.05:
+            # Honesty: the headline understates what Algorithm 1 spends under its own assumptions.
+            st.warning(f"**Algorithm 1 as run here spends more than the headline says.** {text} "
+                       "The published accountant does not model that every mixture is drawn from "
+                       "one class; choose the `class-aware` accountant to calibrate to it.")
+        else:
+            st.caption(text)
 else:
     st.markdown("#### ε = ∞ (no privacy)")
     st.warning("σ_x = σ_y = 0: this release carries **no privacy guarantee** (ε = infinity).")

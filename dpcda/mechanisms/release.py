@@ -101,8 +101,14 @@ class Release:
         ptxt = ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
                          for k, v in params.items() if v is not None)
         others = p.get("other_accountants") or {}
-        otxt = "".join(f" Under the {k} accountant the same noise gives epsilon = "
-                       f"{epsilon_text(v.get('epsilon'))}." for k, v in others.items())
+        base = p.get("epsilon")
+        otxt = "".join(
+            f" Under the {k} accountant the same noise gives epsilon = "
+            f"{epsilon_text(v.get('epsilon'))}"
+            + (f" ({v['epsilon'] / base:.2f}x the headline: Algorithm 1 spends more than the "
+               "published accountant says)" if k == "class-aware" and base and v.get("epsilon")
+               and v["epsilon"] > 1.05 * base else "") + "."
+            for k, v in others.items())
         norm = c.get("normalization", {})
         ntxt = norm.get("method", "?") + (" (statistics from the private data, not covered by the "
                                           "guarantee)" if norm.get("statistics_from_private_data")

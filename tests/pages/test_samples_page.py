@@ -226,3 +226,17 @@ def test_adult_shows_a_decoded_table():
     seg = next(s for s in ds.segments if s.name == "workclass")
     assert set(table["workclass"]) <= set(seg.categories)
     assert table["age"].dtype.kind == "f" and table["age"].between(-50, 150).all()
+
+
+def test_a_headline_below_the_class_aware_epsilon_is_flagged():
+    """Honesty: when the paper accountant's headline is below what the class-aware accountant
+    (what Algorithm 1 actually does) says for the same noise, the page says so prominently."""
+    at = generate(page())  # digits, l = 4, target eps = 10, paper accountant
+    flagged = [w.value for w in at.warning if "spends more than the headline" in w.value]
+    assert flagged, [w.value for w in at.warning]
+    ratio = float(re.search(r"\(([0-9.]+)× the headline", flagged[0]).group(1))
+    assert ratio > 1.05
+    at.selectbox(key="samples_accountant").set_value("class-aware")
+    run(at)
+    at = generate(at)
+    assert not [w for w in at.warning if "spends more than the headline" in w.value]
