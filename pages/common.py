@@ -173,9 +173,14 @@ def dataset_picker(prefix: str, *, container=st.sidebar) -> DatasetChoice:
     c1, c2 = container.columns(2)
     d_x = c1.number_input("d_x (features)", min_value=1, value=784, step=1, key=f"{prefix}dx",
                           help="Needed only by the DPMix accountants.")
-    d_y = c2.number_input("d_y (classes)", min_value=1, value=10, step=1, key=f"{prefix}dy")
+    typed_k = len([t for t in text.split(",") if t.strip()])
+    if typed_k >= 2:  # class counts given: the label dimension is their number
+        c2.markdown(f"d_y (classes) = **{typed_k}**, one per class count")
+        d_y = typed_k
+    else:
+        d_y = c2.number_input("d_y (classes)", min_value=1, value=10, step=1, key=f"{prefix}dy")
     n, counts = parse_counts(text)
-    return DatasetChoice(CUSTOM, n, counts, int(d_x), int(d_y))
+    return DatasetChoice(CUSTOM, n, counts, int(d_x), len(counts) if counts else int(d_y))
 
 
 def paper_vs_class_aware(paper: float | None, class_aware: float | None) -> str:

@@ -118,6 +118,18 @@ def test_invalid_custom_class_counts_show_an_error_not_an_exception():
     assert len(at.metric) == 0
 
 
+def test_typed_class_counts_set_the_label_dimension():
+    """d_y is the number of classes: typing 3 class counts must not leave d_y at 10 (reviewer)."""
+    at = run_page()
+    at.selectbox(key="privacy_preset").select("custom")
+    at = rerun(at)
+    at.text_input(key="privacy_counts").input("1000, 2000, 3000")
+    at = rerun(at)
+    assert not at.error
+    page_text = " ".join(m.value for m in list(at.markdown) + list(at.caption))
+    assert "d_y = 3" in page_text and "d_y = 10" not in page_text
+
+
 def test_l_larger_than_the_smallest_class_is_an_error_with_the_library_message():
     at = run_page()
     at.selectbox(key="privacy_preset").select("custom")
