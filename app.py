@@ -106,6 +106,12 @@ def _home_text() -> None:
         f"- K. Lee, H. Kim, K. Lee, C. Suh, K. Ramchandran. *Synthesizing Differentially Private "
         f"Datasets using Random Mixing* (DPMix). IEEE ISIT 2019, pp. 542–546 "
         f"([search]({DPMIX_URL})).")
+    st.divider()
+    st.caption("**Privacy footnote.** This page shows no ε. Every ε on the other pages names the "
+               "accountant and conversion that produced it and what that accountant assumes; the "
+               "default `paper` accountant is DP-CDA Theorem 1 as published, and `class-aware` is "
+               "what Algorithm 1 actually spends. z-score statistics from private data are not "
+               "covered by any of them.")
 
 
 def main() -> None:

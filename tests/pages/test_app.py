@@ -27,6 +27,8 @@ def test_home_renders_with_diagram_links_and_accountants():
         assert step in dot
     labels = [link.label for link in at.page_link]
     assert any(label.startswith("**Privacy**") for label in labels)
+    # Every page ends with a privacy footnote naming the accountants (Home included).
+    assert any("Privacy footnote" in c.value and "class-aware" in c.value for c in at.caption)
 
 
 def test_navigation_lists_privacy_and_switches_to_it():
