@@ -138,6 +138,18 @@ def calibration_notes(table: pd.DataFrame, jobs) -> list[str]:
     return out
 
 
+@st.cache_data(ttl=60, show_spinner="Looking for the dataset's files…")
+def dataset_problem(name: str) -> str | None:
+    """Why ``name`` cannot be loaded here (the library's "put the files here" message), or None."""
+    from dpcda.data import load_dataset
+
+    try:
+        load_dataset(name)
+    except ValueError as exc:
+        return str(exc)
+    return None
+
+
 ensure_app_navigation()
 st.title("Utility: accuracy of models trained on synthetic data")
 st.caption("Train a model on DP-CDA releases over a grid of target ε and orders of mixture l, test it "
@@ -158,6 +170,9 @@ dataset = sb.selectbox("Dataset", names, index=names.index("digits"), key="utili
                        + (" (offline)" if get_dataset_spec(n).offline else ""),
                        help="digits ships with scikit-learn; the others need their files in "
                             "$DPCDA_DATA_DIR (or a download).")
+missing = dataset_problem(dataset)
+if missing:
+    sb.error(missing)
 tabular = get_dataset_spec(dataset).kind == "tabular"
 max_l = min(PRESETS.get(dataset).class_counts) if dataset in PRESETS else None
 epsilons = sb.multiselect("Target ε", EPSILONS, default=[math.inf, 20.0, 10.0], key="utility_eps",
@@ -202,7 +217,9 @@ n_jobs = len(epsilons) * len(ls) * runs
 sb.caption(f"{n_jobs} job(s): {len(epsilons)} ε × {len(ls)} l × {runs} run(s).")
 if not epsilons or not ls:
     sb.warning("Select at least one target ε and one l.")
-launch = sb.button("Launch sweep", type="primary", key="utility_launch", width="stretch")
+launch = sb.button("Launch sweep", type="primary", key="utility_launch", width="stretch",
+                   disabled=bool(missing), help="Disabled: this dataset's files are missing."
+                   if missing else None)
 
 new_id = None
 if launch:
@@ -276,7 +293,9 @@ sweep_progress(store, sid, sweeps[sid].status, jobs, key="utility", noun="sweep"
 res = sweep_results(store, sid)
 res = res[res["runs"] > 0]
 paper, learner = paper_cells(cfg["dataset"])
-if res.empty:
+if res.empty and jobs and all(j.terminal for j in jobs):
+    st.warning("No results: no job of this sweep finished successfully (see the failed jobs above).")
+elif res.empty:
     st.info("No results yet: they appear here as jobs finish.")
 else:
     title = f"{cfg['dataset']}: {model_text.split(' ', 1)[1]} trained on DP-CDA releases"

@@ -207,6 +207,20 @@ def test_no_epsilon_selected_is_an_error_not_an_exception(store, worker_calls):
     assert store.sweeps() == [] and not worker_calls
 
 
+def test_a_dataset_without_files_cannot_be_launched(store, worker_calls, monkeypatch, tmp_path):
+    """No CIFAR-10 files here: the page says where to put them and Launch is disabled, instead
+    of queueing jobs that can only fail (found by a reviewer)."""
+    monkeypatch.setenv("DPCDA_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("DPCDA_OFFLINE", "1")
+    at = page()
+    assert not at.button(key="utility_launch").disabled  # digits is always there
+    at.selectbox(key="utility_dataset").set_value("cifar10")
+    run(at)
+    assert any("not found" in e.value for e in at.sidebar.error)
+    assert at.button(key="utility_launch").disabled
+    assert store.sweeps() == [] and not worker_calls
+
+
 def test_invalid_combination_is_reported(store, worker_calls):
     at = page()
     at.selectbox(key="utility_dataset").set_value("adult")
