@@ -70,7 +70,12 @@ def comparison_table(dataset: str, epsilon: float, res: pd.DataFrame | None, job
         rows.append({"method": name, "ours: accuracy": None, "± std": None, "runs": 0,
                      "paper (Table 5)": paper.get(name), "accountant": "(paper's number only)",
                      "σ": None, "achieved ε": None, "l": None, "model": None, "complexity": ""})
-    return pd.DataFrame(rows)
+    table = pd.DataFrame(rows)
+    # Numbers as numbers (a missing one shows as an empty cell, not the text "None").
+    for col in ("ours: accuracy", "± std", "σ", "achieved ε"):
+        table[col] = pd.to_numeric(table[col], errors="coerce")
+    table["l"] = pd.to_numeric(table["l"], errors="coerce").astype("Int64")
+    return table
 
 
 def comparison_figure(table: pd.DataFrame, title: str):

@@ -300,7 +300,8 @@ else:
     st.markdown("#### ε = ∞ (no privacy)")
     st.warning("σ_x = σ_y = 0: this release carries **no privacy guarantee** (ε = infinity).")
 for w in p.get("warnings", []):
-    st.warning(w)
+    if not (not p["private"] and w.startswith("sigma_x = sigma_y = 0")):  # already said above
+        st.warning(w)
 with st.expander(f"What the `{acc}` accountant assumes"):
     st.markdown(ACCOUNTANT_INFO[acc].assumptions)
 norm_card = rel.card["normalization"]
