@@ -432,3 +432,14 @@ def sweep_progress(store, sid: int, status_at_start: str, jobs: list, *, key: st
                 st.error("\n".join(lines))
 
     progress()
+
+
+def open_job_store():
+    """The job store shared by every session; on failure an ``st.error`` and the page stops."""
+    from dpcda.jobs import JobStore
+
+    try:
+        return JobStore()
+    except (OSError, RuntimeError, ValueError) as exc:
+        st.error(f"Cannot open the job store: {exc}")
+        st.stop()

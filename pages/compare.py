@@ -13,13 +13,13 @@ import streamlit as st
 
 from dpcda import reference
 from dpcda.data import get_dataset_spec
-from dpcda.jobs import JobStore, ensure_worker, sweep_results
+from dpcda.jobs import ensure_worker, sweep_results
 from dpcda.mechanisms import MECHANISMS
 from dpcda.presets import PRESETS
 from dpcda.privacy import ACCOUNTANT_INFO
 from dpcda.training import list_models, model_spec
 from pages.common import (DELTA_VALUES, POWERS_OF_TWO, accountant_assumptions, ensure_app_navigation,
-                          fmt_delta, privacy_footnote, sweep_progress)
+                          fmt_delta, open_job_store, privacy_footnote, sweep_progress)
 
 DATASETS = ("digits", "mnist", "fashion-mnist", "cifar10")
 MECHS = ("dp-cda", "dpmix", "local", "random-projection")
@@ -103,11 +103,7 @@ st.title("Compare: DP-CDA and the baselines at equal ε")
 st.caption("The paper's Table 5, measured here: every mechanism is calibrated to the same target ε (each "
            "with its own accountant) and a model is trained on its release and tested on the real test "
            "split. Jobs run in a background worker; the store is shared by every session.")
-try:
-    store = JobStore()
-except (OSError, RuntimeError, ValueError) as exc:
-    st.error(f"Cannot open the job store: {exc}")
-    st.stop()
+store = open_job_store()
 
 # --- setting ------------------------------------------------------------------------------------
 sb = st.sidebar

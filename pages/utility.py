@@ -15,13 +15,14 @@ import streamlit as st
 
 from dpcda import reference
 from dpcda.data import get_dataset_spec, list_datasets
-from dpcda.jobs import JobStore, ensure_worker, submit_sweep, sweep_results
+from dpcda.jobs import ensure_worker, submit_sweep, sweep_results
 from dpcda.presets import PRESETS
 from dpcda.privacy import ACCOUNTANT_INFO, CONVERSION_TITLES, list_conversions
 from dpcda.jobs.experiment import resolve_model
 from dpcda.training import AUTO, list_models, model_spec
 from pages.common import (DELTA_VALUES, POWERS_OF_TWO, accountant_assumptions, ensure_app_navigation,
-                          fmt_delta, fmt_int, privacy_footnote, sweep_progress)
+                          fmt_delta, fmt_int, open_job_store, privacy_footnote,
+                          sweep_progress)
 
 EPSILONS = (math.inf, 50.0, 20.0, 10.0, 5.0, 1.0)
 ACCOUNTANTS = ("paper", "class-aware", "dpmix", "dpmix-low")  # those DP-CDA can be accounted by
@@ -155,11 +156,7 @@ st.title("Utility: accuracy of models trained on synthetic data")
 st.caption("Train a model on DP-CDA releases over a grid of target ε and orders of mixture l, test it "
            "on the **real** test split, and compare with the paper's Table 3. Jobs run in a background "
            "worker process and survive a page refresh; the store is shared by every session.")
-try:
-    store = JobStore()
-except (OSError, RuntimeError, ValueError) as exc:
-    st.error(f"Cannot open the job store: {exc}")
-    st.stop()
+store = open_job_store()
 
 # --- new sweep -------------------------------------------------------------------------------
 sb = st.sidebar
