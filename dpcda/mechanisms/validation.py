@@ -3,18 +3,16 @@
 from __future__ import annotations
 
 import math
-import numbers
 
 import numpy as np
 
+from dpcda.checks import check_delta, check_sigma_pair  # noqa: F401  (re-exported)
+from dpcda.checks import check_int as _check_int
+
 
 def check_int(name: str, value, lo: int, hi: int | None = None, why: str = "") -> int:
-    """``int(value)`` if it is an integer in ``[lo, hi]``, else a ValueError naming ``name``."""
-    ok = isinstance(value, numbers.Integral) and not isinstance(value, bool)
-    if ok and value >= lo and (hi is None or value <= hi):
-        return int(value)
-    rng = f"in [{lo}, {hi}]" if hi is not None else f">= {lo}"
-    raise ValueError(f"{name} must be an integer {rng}{why}, got {name}={value!r}")
+    """``int(value)`` if it is an integer (not ``2.0``) in ``[lo, hi]``, else a ValueError."""
+    return _check_int(name, value, lo, hi, why)
 
 
 def check_float(name: str, value, *, lo: float = 0.0, lo_open: bool = False,
@@ -31,23 +29,10 @@ def check_float(name: str, value, *, lo: float = 0.0, lo_open: bool = False,
     raise ValueError(f"{name} must be a finite number {rel} {lo:g}{why}, got {name}={value!r}")
 
 
-def check_delta(delta) -> float:
-    try:
-        v = float(delta)
-    except (TypeError, ValueError):
-        v = math.nan
-    if isinstance(delta, bool) or not (0.0 < v < 1.0):
-        raise ValueError(f"delta must be a number in (0, 1), got delta={delta!r}")
-    return v
-
-
 def check_sigmas(sigma_x, sigma_y) -> tuple[float, float]:
     sx = check_float("sigma_x", sigma_x, why=" (0 only with sigma_y = 0: the non-private setting)")
     sy = check_float("sigma_y", sigma_y, why=" (0 only with sigma_x = 0: the non-private setting)")
-    if (sx == 0.0) != (sy == 0.0):
-        zero, other = ("sigma_x", "sigma_y") if sx == 0.0 else ("sigma_y", "sigma_x")
-        raise ValueError(f"{zero} must be > 0 unless sigma_x = sigma_y = 0 (the non-private "
-                         f"setting), got {zero}=0 with {other}={max(sx, sy):g}")
+    check_sigma_pair(sx, sy)
     return sx, sy
 
 

@@ -2,45 +2,17 @@
 
 from __future__ import annotations
 
-import math
-import numbers
 from dataclasses import dataclass
+
+from dpcda.checks import check_delta, check_float, check_sigma_pair, is_int
+from dpcda.checks import check_int as _check_int
 
 MAX_ALPHA_LIMIT = 2048
 
 
-def _is_int(v) -> bool:
-    return isinstance(v, numbers.Integral) and not isinstance(v, bool)
-
-
 def check_int(name: str, value, lo: int, hi: int | None = None, why: str = "") -> int:
-    """Return ``int(value)`` or raise ``ValueError`` naming ``name``, the range and the value."""
-    ok = _is_int(value) or (isinstance(value, float) and value.is_integer())
-    if ok and value >= lo and (hi is None or value <= hi):
-        return int(value)
-    rng = f"in [{lo}, {hi}]" if hi is not None else f">= {lo}"
-    raise ValueError(f"{name} must be an integer {rng}{why}, got {name}={value!r}")
-
-
-def check_float(name: str, value, *, lo: float | None = None, lo_open: bool = False,
-                hi: float | None = None, hi_open: bool = False, extra: str = "") -> float:
-    """Return ``float(value)`` if finite and inside the interval, else raise ``ValueError``."""
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        v = math.nan
-    ok = math.isfinite(v) and not isinstance(value, bool)
-    if ok and lo is not None:
-        ok = v > lo if lo_open else v >= lo
-    if ok and hi is not None:
-        ok = v < hi if hi_open else v <= hi
-    if ok:
-        return v
-    left = "-inf" if lo is None else f"{lo:g}"
-    right = "inf" if hi is None else f"{hi:g}"
-    rng = ("(" if lo is None or lo_open else "[") + f"{left}, {right}" + \
-          (")" if hi is None or hi_open else "]")
-    raise ValueError(f"{name} must be a finite number in {rng}{extra}, got {name}={value!r}")
+    """:func:`dpcda.checks.check_int` accepting integral floats (``l=4.0``): CLI and JSON input."""
+    return _check_int(name, value, lo, hi, why, integral_floats=True)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -75,7 +47,7 @@ class PrivacyParams:
                 raise ValueError("class_counts must be a sequence of at least 2 positive "
                                  f"integers (N_k per class), got class_counts={counts!r}") from None
             if len(counts) < 2 or not all(
-                    (_is_int(k) or (isinstance(k, float) and k.is_integer())) and k >= 1
+                    is_int(k, integral_floats=True) and k >= 1
                     for k in counts):
                 raise ValueError("class_counts must be a sequence of at least 2 positive "
                                  f"integers (N_k per class), got class_counts={counts!r}")
@@ -99,10 +71,7 @@ class PrivacyParams:
                          extra=" (0 only with sigma_y = 0: the non-private setting)")
         sy = check_float("sigma_y", self.sigma_y, lo=0.0,
                          extra=" (0 only with sigma_x = 0: the non-private setting)")
-        if (sx == 0.0) != (sy == 0.0):
-            zero, other = ("sigma_x", "sigma_y") if sx == 0.0 else ("sigma_y", "sigma_x")
-            raise ValueError(f"{zero} must be > 0 unless sigma_x = sigma_y = 0 (the non-private "
-                             f"setting), got {zero}=0 with {other}={max(sx, sy):g}")
+        check_sigma_pair(sx, sy)
         set_(self, "sigma_x", sx)
         set_(self, "sigma_y", sy)
         set_(self, "c", check_float("c", self.c, lo=0.0, lo_open=True))
@@ -110,8 +79,7 @@ class PrivacyParams:
         if counts is not None and self.T < len(counts):
             raise ValueError(f"T must be an integer >= {len(counts)} (the number of classes K: "
                              f"floor(T/K) samples per class), got T={self.T}")
-        set_(self, "delta", check_float("delta", self.delta, lo=0.0, lo_open=True, hi=1.0,
-                                        hi_open=True))
+        set_(self, "delta", check_delta(self.delta))
         for name in ("d_x", "d_y"):
             v = getattr(self, name)
             if v is not None:
