@@ -19,7 +19,8 @@ from dpcda.presets import PRESETS
 from dpcda.privacy import ACCOUNTANT_INFO
 from dpcda.training import list_models, model_spec
 from pages.common import (DELTA_VALUES, POWERS_OF_TWO, accountant_assumptions, ensure_app_navigation,
-                          fmt_delta, open_job_store, privacy_footnote, sweep_progress)
+                          fmt_delta, privacy_footnote)
+from pages.jobs_ui import open_job_store, sweep_progress
 
 DATASETS = ("digits", "mnist", "fashion-mnist", "cifar10")
 MECHS = ("dp-cda", "dpmix", "local", "random-projection")

@@ -21,8 +21,8 @@ from dpcda.privacy import ACCOUNTANT_INFO, CONVERSION_TITLES, list_conversions
 from dpcda.jobs.experiment import resolve_model
 from dpcda.training import AUTO, list_models, model_spec
 from pages.common import (DELTA_VALUES, POWERS_OF_TWO, accountant_assumptions, ensure_app_navigation,
-                          fmt_delta, fmt_int, open_job_store, privacy_footnote,
-                          sweep_progress)
+                          fmt_delta, fmt_int, privacy_footnote)
+from pages.jobs_ui import open_job_store, sweep_progress
 
 EPSILONS = (math.inf, 50.0, 20.0, 10.0, 5.0, 1.0)
 ACCOUNTANTS = ("paper", "class-aware", "dpmix", "dpmix-low")  # those DP-CDA can be accounted by

@@ -1,0 +1,71 @@
+"""Job-store UI shared by the Utility and Compare pages (not a page itself)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Callable
+
+import streamlit as st
+
+
+def sweep_progress(store, sid: int, status_at_start: str, jobs: list, *, key: str,
+                   describe: Callable, noun: str = "sweep", failed_in_expander: bool = True) -> None:
+    """Draw a sweep's progress; while jobs are queued or running, poll the store every 2 s.
+
+    ``status_at_start``/``jobs`` are what this page run drew; as soon as the store says otherwise
+    (a job finished, the sweep's status moved on) the whole page reruns, and polling stops once
+    every job is done. ``describe(job)`` names a job in its progress bar. Keys start with ``key``.
+    """
+    from dpcda.jobs import cancel_sweep, ensure_worker, live_workers
+
+    seen = (sid, status_at_start, sum(j.terminal for j in jobs))
+    active = any(not j.terminal for j in jobs)
+
+    @st.fragment(run_every=2 if active else None)
+    def progress() -> None:
+        now = store.jobs(sweep_id=sid)
+        status = store.get_sweep(sid).status
+        done = sum(j.terminal for j in now)
+        if (sid, status, done) != seen:
+            st.rerun()
+        count = Counter(j.status for j in now)
+        st.progress(done / len(now), text=f"{status}: {done} of {len(now)} job(s) finished · "
+                    + " · ".join(f"{count[s]} {s}" for s in
+                                 ("done", "running", "queued", "failed", "cancelled") if count[s]))
+        for j in (j for j in now if j.status == "running"):
+            frac = (j.epoch or 0) / j.n_epochs if j.n_epochs else 0.0
+            where = f"epoch {j.epoch} of {j.n_epochs}" if j.n_epochs else (j.message or "starting")
+            st.progress(min(frac, 1.0), text=f"job #{j.id}: {describe(j)}: {where}")
+        if count["queued"] or count["running"]:
+            # Workers bound to one sweep (the CLI's in-process one) do not run this page's jobs.
+            if not live_workers(store, general_only=True):
+                st.warning("No worker is running for this store, so queued jobs will wait.")
+                if st.button("Start a worker", key=f"{key}_start_worker"):
+                    ensure_worker(store)
+                    st.rerun()
+            if st.button(f"Cancel {noun}", key=f"{key}_cancel"):
+                cancel_sweep(sid, store)
+                st.rerun()
+        failed = [j for j in now if j.status == "failed"]
+        if failed:
+            lines = [f"- job #{j.id} ({describe(j)}): "
+                     f"{(j.message or getattr(j, 'error', None) or 'failed').splitlines()[0]}"
+                     for j in failed]
+            if failed_in_expander:
+                with st.expander(f"{len(failed)} failed job(s)"):
+                    st.markdown("\n".join(lines))
+            else:
+                st.error("\n".join(lines))
+
+    progress()
+
+
+def open_job_store():
+    """The job store shared by every session; on failure an ``st.error`` and the page stops."""
+    from dpcda.jobs import JobStore
+
+    try:
+        return JobStore()
+    except (OSError, RuntimeError, ValueError) as exc:
+        st.error(f"Cannot open the job store: {exc}")
+        st.stop()
