@@ -144,6 +144,33 @@ def table5(dataset: str | None = None) -> list[PaperResult]:
     return [r for r in RESULTS if r.table == 5 and (dataset is None or r.dataset == dataset)]
 
 
+@dataclass(frozen=True)
+class ThesisResult:
+    """One cell of the thesis's Table 4.2 (``seeds/004_*``, section 4.2.2): test accuracy of its
+    CNN on MNIST, class-wise mixing with a *fixed* noise scale sigma_x = sigma_y (not a target
+    epsilon). Its setup (section 4.2.1): features scaled to [0, 1], T = 12,000 (1,200 per digit),
+    n taken as 6,000, delta = 1/n, noisy soft labels with a KL loss; its epsilon uses orders
+    alpha >= 2. Its accuracy-versus-sigma (Fig. 4.3) and versus-T (Fig. 4.5) results are figures
+    only, with no numbers in the text, so they cannot be overlaid."""
+
+    dataset: str
+    l: int
+    sigma: float
+    T: int
+    accuracy: float
+
+
+THESIS_SOURCE = "thesis (seeds/004), Table 4.2"
+THESIS_TABLE_4_2: tuple[ThesisResult, ...] = tuple(
+    ThesisResult("mnist", l, 0.7, 12000, acc)
+    for l, acc in ((32, 0.7750), (64, 0.7760), (128, 0.7930), (256, 0.7870), (512, 0.7860)))
+
+
+def thesis_cells(dataset: str, sigma: float) -> list[ThesisResult]:
+    """The thesis's Table 4.2 cells at this dataset and fixed sigma (empty if it has none)."""
+    return [r for r in THESIS_TABLE_4_2 if r.dataset == dataset and math.isclose(r.sigma, sigma)]
+
+
 def paper_accuracy(dataset: str, l: int, epsilon: float) -> PaperResult:
     """The Table 3/4 cell for (dataset, l, epsilon); ValueError if the paper has none."""
     _check_dataset(dataset, DATASETS)

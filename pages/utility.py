@@ -1,7 +1,7 @@
-"""Utility: test accuracy of models trained on DP-CDA releases, swept over ε and l.
+"""Utility: test accuracy of models trained on DP-CDA releases, swept over ε (or a fixed σ), l, T.
 
 The page only talks to the job store (:mod:`dpcda.jobs`): Launch queues one ``experiment`` job
-per (ε, l, run) and makes sure a worker process runs them; nothing is trained in the Streamlit
+per grid point and run and makes sure a worker process runs them; nothing is trained in the Streamlit
 process. The selected sweep id is kept in ``st.query_params`` (``?sweep=N``) so a refreshed tab
 finds it again; every session shares the store, hence the history of earlier sweeps.
 """
@@ -13,9 +13,9 @@ import math
 import pandas as pd
 import streamlit as st
 
-from dpcda import reference
 from dpcda.data import get_dataset_spec, list_datasets
 from dpcda.jobs import ensure_worker, submit_sweep, sweep_results
+from dpcda.jobs.sweep import parse_epsilons, parse_sigmas, parse_Ts
 from dpcda.presets import PRESETS
 from dpcda.privacy import ACCOUNTANT_INFO, CONVERSION_TITLES, list_conversions
 from dpcda.jobs.experiment import resolve_model
@@ -23,6 +23,8 @@ from dpcda.training import AUTO, list_models, model_spec
 from pages.common import (DELTA_VALUES, POWERS_OF_TWO, accountant_assumptions, ensure_app_navigation,
                           fmt_delta, fmt_int, privacy_footnote)
 from pages.jobs_ui import open_job_store, sweep_progress
+from pages.utility_views import (EXPERIMENTS, accuracy_figure, calibration_notes, eps_label, fmt_achieved,
+                                 privacy_label, results_table, sweep_x)
 
 EPSILONS = (math.inf, 50.0, 20.0, 10.0, 5.0, 1.0)
 ACCOUNTANTS = ("paper", "class-aware", "dpmix", "dpmix-low")  # those DP-CDA can be accounted by
@@ -33,110 +35,28 @@ DEFAULT_EPOCHS = {"digits": 30, "adult": 1}  # images otherwise: 5
 AUTO_TITLE = "auto (best measured per setting)"
 
 DENOISE_SIGMA = 1.0  # pixels (DPMix Table II's Gaussian filter)
-PAPER_LEARNER = {3: "CNN", 4: "tree"}
+DEFAULT_EPS_LIST = "1,2,5,10,20,50,inf"
+DEFAULT_SIGMAS = "0.2,0.4,0.7,1,1.5,2,3"  # the thesis's range (0.2 to 3.0)
 
 
-def eps_label(e: float) -> str:
-    return "∞" if math.isinf(e) else f"{e:g}"
+def parse_list(text: str, parse, container) -> list | None:
+    """A comma-separated list from a text box; on bad input an error in ``container`` and None."""
+    try:
+        return parse(text)
+    except ValueError as exc:
+        container.error(str(exc))
+        return None
 
 
-def fmt_achieved(e) -> str:
-    if e is None or e != e:
-        return ""
-    return eps_label(e) if math.isinf(e) else f"{e:.4g}"
+def point_text(c: dict) -> str:
+    T = f", T = {fmt_int(c['T'])}" if c.get("T") is not None else ""
+    return f"{privacy_label(_Point(c))}, l = {c['l']}{T}"
 
 
-def paper_cells(dataset: str) -> tuple[dict[float, list], str]:
-    """The paper's Table 3 (or Table 4 for Adult) cells for ``dataset``: {ε: [PaperResult]}."""
-    if dataset in reference.DATASETS[:3]:
-        rows, learner = reference.table3(dataset), PAPER_LEARNER[3]
-    elif dataset == "adult":
-        rows, learner = reference.table4(), PAPER_LEARNER[4]
-    else:
-        return {}, ""
-    out: dict[float, list] = {}
-    for r in rows:
-        out.setdefault(float(r.epsilon), []).append(r)
-    return out, learner
-
-
-def accuracy_figure(res: pd.DataFrame, paper: dict, learner: str, title: str):
-    """Accuracy against l (log2 axis), mean ± std over runs per ε, the paper's cells dashed."""
-    import plotly.graph_objects as go
-    from plotly.colors import qualitative
-
-    fig, ls = go.Figure(), sorted(int(v) for v in res["l"].unique())
-    for i, (eps, g) in enumerate(res.groupby("epsilon", sort=False)):
-        color = qualitative.Plotly[i % len(qualitative.Plotly)]
-        g = g[g["runs"] > 0].sort_values("l")
-        fig.add_trace(go.Scatter(
-            x=g["l"].tolist(), y=g["mean"].tolist(), mode="lines+markers",
-            name=f"ours, ε = {eps_label(eps)}",
-            legendgroup=str(eps), line=dict(color=color, width=2.5),
-            error_y=dict(type="data", array=g["std"].fillna(0.0).tolist(), visible=True, thickness=1.5),
-            customdata=list(zip(g["std"].fillna(0.0), g["runs"])),
-            hovertemplate=(f"ε = {eps_label(eps)}, l = %{{x}}<br>accuracy %{{y:.4f}} ± "
-                           "%{customdata[0]:.4f}<br>%{customdata[1]} run(s)<extra></extra>")))
-        cells = sorted((r for r in paper.get(float(eps), []) if r.l in ls), key=lambda r: r.l)
-        if cells:
-            fig.add_trace(go.Scatter(
-                x=[r.l for r in cells], y=[r.accuracy for r in cells], mode="lines+markers",
-                name=f"paper ({learner}), ε = {eps_label(eps)}", legendgroup=str(eps),
-                line=dict(color=color, dash="dash", width=1.5), marker=dict(symbol="circle-open", size=8),
-                hovertemplate=f"paper ({learner}), ε = {eps_label(eps)}, l = %{{x}}<br>"
-                              "accuracy %{y:.4f}<extra></extra>"))
-    fig.update_xaxes(type="log", title="l (order of mixture, log₂ scale)", tickvals=ls,
-                     ticktext=[str(v) for v in ls])
-    fig.update_yaxes(title="test accuracy (real test split)", range=[0, 1.02])
-    fig.update_layout(title=title, height=460, margin=dict(l=10, r=10, t=50, b=10),
-                      showlegend=True, legend=dict(title="target ε"))
-    return fig
-
-
-def results_table(res: pd.DataFrame, jobs, paper: dict) -> pd.DataFrame:
-    """One row per (ε, l): how σ was calibrated, what it achieved, accuracy, the paper's cell."""
-    first: dict[tuple[float, int], dict] = {}
-    for j in jobs:
-        if j.status == "done" and j.result:
-            first.setdefault((float(j.config["epsilon"]), int(j.config["l"])), j.result)
-    rows = []
-    for r in res.itertuples(index=False):
-        info = first.get((float(r.epsilon), int(r.l)), {})
-        others = info.get("other_accountants") or {}
-        cell = next((p for p in paper.get(float(r.epsilon), []) if p.l == int(r.l)), None)
-        rows.append({
-            "epsilon_target": float(r.epsilon), "l": int(r.l), "accountant": r.accountant,
-            "conversion": info.get("conversion"), "delta": info.get("delta"),
-            "sigma_x": info.get("sigma_x", r.sigma), "sigma_y": info.get("sigma_y"),
-            "epsilon_achieved": info.get("epsilon"), "alpha": info.get("alpha"),
-            "other_accountants": "; ".join(f"{k}: ε = {v['epsilon']:.4g}" for k, v in others.items()
-                                           if v.get("epsilon") is not None),
-            "runs": int(r.runs), "failed": int(r.failed), "accuracy_mean": r.mean, "accuracy_std": r.std,
-            "paper_mean": cell.accuracy if cell else None, "paper_std": cell.std if cell else None})
-    return pd.DataFrame(rows)
-
-
-def calibration_notes(table: pd.DataFrame, jobs) -> list[str]:
-    """Per ε, in words: which accountant and conversion set σ, under which δ, T, c."""
-    cfg = jobs[0].config
-    n_train = next((j.result.get("n_train") for j in jobs if j.result), None)
-    T = cfg.get("T") or n_train
-    T_text = (f"T = {fmt_int(T)}" + (" = N" if cfg.get("T") is None else "")) if T else "T = N"
-    ratio = "" if cfg.get("ratio", 1.0) == 1 else f"{cfg['ratio']:g} × "
-    out = []
-    for eps, g in table.groupby("epsilon_target", sort=False):
-        if math.isinf(eps):
-            out.append("**ε = ∞**: no noise (σ_x = σ_y = 0). This is the non-private baseline: it "
-                       "carries **no privacy guarantee**.")
-            continue
-        sig = g.dropna(subset=["sigma_x"])
-        span = ", ".join(f"{s:.4g} (l = {l})" for l, s in zip(sig["l"], sig["sigma_x"])) or "not yet known"
-        conv = next((v for v in g["conversion"] if v), cfg.get("conversion"))
-        out.append(f"**ε = {eps:g}**: σ calibrated for every l by the **{cfg['accountant']}** accountant "
-                   f"({ACCOUNTANT_INFO[cfg['accountant']].title}) with the **{conv}** RDP → (ε, δ) "
-                   f"conversion, δ = {fmt_delta(cfg['delta'])}, {T_text}, c = {cfg['c']:g}, "
-                   f"σ_y = {ratio}σ_x. σ_x used: {span}.")
-    return out
+class _Point:  # a job config seen as a results row (epsilon, sigma_target)
+    def __init__(self, c: dict) -> None:
+        self.epsilon = math.nan if c.get("epsilon") is None else c["epsilon"]
+        self.sigma_target = math.nan if c.get("sigma") is None else c["sigma"]
 
 
 @st.cache_data(ttl=60, show_spinner="Looking for the dataset's files…")
@@ -153,8 +73,9 @@ def dataset_problem(name: str) -> str | None:
 
 ensure_app_navigation()
 st.title("Utility: accuracy of models trained on synthetic data")
-st.caption("Train a model on DP-CDA releases over a grid of target ε and orders of mixture l, test it "
-           "on the **real** test split, and compare with the paper's Table 3. Jobs run in a background "
+st.caption("Train a model on DP-CDA releases over a grid of target ε (or fixed noise σ), orders of "
+           "mixture l and sizes T, test it on the **real** test split, and compare with the paper's "
+           "Table 3 and the thesis. Jobs run in a background "
            "worker process and survive a page refresh; the store is shared by every session.")
 store = open_job_store()
 
@@ -172,12 +93,46 @@ if missing:
     sb.error(missing)
 tabular = get_dataset_spec(dataset).kind == "tabular"
 max_l = min(PRESETS.get(dataset).class_counts) if dataset in PRESETS else None
-epsilons = sb.multiselect("Target ε", EPSILONS, default=[math.inf, 20.0, 10.0], key="utility_eps",
-                          format_func=lambda e: "∞ (no privacy)" if math.isinf(e) else f"{e:g}")
+n_total = sum(PRESETS.get(dataset).class_counts) if dataset in PRESETS else None
+x = sb.selectbox("Experiment", list(EXPERIMENTS), format_func=EXPERIMENTS.get, key="utility_experiment",
+                 help="What the accuracy is plotted against. ε: σ is calibrated for each target ε; "
+                      "σ: the noise is fixed and the accountant reports the ε it gives; T: the number "
+                      "of synthetic samples released.")
 l_options = [v for v in POWERS_OF_TWO if max_l is None or v <= max_l]
 if "utility_ls" in st.session_state:  # the dataset changed: drop l larger than its smallest class
     st.session_state["utility_ls"] = [v for v in st.session_state["utility_ls"] if v in l_options]
-ls = sb.multiselect("Orders of mixture l", l_options, default=[v for v in (1, 4, 16, 64) if v in l_options],
+epsilons = sigmas = Ts = None
+list_ok = True
+if x == "l":
+    epsilons = sb.multiselect("Target ε", EPSILONS, default=[math.inf, 20.0, 10.0], key="utility_eps",
+                              format_func=lambda e: "∞ (no privacy)" if math.isinf(e) else f"{e:g}")
+    l_default = [v for v in (1, 4, 16, 64) if v in l_options]
+elif x == "epsilon":
+    epsilons = parse_list(sb.text_input("Target ε values", DEFAULT_EPS_LIST, key="utility_eps_list",
+                                        help="Comma-separated; inf = no privacy."), parse_epsilons, sb)
+    l_default = [4] if 4 in l_options else l_options[:1]
+elif x == "sigma":
+    sigmas = parse_list(sb.text_input("Fixed σ_x values", DEFAULT_SIGMAS, key="utility_sigmas",
+                                      help="Comma-separated noise scales (σ_y = σ_x); 0 = no privacy. "
+                                           "The accountant reports the ε of each."), parse_sigmas, sb)
+    l_default = [128] if 128 in l_options else l_options[-1:]
+else:
+    T_default = ",".join(str(max(1, round(n_total * f))) for f in (0.1, 0.2, 0.5, 1.0)) if n_total \
+        else "1000,2000,5000,10000"
+    Ts = parse_list(sb.text_input("T values (synthetic samples)", T_default, key="utility_Ts",
+                                  help="Comma-separated."), parse_Ts, sb)
+    fixed = sb.radio("Privacy", ("fixed σ (as the thesis)", "target ε"), horizontal=True,
+                     key="utility_T_privacy",
+                     help="Fixed σ: ε grows with T. Target ε: σ is recalibrated for every T.")
+    if fixed.startswith("fixed"):
+        sigmas = [float(sb.number_input("σ_x", min_value=0.0, max_value=100.0, value=0.7, step=0.1,
+                                        key="utility_T_sigma"))]
+    else:
+        epsilons = [float(sb.number_input("Target ε", min_value=0.01, max_value=1e4, value=10.0,
+                                          key="utility_T_eps"))]
+    l_default = [128] if 128 in l_options else l_options[-1:]
+list_ok = not (epsilons is None and sigmas is None) and (x != "T" or Ts is not None)
+ls = sb.multiselect("Orders of mixture l", l_options, default=[v for v in l_default if v in l_options],
                     key="utility_ls", help=f"Powers of two up to the smallest class ({max_l}).")
 c1, c2 = sb.columns(2)
 runs = int(c1.number_input("Runs per cell", 1, 20, 3, key="utility_runs"))
@@ -203,24 +158,30 @@ denoise = sb.toggle(f"Denoise (Gaussian filter, {DENOISE_SIGMA:g} px)", value=Fa
 sb.subheader("Privacy")
 accountant = sb.selectbox("Accountant", ACCOUNTANTS, key="utility_accountant",
                           help="\n".join(f"- `{a}`: {ACCOUNTANT_INFO[a].title}" for a in ACCOUNTANTS))
-T_in = sb.number_input("T (synthetic samples)", min_value=1, max_value=10**8, value=None, step=1000,
-                       key="utility_T", placeholder="= N (the training split)")
+T_in = None if x == "T" else sb.number_input(
+    "T (synthetic samples)", min_value=1, max_value=10**8, value=None, step=1000, key="utility_T",
+    placeholder="= N (the training split)")
 c = float(sb.number_input("Clip norm c", min_value=0.01, max_value=100.0, value=1.0, step=0.1,
                           key="utility_c"))
 delta = sb.select_slider("δ", DELTA_VALUES, value=1e-5, format_func=fmt_delta, key="utility_delta")
 conversion = sb.radio("RDP → (ε, δ) conversion", list_conversions(), key="utility_conversion",
                       captions=[CONVERSION_TITLES.get(v, "") for v in list_conversions()])
-n_jobs = len(epsilons) * len(ls) * runs
-sb.caption(f"{n_jobs} job(s): {len(epsilons)} ε × {len(ls)} l × {runs} run(s).")
-if not epsilons or not ls:
-    sb.warning("Select at least one target ε and one l.")
+privacy_values = (epsilons if sigmas is None else sigmas) or []
+n_T = len(Ts or [None])
+n_jobs = len(privacy_values) * len(ls) * n_T * runs
+sb.caption(f"{n_jobs} job(s): {len(privacy_values)} {'ε' if sigmas is None else 'σ'} × {len(ls)} l"
+           + (f" × {n_T} T" if Ts else "") + f" × {runs} run(s).")
+if list_ok and (not privacy_values or not ls):
+    sb.warning("Select at least one target ε and one l." if x == "l" else "Select at least one l.")
 launch = sb.button("Launch sweep", type="primary", key="utility_launch", width="stretch",
                    disabled=bool(missing), help="Disabled: this dataset's files are missing."
                    if missing else None)
 
 new_id = None
 if launch:
-    if not epsilons or not ls:
+    if not list_ok:
+        st.error("Nothing launched: correct the list in the sidebar first.")
+    elif not privacy_values or not ls:
         st.error("Nothing to launch: select at least one target ε and at least one order of mixture l.")
     else:
         base = {"dataset": dataset, "accountant": accountant, "conversion": conversion, "delta": delta,
@@ -230,8 +191,9 @@ if launch:
         if T_in:
             base["T"] = int(T_in)
         try:
-            new_id = submit_sweep(store, base, epsilons=sorted(epsilons, reverse=True), ls=sorted(ls),
-                                  runs=runs)
+            new_id = submit_sweep(
+                store, base, epsilons=None if epsilons is None else sorted(epsilons, reverse=True),
+                sigmas=None if sigmas is None else sorted(sigmas), ls=sorted(ls), Ts=Ts, runs=runs, x=x)
         except ValueError as exc:
             st.error(f"Cannot launch this sweep: {exc}")
         else:
@@ -259,7 +221,8 @@ elif st.session_state.get("utility_sweep") not in sweeps:
             del st.query_params["sweep"]
 sid = st.selectbox("Sweep (every session's sweeps, newest first)", list(sweeps), index=None,
                    key="utility_sweep",
-                   format_func=lambda i: f"#{i} · {sweeps[i].name}",
+                   format_func=lambda i: f"#{i} · {EXPERIMENTS[sweep_x(sweeps[i].config)].split(' (')[0]}"
+                                         f" · {sweeps[i].name}",
                    placeholder="Launch a sweep on the left, or pick an earlier one")
 if sid is None:
     st.info("No sweep selected.")
@@ -270,46 +233,67 @@ st.query_params["sweep"] = str(sid)
 jobs = store.jobs(sweep_id=sid)
 cfg = jobs[0].config
 train = cfg["train"]
-model_by_eps: dict[float, str] = {}  # model="auto" resolves per job, so it may differ by ε
+sx = sweep_x(sweeps[sid].config)
+model_by_point: dict[str, str] = {}  # model="auto" resolves per job, so it may differ by ε
 for j in jobs:
-    model_by_eps.setdefault(float(j.config["epsilon"]), j.config["train"]["model"])
-if len(set(model_by_eps.values())) == 1:
+    model_by_point.setdefault(privacy_label(_Point(j.config)), j.config["train"]["model"])
+if len(set(model_by_point.values())) == 1:
     model_text = f"model `{train['model']}`"
 else:
-    model_text = "models " + ", ".join(f"`{m}` (ε = {eps_label(e)})" for e, m in model_by_eps.items())
-st.caption(f"**{cfg['dataset']}**, {model_text}, {train['label_mode']} labels"
+    model_text = "models " + ", ".join(f"`{m}` ({p})" for p, m in model_by_point.items())
+Ts_used = sorted({j.config.get("T") for j in jobs}, key=lambda t: -1 if t is None else t)
+T_text = ", ".join("N" if t is None else fmt_int(t) for t in Ts_used)
+st.caption(f"**{EXPERIMENTS[sx]}** · **{cfg['dataset']}**, {model_text}, {train['label_mode']} labels"
            + (f", denoised (σ = {train['denoise_sigma']:g} px)" if train.get("denoise_sigma") else "")
            + f", {train['epochs']} epoch(s); accountant `{cfg['accountant']}`, conversion "
-           f"`{cfg['conversion']}`, δ = {fmt_delta(cfg['delta'])}, c = {cfg['c']:g}, "
-           f"T = {'N' if cfg.get('T') is None else fmt_int(cfg['T'])}. Store: `{store.path}`.")
+           f"`{cfg['conversion']}`, δ = {fmt_delta(cfg['delta'])}, c = {cfg['c']:g}, T = {T_text}. "
+           f"Store: `{store.path}`.")
 sweep_progress(store, sid, sweeps[sid].status, jobs, key="utility", noun="sweep",
-               describe=lambda j: f"ε = {eps_label(j.config['epsilon'])}, l = {j.config['l']}, "
-                                  f"run {j.config['run'] + 1}")
+               describe=lambda j: f"{point_text(j.config)}, run {j.config['run'] + 1}")
 
 # --- results ------------------------------------------------------------------------------------
 res = sweep_results(store, sid)
 res = res[res["runs"] > 0]
-paper, learner = paper_cells(cfg["dataset"])
 if res.empty and jobs and all(j.terminal for j in jobs):
     st.warning("No results: no job of this sweep finished successfully (see the failed jobs above).")
 elif res.empty:
     st.info("No results yet: they appear here as jobs finish.")
 else:
     title = f"{cfg['dataset']}: {model_text.split(' ', 1)[1]} trained on DP-CDA releases"
-    st.plotly_chart(accuracy_figure(res, paper, learner, title.replace("`", "")), width="stretch",
-                    key="utility_fig")
-    if paper:
-        st.caption(f"Dashed: the paper's Table {3 if learner == 'CNN' else 4} ({learner}, mean of 10 "
-                   "runs) at "
-                   "the same ε and l (it reports ε = ∞, 20, 10 only). Error bars: ± one sample standard "
-                   "deviation over our runs (none for a single run).")
-    table = results_table(res, jobs, paper)
-    show = table.assign(epsilon_target=table["epsilon_target"].map(eps_label),
+    fig, overlaid = accuracy_figure(res, x=sx, dataset=cfg["dataset"], title=title.replace("`", ""),
+                                    accountant=cfg["accountant"])
+    st.plotly_chart(fig, width="stretch", key="utility_fig")
+    bars = "Error bars: ± one sample standard deviation over our runs (none for a single run)."
+    if overlaid and res["sigma_target"].notna().any():
+        st.caption("Dashed: the thesis's Table 4.2 (its CNN, MNIST, σ_x = σ_y = 0.7, T = 12,000, "
+                   "features in [0, 1], soft labels). " + bars)
+    elif overlaid:
+        learner = "tree" if cfg["dataset"] == "adult" else "CNN"
+        st.caption(f"Dashed: the paper's Table {4 if learner == 'tree' else 3} ({learner}, mean of 10 "
+                   "runs) at the same ε and l (it reports ε = ∞, 20, 10 only). " + bars)
+    elif sx in ("sigma", "T"):
+        st.caption("The thesis reports accuracy versus σ (its Fig. 4.3: MNIST, l = 128, T = 12,000) and "
+                   "versus T (Fig. 4.5: σ = 0.7, l = 128) as figures only, with no numbers in its text, "
+                   "so there is nothing to overlay. " + bars)
+    else:
+        st.caption("The paper reports no cell for this dataset and these settings. " + bars)
+    if res["sigma_target"].notna().any() and sx != "epsilon":
+        st.caption(f"Dotted, right axis: the ε that the `{cfg['accountant']}` accountant gives each "
+                   "fixed σ.")
+    table = results_table(res, jobs, cfg["dataset"])
+    show = table.assign(epsilon_target=table["epsilon_target"].map(lambda e: "" if e != e or e is None
+                                                                   else eps_label(e)),
                         epsilon_achieved=table["epsilon_achieved"].map(fmt_achieved))
-    if not paper:
+    if table["paper_mean"].isna().all():
         show = show.drop(columns=["paper_mean", "paper_std"])
+    if table["sigma_fixed"].isna().all():
+        show = show.drop(columns=["sigma_fixed"])
+    elif table["epsilon_target"].isna().all():
+        show = show.drop(columns=["epsilon_target"])
     st.dataframe(show, hide_index=True, width="stretch", column_config={
         "epsilon_target": st.column_config.TextColumn("target ε"),
+        "sigma_fixed": st.column_config.NumberColumn("fixed σ", format="%.4g"),
+        "T": st.column_config.NumberColumn("T", format="%d"),
         "sigma_x": st.column_config.NumberColumn("σ_x used", format="%.4g"),
         "sigma_y": st.column_config.NumberColumn("σ_y used", format="%.4g"),
         "epsilon_achieved": st.column_config.TextColumn("achieved ε"),
@@ -318,8 +302,8 @@ else:
         "other_accountants": st.column_config.TextColumn("same σ, other accountants"),
         "accuracy_mean": st.column_config.NumberColumn("accuracy", format="%.4f"),
         "accuracy_std": st.column_config.NumberColumn("± std", format="%.4f"),
-        "paper_mean": st.column_config.NumberColumn(f"paper ({learner})", format="%.4f"),
-        "paper_std": st.column_config.NumberColumn("paper ± std", format="%.4f")})
+        "paper_mean": st.column_config.NumberColumn("reported", format="%.4f"),
+        "paper_std": st.column_config.NumberColumn("reported ± std", format="%.4f")})
     st.download_button("Download results (CSV)", table.to_csv(index=False).encode(), key="utility_csv",
                        file_name=f"dpcda-sweep-{sid}-{cfg['dataset']}.csv", mime="text/csv")
     st.markdown("**How each ε was reached**\n\n"
@@ -327,7 +311,7 @@ else:
     norm = next((j.result.get("normalization") for j in jobs if j.result), None) or {}
     if norm.get("note") and not norm.get("covered_by_guarantee", True):
         st.warning(f"Normalisation: {norm['note']}.")
-    if "cnn" in model_by_eps.values():
+    if "cnn" in model_by_point.values():
         st.caption("The CNN normalises with GroupNorm by default, not the paper's BatchNorm: BatchNorm's "
                    "running statistics, learnt on noise-dominated synthetic images, break on clean test "
                    "images (see the README).")

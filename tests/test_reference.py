@@ -149,3 +149,27 @@ def test_reference_imports_nothing_heavy():
             "assert not bad, bad")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO,
                    env=dict(os.environ, PYTHONPATH=str(REPO)))
+
+
+def _thesis_text() -> str | None:
+    d = REPO.parent / "shared" / "seeds"
+    if os.environ.get("DPCDA_DATA_DIR"):
+        d = Path(os.environ["DPCDA_DATA_DIR"]).parent / "seeds"
+    hits = sorted(d.glob("004_*.txt")) if d.is_dir() else []
+    return hits[0].read_text(encoding="utf-8") if hits else None
+
+
+THESIS = _thesis_text()
+
+
+@pytest.mark.skipif(THESIS is None, reason="the thesis text (seeds/004_*.txt) is not here")
+def test_thesis_table_4_2_matches_thesis_text():
+    section = THESIS[THESIS.index("4.2.2 Accuracy vs"):THESIS.index("Table 4.2")]
+    assert "0.7" in section.split("plot")[0] or "= 0.7" in section
+    rows = re.findall(r"^(\d+)\s+(\d+\.\d+)%", section, flags=re.M)
+    parsed = {int(l): float(a) / 100 for l, a in rows}
+    ours = {r.l: r.accuracy for r in ref.THESIS_TABLE_4_2}
+    assert parsed == pytest.approx(ours, abs=1e-9) and len(parsed) == 5
+    assert {r.sigma for r in ref.THESIS_TABLE_4_2} == {0.7}
+    assert ref.thesis_cells("mnist", 0.7) == list(ref.THESIS_TABLE_4_2)
+    assert ref.thesis_cells("mnist", 0.5) == [] and ref.thesis_cells("fashion-mnist", 0.7) == []

@@ -64,7 +64,7 @@ def _list_type(parse):
 
 
 def register(subparsers) -> None:
-    from dpcda.jobs.sweep import parse_epsilons, parse_ls
+    from dpcda.jobs.sweep import parse_epsilons, parse_ls, parse_sigmas, parse_Ts
 
     w = subparsers.add_parser(
         "worker", help="run queued jobs from the job store (the background worker)",
@@ -83,13 +83,19 @@ def register(subparsers) -> None:
     w.set_defaults(handler=_worker)
 
     s = subparsers.add_parser(
-        "sweep", help="train on DP-CDA releases over a grid of epsilon and l; print accuracies",
-        description="Queue one experiment per (epsilon, l, run) in the job store, run them "
-                    "(with live workers helping), print mean ± std test accuracy per cell. "
+        "sweep", help="train on DP-CDA releases over a grid of epsilon (or sigma), l and T; print "
+                      "accuracies",
+        description="Queue one experiment per (epsilon or sigma, T, l, run) in the job store, run "
+                    "them (with live workers helping), print mean ± std test accuracy per cell. "
                     "Cells already computed with an identical configuration are reused.")
     s.add_argument("--dataset", required=True, help="dataset name (e.g. mnist, fashion-mnist, digits)")
-    s.add_argument("--epsilons", type=_list_type(parse_epsilons), default=DEFAULT_EPSILONS,
-                   help=f"comma-separated target epsilons, inf = non-private (default {DEFAULT_EPSILONS})")
+    s.add_argument("--epsilons", type=_list_type(parse_epsilons), default=None,
+                   help=f"comma-separated target epsilons, inf = non-private (default {DEFAULT_EPSILONS}); "
+                        "each point's sigma is calibrated by the accountant")
+    s.add_argument("--sigmas", type=_list_type(parse_sigmas), default=None,
+                   help="instead of --epsilons: comma-separated fixed noise scales sigma_x "
+                        "(sigma_y = sigma_x), as in the thesis's accuracy-versus-noise plot; the "
+                        "accountant reports the epsilon of each")
     s.add_argument("--ls", type=_list_type(parse_ls), default=None,
                    help=f"comma-separated orders of mixture l (default {DEFAULT_LS}, "
                         "up to the smallest class)")
@@ -110,7 +116,11 @@ def register(subparsers) -> None:
     s.add_argument("--accountant", default=None,
                    help="privacy accountant (default: paper for dp-cda, dpmix for dpmix/local)")
     s.add_argument("--conversion", default=None, help="RDP -> (epsilon, delta) conversion (default mironov)")
-    s.add_argument("--T", dest="T", type=_int_at_least("--T", 1), help="synthetic samples (default N)")
+    s.add_argument("--T", dest="T", type=_list_type(parse_Ts),
+                   help="synthetic samples, or a comma-separated list of them to sweep (default N)")
+    s.add_argument("--x", choices=("l", "epsilon", "sigma", "T"),
+                   help="the axis the sweep is about, recorded for the dashboard's plot (default: T "
+                        "if several, else epsilon/sigma if several at one l, else l)")
     s.add_argument("--c", type=_positive_float("--c"), help="clip norm (default 1)")
     s.add_argument("--delta", type=_positive_float("--delta"), help="delta (default 1e-5)")
     s.add_argument("--normalization", choices=("zscore", "scale", "none"),
@@ -163,7 +173,7 @@ def _worker(args) -> int:
 
 def _base_config(args) -> dict:
     base = {"dataset": args.dataset}
-    for key in ("mechanism", "accountant", "conversion", "T", "c", "delta", "normalization"):
+    for key in ("mechanism", "accountant", "conversion", "c", "delta", "normalization"):
         value = getattr(args, key)
         if value is not None:
             base[key] = value
@@ -177,22 +187,35 @@ def _base_config(args) -> dict:
     return base
 
 
+def point_label(config: dict) -> str:
+    """``epsilon=10``, ``epsilon=inf`` or ``sigma=0.7`` for a normalized experiment config."""
+    if config.get("sigma") is not None:
+        return f"sigma={config['sigma']:g}"
+    eps = config["epsilon"]
+    return "epsilon=inf" if math.isinf(eps) else f"epsilon={eps:g}"
+
+
 def _sweep(args) -> int:
     from dpcda.jobs.experiment import max_l_for
     from dpcda.jobs.store import JobStore
-    from dpcda.jobs.sweep import (format_table, parse_epsilons, parse_ls, submit_sweep,
-                                  sweep_finished, sweep_results)
+    from dpcda.jobs.sweep import (format_table, parse_epsilons, parse_ls, parse_sigmas, parse_Ts,
+                                  submit_sweep, sweep_finished, sweep_results)
     from dpcda.jobs.worker import Worker, WorkerStop
 
-    epsilons = parse_epsilons(args.epsilons)
+    if args.sigmas is not None and args.epsilons is not None:
+        raise ValueError("give either --epsilons (sigma calibrated per point) or --sigmas (fixed "
+                         "noise), not both")
+    epsilons = None if args.sigmas is not None else parse_epsilons(args.epsilons or DEFAULT_EPSILONS)
+    sigmas = None if args.sigmas is None else parse_sigmas(args.sigmas)
+    Ts = None if args.T is None else parse_Ts(args.T)
     max_l, what = max_l_for(args.dataset, args.mechanism or "dp-cda")
     if args.ls is None:  # the paper's grid, cut at the smallest class
         ls = [l for l in parse_ls(DEFAULT_LS) if max_l is None or l <= max_l]
     else:
         ls = parse_ls(args.ls, max_l=max_l, what=what)
     store = JobStore(args.db)
-    sweep_id = submit_sweep(store, _base_config(args), epsilons=epsilons, ls=ls, runs=args.runs,
-                            name=args.name, force=args.force)
+    sweep_id = submit_sweep(store, _base_config(args), epsilons=epsilons, sigmas=sigmas, ls=ls,
+                            Ts=Ts, runs=args.runs, x=args.x, name=args.name, force=args.force)
     jobs = store.jobs(sweep_id=sweep_id)
     reused = sum(j.reused_from is not None for j in jobs)
     print(f"sweep {sweep_id}: {len(jobs)} job(s), {reused} reused from earlier results; store "
@@ -204,11 +227,12 @@ def _sweep(args) -> int:
         if args.quiet:
             return
         c, r = job.config, job.result or {}
-        eps = "inf" if math.isinf(c["epsilon"]) else f"{c['epsilon']:g}"
+        eps = point_label(c)
         what = f"accuracy {r['accuracy']:.4f}" if job.status == "done" and r.get("accuracy") is not None \
             else (job.message or job.status)
         model = (c.get("train") or {}).get("model")
-        print(f"[{done[0]}/{len(jobs)}] epsilon={eps} l={c['l']} run={c['run']} model={model}: "
+        T = f" T={c['T']}" if c.get("T") is not None else ""
+        print(f"[{done[0]}/{len(jobs)}] {eps} l={c['l']}{T} run={c['run']} model={model}: "
               f"{job.status}, {what}",
               file=sys.stderr, flush=True)
 
@@ -226,11 +250,12 @@ def _sweep(args) -> int:
     accountants = sorted(set(table["accountant"].astype(str)))
     models = {}
     for j in jobs:  # model="auto" may pick a different learner per epsilon
-        eps = "inf" if math.isinf(j.config["epsilon"]) else f"{j.config['epsilon']:g}"
-        models.setdefault(eps, (j.config.get("train") or {}).get("model"))
-    print(f"# test accuracy on the real test split; epsilon by the {', '.join(accountants)} "
+        models.setdefault(point_label(j.config), (j.config.get("train") or {}).get("model"))
+    how = ("epsilon reported for each fixed sigma" if sigmas is not None
+           else "sigma calibrated for each target epsilon")
+    print(f"# test accuracy on the real test split; {how} by the {', '.join(accountants)} "
           f"accountant{'s' if len(accountants) > 1 else ''}, delta={jobs[0].config.get('delta'):g}; "
-          f"model per epsilon: {', '.join(f'{e}: {m}' for e, m in models.items())}")
+          f"model per point: {', '.join(f'{e}: {m}' for e, m in models.items())}")
     print(format_table(table))
     if args.out:
         table.to_csv(args.out, index=False)

@@ -31,6 +31,10 @@ DEFAULTS: dict[str, Any] = {
     "conversion": "mironov", "ratio": 1.0, "max_alpha": 256,
     "normalization": None,  # None: the mechanism's default ("zscore" for DP-CDA)
     "p": None,  # random-projection only: projection width (None: min(100, d))
+    # "sigma": a fixed noise scale sigma_x (sigma_y = ratio * sigma_x) instead of a target epsilon;
+    # the accountant then reports the epsilon it gives. Absent from a normalized config when not
+    # used (so configs stored before it existed keep their deduplication keys).
+    "sigma": None,
 }
 # TrainConfig fields that may also be given at the top level of a config, for convenience.
 TRAIN_SHORTCUTS = ("model", "epochs", "batch_size", "lr", "label_mode", "denoise_sigma", "device")
@@ -81,7 +85,10 @@ def _mechanism_checks(cfg: dict) -> None:
                          f"normalization={cfg['normalization']!r}")
     if ("l" not in params or params["l"].default == 1) and cfg["l"] != 1:
         raise ValueError(f"l must be 1 for mechanism={mech.name!r} (it does not mix), got l={cfg['l']}")
-    if "sigma_x" not in params and math.isinf(cfg["epsilon"]):
+    if "sigma_x" not in params and cfg["sigma"] is not None:
+        raise ValueError(f"sigma applies to mechanisms with a Gaussian noise scale (dp-cda, dpmix, "
+                         f"local), not mechanism={mech.name!r}; give a target epsilon instead")
+    if "sigma_x" not in params and cfg["epsilon"] is not None and math.isinf(cfg["epsilon"]):
         raise ValueError(f"epsilon must be finite for mechanism={mech.name!r}, got epsilon=inf")
     if cfg["p"] is not None:
         if "p" not in params:
@@ -116,11 +123,40 @@ def resolve_model(cfg: dict, model: Any) -> Any:
             image_shape = IMAGE_SHAPES.get(cfg["dataset"])
     except ValueError:
         pass  # not a registered dataset: treated as tabular (loading it fails later anyway)
-    private = not math.isinf(cfg["epsilon"])
+    private = is_private(cfg)
     chosen = default_model(dataset=cfg["dataset"], image_shape=image_shape, private=private)
     if cfg["mechanism"] == "random-projection" and model_spec(chosen).needs_image:
         chosen = "lda"
     return chosen
+
+
+def is_private(cfg: dict) -> bool:
+    """Whether a config asks for noise: a finite target epsilon or a fixed sigma > 0."""
+    if cfg.get("sigma") is not None:
+        return float(cfg["sigma"]) > 0
+    eps = cfg.get("epsilon", math.inf)
+    if isinstance(eps, str):
+        return eps.strip().lower() not in ("inf", "infinity")
+    return eps is None or not math.isinf(eps)
+
+
+def _privacy_choice(cfg: dict, given: dict) -> None:
+    """Exactly one of a target ``epsilon`` or a fixed ``sigma``; ``sigma = 0`` is the
+    non-private setting and is stored as ``epsilon = inf`` (one dedup key for both)."""
+    if cfg["sigma"] is None:
+        if isinstance(cfg["epsilon"], str) and cfg["epsilon"].strip().lower() in ("inf", "infinity"):
+            cfg["epsilon"] = math.inf
+        _num(cfg, "epsilon", lo=0, strict=True, inf_ok=True)
+        return
+    if given.get("epsilon") is not None:
+        raise ValueError("give either a target epsilon (sigma is calibrated) or a fixed sigma (the "
+                         f"accountant reports epsilon), not both; got epsilon={given['epsilon']!r}, "
+                         f"sigma={cfg['sigma']!r}")
+    _num(cfg, "sigma", lo=0)
+    if cfg["sigma"] == 0:
+        cfg["sigma"], cfg["epsilon"] = None, math.inf
+    else:
+        cfg["epsilon"] = None  # not a target: the accountant reports it (result "epsilon")
 
 
 def normalize(config: dict) -> dict:
@@ -142,9 +178,7 @@ def normalize(config: dict) -> dict:
     cfg = {**DEFAULTS, **cfg}
     if not isinstance(cfg["dataset"], str) or not cfg["dataset"]:
         raise ValueError(f"dataset must be a dataset name, got dataset={cfg['dataset']!r}")
-    if isinstance(cfg["epsilon"], str) and cfg["epsilon"].strip().lower() in ("inf", "infinity"):
-        cfg["epsilon"] = math.inf
-    _num(cfg, "epsilon", lo=0, strict=True, inf_ok=True)
+    _privacy_choice(cfg, config)
     _num(cfg, "delta", lo=0, strict=True)
     if not cfg["delta"] < 1:
         raise ValueError(f"delta must be in (0, 1), got delta={cfg['delta']!r}")
@@ -166,6 +200,8 @@ def normalize(config: dict) -> dict:
     train["clip_norm"] = cfg["c"]  # the training loop's input scaling uses the clip norm
     cfg["train"] = TrainConfig.from_dict(train).to_dict()  # ValueError names a bad field
     cfg["experiment_version"] = EXPERIMENT_VERSION
+    if cfg["sigma"] is None:
+        del cfg["sigma"]
     return cfg
 
 
@@ -175,7 +211,9 @@ def _generator_params(cfg: dict, ds, gen_fn) -> dict:
     kw = dict(l=cfg["l"], T=cfg["T"] or ds.n_train, c=cfg["c"], delta=cfg["delta"],
               accountant=cfg["accountant"], conversion=cfg["conversion"], ratio=cfg["ratio"],
               max_alpha=cfg["max_alpha"], normalize=cfg["normalization"], p=cfg["p"])
-    if math.isinf(cfg["epsilon"]):
+    if cfg.get("sigma") is not None:
+        kw["sigma_x"] = cfg["sigma"]  # sigma_y = ratio * sigma_x (the generator's default)
+    elif math.isinf(cfg["epsilon"]):
         kw.update(sigma_x=0.0, sigma_y=0.0)  # the explicit non-private setting
     else:
         kw["epsilon"] = cfg["epsilon"]
@@ -226,7 +264,8 @@ def run_experiment(config: dict, ctx: JobContext | None = None) -> dict:
         "generate_seconds": gen_seconds, "seconds": time.perf_counter() - t0,
         "sigma_x": sigma_x, "sigma_y": params.get("sigma_y"),
         "epsilon": privacy.get("epsilon", math.inf) if privacy.get("private", True) else math.inf,
-        "epsilon_target": cfg["epsilon"], "alpha": privacy.get("alpha"), "delta": cfg["delta"],
+        "epsilon_target": cfg["epsilon"], "sigma_target": cfg.get("sigma"),
+        "alpha": privacy.get("alpha"), "delta": cfg["delta"],
         "accountant": privacy.get("accountant", cfg["accountant"]),
         "conversion": privacy.get("conversion"), "private": bool(privacy.get("private", True)),
         "privacy_warnings": list(privacy.get("warnings", [])),

@@ -1,7 +1,7 @@
-"""Sweeps of experiment jobs over (epsilon, l, run), and their results as tables.
+"""Sweeps of experiment jobs over (epsilon or sigma, T, l, run), and their results as tables.
 
 A sweep is one ``experiment`` job per grid point; its results are aggregated per
-(epsilon, l): mean and sample standard deviation of the test accuracy over the runs that
+(epsilon or sigma, T, l): mean and sample standard deviation of the test accuracy over the runs that
 finished. pandas is imported only by the functions that return DataFrames.
 """
 
@@ -12,8 +12,8 @@ from typing import Iterable
 
 from dpcda.jobs.store import JobStore
 
-RESULT_COLUMNS = ("dataset", "mechanism", "accountant", "epsilon", "l", "sigma", "runs", "failed",
-                  "mean", "std")
+RESULT_COLUMNS = ("dataset", "mechanism", "accountant", "epsilon", "sigma_target", "T", "l", "sigma",
+                  "epsilon_achieved", "runs", "failed", "mean", "std")
 
 
 def _store(db) -> JobStore:
@@ -56,24 +56,110 @@ def parse_ls(text: str, *, max_l: int | None = None, what: str = "") -> list[int
     return values
 
 
-def grid_configs(base: dict, *, epsilons: Iterable[float], ls: Iterable[int], runs: int) -> list[dict]:
-    """One experiment config per (epsilon, l, run), in that nesting order."""
+AXES = ("l", "epsilon", "sigma", "T")  # what a sweep's accuracy can be plotted against
+
+
+def parse_sigmas(text: str) -> list[float]:
+    """``"0.2,0.5,1"`` -> [0.2, 0.5, 1.0]; fixed noise scales sigma_x, numbers >= 0, no repeats."""
+    values = []
+    for part in str(text).split(","):
+        part = part.strip()
+        try:
+            v = float(part)
+        except ValueError:
+            v = float("nan")
+        if not (v >= 0 and math.isfinite(v)):
+            raise ValueError(f"sigmas must be a comma-separated list of finite numbers >= 0, "
+                             f"got {part!r} in sigmas={text!r}")
+        values.append(v)
+    if len(set(values)) != len(values):
+        raise ValueError(f"sigmas must not repeat a value, got sigmas={text!r}")
+    return values
+
+
+def parse_Ts(text: str) -> list[int]:
+    """``"1000,12000"`` -> [1000, 12000]; numbers of synthetic samples, integers >= 1, no repeats."""
+    values = []
+    for part in str(text).split(","):
+        part = part.strip()
+        try:
+            v = int(part)
+        except ValueError:
+            v = 0
+        if v < 1:
+            raise ValueError(f"T must be an integer >= 1, got T={part!r} in Ts={text!r}")
+        values.append(v)
+    if len(set(values)) != len(values):
+        raise ValueError(f"Ts must not repeat a value, got Ts={text!r}")
+    return values
+
+
+def _privacy_axis(epsilons, sigmas) -> list[tuple[str, float]]:
+    if (epsilons is None) == (sigmas is None):
+        raise ValueError("give either epsilons (sigma calibrated per point) or sigmas (fixed noise; "
+                         f"the accountant reports epsilon), got epsilons={epsilons!r}, sigmas={sigmas!r}")
+    if epsilons is not None:
+        return [("epsilon", float(e)) for e in epsilons]
+    return [("sigma", float(s)) for s in sigmas]
+
+
+def grid_configs(base: dict, *, epsilons: Iterable[float] | None = None, ls: Iterable[int],
+                 runs: int, sigmas: Iterable[float] | None = None,
+                 Ts: Iterable[int] | None = None) -> list[dict]:
+    """One experiment config per (epsilon or sigma, T, l, run), in that nesting order.
+
+    Exactly one of ``epsilons`` (each point's sigma calibrated by the accountant) and ``sigmas``
+    (fixed noise; the accountant reports the epsilon). ``Ts`` defaults to ``base["T"]`` (N when
+    unset)."""
     if isinstance(runs, bool) or not isinstance(runs, int) or runs < 1:
         raise ValueError(f"runs must be an integer >= 1, got runs={runs!r}")
-    return [dict(base, epsilon=float(eps), l=int(l), run=r)
-            for eps in epsilons for l in ls for r in range(runs)]
+    privacy = _privacy_axis(None if epsilons is None else list(epsilons),
+                            None if sigmas is None else list(sigmas))
+    Ts = [int(t) for t in Ts] if Ts else [base.get("T")]
+    return [dict(base, **{key: value}, T=T, l=int(l), run=r)
+            for key, value in privacy for T in Ts for l in ls for r in range(runs)]
 
 
-def submit_sweep(db, base: dict, *, epsilons: Iterable[float], ls: Iterable[int], runs: int,
-                 name: str | None = None, force: bool = False) -> int:
+def default_x(*, n_privacy: int, n_l: int, n_T: int, fixed_sigma: bool) -> str:
+    """The axis a sweep is plotted against when none is named: T if it varies, else the privacy
+    axis if it varies at a single l, else l."""
+    if n_T > 1:
+        return "T"
+    if n_privacy > 1 and n_l == 1:
+        return "sigma" if fixed_sigma else "epsilon"
+    return "l"
+
+
+def submit_sweep(db, base: dict, *, epsilons: Iterable[float] | None = None, ls: Iterable[int],
+                 runs: int, sigmas: Iterable[float] | None = None, Ts: Iterable[int] | None = None,
+                 x: str | None = None, name: str | None = None, force: bool = False) -> int:
     """Queue a sweep of ``experiment`` jobs; returns the sweep id. Grid points already computed
-    with an identical configuration are linked, not rerun (unless ``force``)."""
-    epsilons, ls = list(epsilons), list(ls)
-    configs = grid_configs(base, epsilons=epsilons, ls=ls, runs=runs)
+    with an identical configuration are linked, not rerun (unless ``force``).
+
+    ``x`` records the axis the sweep is about (one of :data:`AXES`; default :func:`default_x`).
+    """
+    epsilons = None if epsilons is None else list(epsilons)
+    sigmas = None if sigmas is None else list(sigmas)
+    ls, Ts = list(ls), (list(Ts) if Ts else None)
+    configs = grid_configs(base, epsilons=epsilons, sigmas=sigmas, ls=ls, Ts=Ts, runs=runs)
+    values = epsilons if epsilons is not None else sigmas
+    if x is None:
+        x = default_x(n_privacy=len(values), n_l=len(ls), n_T=len(Ts or [None]),
+                      fixed_sigma=sigmas is not None)
+    if x not in AXES or (x == "sigma" and sigmas is None) or (x == "epsilon" and epsilons is None):
+        over = "fixed sigmas" if sigmas is not None else "target epsilons"
+        raise ValueError(f"x must be one of l, T, or {'sigma' if sigmas is not None else 'epsilon'} "
+                         f"for a sweep over {over}, got x={x!r}")
     if name is None:
-        name = f"{base.get('dataset', '?')}: eps {','.join(_fmt_eps(e) for e in epsilons)}; " \
-               f"l {','.join(map(str, ls))}; {runs} run(s)"
-    sweep_config = dict(base=base, epsilons=epsilons, ls=ls, runs=runs)
+        privacy = (f"eps {','.join(_fmt_eps(e) for e in epsilons)}" if epsilons is not None
+                   else f"sigma {','.join(f'{s:g}' for s in sigmas)}")
+        T_part = f"; T {','.join(map(str, Ts))}" if Ts else ""
+        name = f"{base.get('dataset', '?')}: {privacy}; l {','.join(map(str, ls))}{T_part}; {runs} run(s)"
+    sweep_config = dict(base=base, epsilons=epsilons, ls=ls, runs=runs, x=x)
+    if sigmas is not None:
+        sweep_config["sigmas"] = sigmas
+    if Ts:
+        sweep_config["Ts"] = Ts
     return _store(db).create_sweep(name, sweep_config, [("experiment", c) for c in configs], force=force)
 
 
@@ -85,8 +171,16 @@ def _fmt_eps(e: float) -> str:
     return "inf" if math.isinf(e) else f"{e:g}"
 
 
+JOB_COLUMNS = ["job_id", "status", "dataset", "mechanism", "accountant", "epsilon", "sigma_target", "T",
+               "l", "run", "sigma", "epsilon_achieved", "accuracy", "seconds", "device", "epoch",
+               "n_epochs", "reused_from", "message"]
+
+
 def job_results(db, sweep_id: int):
-    """One row per job of the sweep: its grid point, status, accuracy and noise."""
+    """One row per job of the sweep: its grid point, status, accuracy and noise.
+
+    ``epsilon`` is the target (NaN for a fixed-sigma point, whose ``sigma_target`` is set);
+    ``T`` is NaN where it was left at N; ``epsilon_achieved`` is what the accountant reports."""
     import pandas as pd
 
     rows = []
@@ -94,38 +188,40 @@ def job_results(db, sweep_id: int):
         c, r = j.config, j.result or {}
         rows.append(dict(
             job_id=j.id, status=j.status, dataset=c.get("dataset"), mechanism=c.get("mechanism"),
-            accountant=c.get("accountant"), epsilon=c.get("epsilon"), l=c.get("l"), run=c.get("run"),
+            accountant=c.get("accountant"), epsilon=c.get("epsilon"), sigma_target=c.get("sigma"),
+            T=c.get("T"), l=c.get("l"), run=c.get("run"),
             sigma=r.get("sigma_x"), epsilon_achieved=r.get("epsilon"),
             accuracy=r.get("accuracy") if j.status == "done" else None,
             seconds=r.get("seconds"), device=r.get("device"), epoch=j.epoch, n_epochs=j.n_epochs,
             reused_from=j.reused_from, message=j.message))
-    cols = ["job_id", "status", "dataset", "mechanism", "accountant", "epsilon", "l", "run", "sigma",
-            "epsilon_achieved", "accuracy", "seconds", "device", "epoch", "n_epochs", "reused_from",
-            "message"]
-    df = pd.DataFrame(rows, columns=cols)
-    for col in ("epsilon", "sigma", "epsilon_achieved", "accuracy", "seconds"):
+    df = pd.DataFrame(rows, columns=JOB_COLUMNS)
+    for col in ("epsilon", "sigma_target", "T", "sigma", "epsilon_achieved", "accuracy", "seconds"):
         df[col] = pd.to_numeric(df[col], errors="coerce").astype(float)
     return df
 
 
 def sweep_results(db, sweep_id: int):
-    """Mean and sample std (ddof=1; NaN for a single run) of test accuracy per (epsilon, l),
-    over the runs that finished; ``failed`` counts the runs that did not."""
+    """Mean and sample std (ddof=1; NaN for a single run) of test accuracy per grid point
+    (epsilon or sigma, T, l), over the runs that finished; ``failed`` counts the runs that did
+    not; ``sigma`` and ``epsilon_achieved`` are the means over the finished runs."""
     import pandas as pd
 
     jobs = job_results(db, sweep_id)
     out = []
-    keys = ["dataset", "mechanism", "accountant", "epsilon", "l"]
+    keys = ["dataset", "mechanism", "accountant", "epsilon", "sigma_target", "T", "l"]
     for key, g in jobs.groupby(keys, sort=False, dropna=False):
         done = g[g["status"] == "done"]
         acc = done["accuracy"].astype(float)
-        out.append(dict(zip(keys, key), sigma=done["sigma"].mean() if len(done) else float("nan"),
+        nan = float("nan")
+        out.append(dict(zip(keys, key), sigma=done["sigma"].mean() if len(done) else nan,
+                        epsilon_achieved=done["epsilon_achieved"].mean() if len(done) else nan,
                         runs=int(len(done)), failed=int((g["status"] == "failed").sum()),
-                        mean=acc.mean() if len(acc) else float("nan"),
-                        std=acc.std(ddof=1) if len(acc) > 1 else float("nan")))
+                        mean=acc.mean() if len(acc) else nan,
+                        std=acc.std(ddof=1) if len(acc) > 1 else nan))
     df = pd.DataFrame(out, columns=list(RESULT_COLUMNS))
     df["l"] = df["l"].astype(int)
-    return df.sort_values(["epsilon", "l"], ascending=[False, True], kind="stable").reset_index(drop=True)
+    return df.sort_values(["epsilon", "sigma_target", "T", "l"], ascending=[False, True, True, True],
+                          kind="stable", na_position="last").reset_index(drop=True)
 
 
 def list_sweeps(db):
@@ -148,11 +244,23 @@ def list_sweeps(db):
 
 
 def format_table(df) -> str:
-    """The results table as aligned text: dataset, epsilon, l, sigma, runs, mean ± std."""
-    header = ["dataset", "accountant", "epsilon", "l", "sigma", "runs", "accuracy (mean ± std)"]
+    """The results table as aligned text: dataset, accountant, epsilon (the target, or the one
+    the accountant reports for a fixed sigma, marked "~"), l, T (when set), sigma, runs,
+    mean ± std."""
+    show_T = "T" in df and df["T"].notna().any()
+    header = ["dataset", "accountant", "epsilon", "l", *(["T"] if show_T else []), "sigma", "runs",
+              "accuracy (mean ± std)"]
     lines = []
     for r in df.itertuples(index=False):
+        fixed = getattr(r, "sigma_target", float("nan"))
+        fixed = fixed == fixed  # a fixed-sigma point
         sigma = "n/a" if r.sigma != r.sigma else ("0 (non-private)" if r.sigma == 0 else f"{r.sigma:.4g}")
+        if fixed:
+            a = r.epsilon_achieved
+            eps = "n/a" if a != a else "~" + (_fmt_eps(a) if math.isinf(a) else f"{a:.4g}")
+            sigma = f"{r.sigma_target:g} (fixed)"
+        else:
+            eps = _fmt_eps(float(r.epsilon))
         if r.runs == 0:
             acc = "n/a"
         elif r.std != r.std:
@@ -160,10 +268,11 @@ def format_table(df) -> str:
         else:
             acc = f"{r.mean:.4f} ± {r.std:.4f}"
         runs = f"{r.runs}" + (f" ({r.failed} failed)" if r.failed else "")
-        lines.append([str(r.dataset), str(r.accountant), _fmt_eps(float(r.epsilon)), str(r.l),
-                      sigma, runs, acc])
+        T = [] if not show_T else ["N" if r.T != r.T else str(int(r.T))]
+        lines.append([str(r.dataset), str(r.accountant), eps, str(r.l), *T, sigma, runs, acc])
+    right = {2, 3, 4, 5} if show_T else {2, 3, 4}
     widths = [max(len(h), *(len(row[i]) for row in lines)) if lines else len(h)
               for i, h in enumerate(header)]
-    fmt = lambda row: "  ".join(v.rjust(w) if i in (2, 3, 4) else v.ljust(w)  # noqa: E731
+    fmt = lambda row: "  ".join(v.rjust(w) if i in right else v.ljust(w)  # noqa: E731
                                 for i, (v, w) in enumerate(zip(row, widths))).rstrip()
     return "\n".join([fmt(header), fmt(["-" * w for w in widths]), *map(fmt, lines)])

@@ -43,9 +43,13 @@ def fake_experiment(monkeypatch):
             raise RuntimeError("stand-in failure for l=3")
         for epoch in range(1, config["train"]["epochs"] + 1):
             ctx.on_epoch(epoch, config["train"]["epochs"], {"loss": 0.1})
-        eps = config["epsilon"]
-        return {"accuracy": 0.9 - 0.01 * config["l"] + 0.001 * config["run"],
-                "sigma_x": 0.0 if math.isinf(eps) else 1.0 / eps, "epsilon": eps}
+        if config.get("sigma") is not None:  # fixed noise: the "accountant" reports 2 / sigma
+            sigma, eps = config["sigma"], 2.0 / config["sigma"]
+        else:
+            eps = config["epsilon"]
+            sigma = 0.0 if math.isinf(eps) else 1.0 / eps
+        return {"accuracy": 0.9 - 0.01 * config["l"] + 0.001 * config["run"], "sigma_x": sigma,
+                "epsilon": eps}
 
     monkeypatch.setitem(JOB_KINDS._items, "experiment", JobKind("experiment", run, real.normalize))
     return calls
@@ -68,6 +72,11 @@ def _sweep(db, *extra, capsys=None) -> int:
     (["--ls", "200"], "l must be an integer in [1, 131] (the smallest class of digits), got l='200'"),
     (["--model", "nope"], "model must be one of"),
     (["--label-mode", "fuzzy"], "invalid choice"),
+    (["--sigmas", "0.5,x"], "sigmas must be a comma-separated list of finite numbers >= 0"),
+    (["--sigmas", "0.5", "--epsilons", "10"], "give either --epsilons"),
+    (["--T", "100,0"], "T must be an integer >= 1"),
+    (["--epsilons", "10", "--ls", "4", "--x", "sigma"], "x must be one of l, T, or epsilon"),
+    (["--sigmas", "0.5", "--mechanism", "random-projection"], "sigma applies to mechanisms"),
 ])
 def test_bad_arguments_one_stderr_line_exit_2(db, capsys, argv, message):
     assert _sweep(db, *argv) == 2
@@ -137,7 +146,7 @@ def test_sweep_model_defaults_to_auto_resolved_per_epsilon(db, capsys, fake_expe
     assert rc == 0
     assert {c["epsilon"]: c["train"]["model"] for c in fake_experiment} == {math.inf: "cnn", 10.0: "lda"}
     captured = capsys.readouterr()
-    assert "model per epsilon: inf: cnn, 10: lda" in captured.out
+    assert "model per point: epsilon=inf: cnn, epsilon=10: lda" in captured.out
     assert "epsilon=10 l=4 run=0 model=lda: done" in captured.err
 
 
@@ -164,3 +173,23 @@ def test_worker_with_an_unimportable_plugin_exits_2(db):
                          cwd=REPO, env=env, capture_output=True, text=True, timeout=60)
     assert out.returncode == 2 and out.stderr.count("\n") == 1
     assert "no_such_module_xyz" in out.stderr and "DPCDA_JOB_PLUGINS" in out.stderr
+
+
+def test_sweep_over_fixed_sigmas_and_T(db, tmp_path, capsys, fake_experiment):
+    """--sigmas (the thesis's accuracy-versus-noise axis) and a list for --T: one job per
+    (sigma, T, l, run), the epsilon reported per point, T and the fixed sigma in the table."""
+    out_csv = tmp_path / "sigma.csv"
+    rc = _sweep(db, "--sigmas", "0.5,1", "--T", "200,400", "--ls", "4", "--runs", "2",
+                "--out", str(out_csv))
+    assert rc == 0
+    assert sorted((c["sigma"], c["T"], c["run"]) for c in fake_experiment) == [
+        (s, T, r) for s in (0.5, 1.0) for T in (200, 400) for r in (0, 1)]
+    assert all(c["epsilon"] is None for c in fake_experiment)
+    out = capsys.readouterr().out
+    assert "epsilon reported for each fixed sigma by the paper accountant" in out
+    assert "~4" in out and "~2" in out and "0.5 (fixed)" in out and "400" in out
+    rows = list(csv.DictReader(out_csv.open()))
+    assert len(rows) == 4 and {r["T"] for r in rows} == {"200.0", "400.0"}
+    assert {(r["sigma_target"], r["epsilon_achieved"]) for r in rows} == {("0.5", "4.0"), ("1.0", "2.0")}
+    (sweep,) = JobStore(db).sweeps()
+    assert sweep.config["x"] == "T" and sweep.config["Ts"] == [200, 400]

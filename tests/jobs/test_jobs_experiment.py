@@ -47,7 +47,11 @@ def test_normalized_spellings_share_one_dedup_key():
     ({"dataset": "digits", "c": -1}, "c must be a number > 0"),
     ({"dataset": "digits", "epochs": 0}, "epochs must be an integer >= 1"),
     ({"dataset": "digits", "label_mode": "fuzzy"}, "label_mode must be one of hard, soft"),
-    ({"dataset": "digits", "sigma": 1}, "unknown experiment config key"),
+    ({"dataset": "digits", "sigmas": 1}, "unknown experiment config key"),
+    ({"dataset": "digits", "sigma": -0.5}, r"sigma must be a number >= 0, got sigma=-0.5"),
+    ({"dataset": "digits", "sigma": 0.5, "epsilon": 10}, "give either a target epsilon"),
+    ({"dataset": "digits", "sigma": 0.5, "mechanism": "random-projection"},
+     "sigma applies to mechanisms with a Gaussian noise scale"),
     ({"dataset": "digits", "mechanism": "nope"}, "unknown mechanism 'nope'; known: dp-cda"),
     ({"dataset": "digits", "mechanism": "random-projection"}, "epsilon must be finite"),
     ({"dataset": "digits", "mechanism": "local", "l": 4}, "l must be 1 for mechanism='local'"),
@@ -147,3 +151,30 @@ def test_auto_never_reaches_train_config():
 
     with pytest.raises(ValueError, match="model must be one of"):
         TrainConfig(model="auto")
+
+
+def test_fixed_sigma_point_reports_the_accountants_epsilon():
+    """A config with a fixed ``sigma`` (the thesis's accuracy-versus-noise axis) adds exactly that
+    noise and reports the epsilon the accountant gives it, at the requested T."""
+    from dpcda.jobs.experiment import run_experiment
+    from dpcda.privacy import PrivacyParams, compute_epsilon
+
+    out = run_experiment({"dataset": "digits", "sigma": 0.5, "l": 4, "T": 800,
+                          "train": {"model": "ncm", "epochs": 1}})
+    assert out["sigma_x"] == pytest.approx(0.5) and out["sigma_y"] == pytest.approx(0.5)
+    assert out["sigma_target"] == 0.5 and out["epsilon_target"] is None
+    assert out["n_synthetic"] == 800 - 800 % 10  # floor(T/K) per class
+    expect = compute_epsilon(PrivacyParams(l=4, sigma_x=0.5, sigma_y=0.5, c=1.0, T=800, delta=1e-5,
+                                           n=out["n_train"]), accountant="paper").epsilon
+    assert out["epsilon"] == pytest.approx(expect, rel=1e-9)
+    assert 0.5 < out["accuracy"] <= 1.0  # digits at sigma 0.5, l 4: measured about 0.8
+
+
+def test_sigma_zero_is_the_non_private_point_and_shares_its_dedup_key():
+    zero = normalize({"dataset": "digits", "sigma": 0, "l": 4, "model": "ncm"})
+    inf = normalize({"dataset": "digits", "epsilon": "inf", "l": 4, "model": "ncm"})
+    assert zero == inf and "sigma" not in inf  # configs without sigma keep their old keys
+    fixed = normalize({"dataset": "digits", "sigma": 0.5, "l": 4, "model": "ncm"})
+    assert fixed["epsilon"] is None and fixed["sigma"] == 0.5 and normalize(fixed) == fixed
+    assert config_hash("experiment", fixed) != config_hash("experiment", inf)
+    assert normalize({"dataset": "digits", "sigma": 0.5})["train"]["model"] == "ncm"  # auto: private

@@ -17,6 +17,7 @@ from streamlit.testing.v1 import AppTest
 from dpcda import reference
 from dpcda.jobs import JobStore, Worker, sweep_results
 from dpcda.jobs.sweep import submit_sweep
+from dpcda.presets import PRESETS
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = str(ROOT / "pages" / "utility.py")
@@ -244,3 +245,121 @@ def test_cancel_and_unknown_sweep(store, worker_calls):
     at = page(sweep="999")
     assert any("999" in w.value for w in at.warning)
     assert at.selectbox(key="utility_sweep").value is None
+
+
+def finish_all(store: JobStore, sweep_id: int, accuracy) -> None:
+    """Finish every job through the store API; fixed-sigma points report epsilon = 10 / sigma."""
+    for _ in store.jobs(sweep_id=sweep_id):
+        job = store.claim("w-fake", ["experiment"], sweep_id=sweep_id)
+        c = job.config
+        sigma = c.get("sigma") or (0.0 if math.isinf(c["epsilon"]) else 0.5 / c["l"])
+        eps = c["epsilon"] if c.get("sigma") is None else 10.0 / c["sigma"]
+        assert store.finish(job.id, "w-fake", "done", result={
+            "accuracy": accuracy(c), "sigma_x": sigma, "sigma_y": sigma, "epsilon": eps, "alpha": 7,
+            "delta": c["delta"], "accountant": c["accountant"], "conversion": c["conversion"],
+            "n_train": 60000, "n_synthetic": c.get("T") or 60000})
+
+
+def test_accuracy_versus_fixed_sigma_runs_and_draws_epsilon_on_a_second_axis(store, worker_calls):
+    at = page()
+    at.selectbox(key="utility_experiment").set_value("sigma")
+    run(at)
+    at.text_input(key="utility_sigmas").set_value("0, 0.5, 2")
+    at.multiselect(key="utility_ls").set_value([4])
+    at.number_input(key="utility_runs").set_value(1)
+    at.selectbox(key="utility_model").set_value("ncm")
+    run(at)
+    assert any("3 job(s): 3 σ × 1 l × 1 run(s)" in c.value for c in at.sidebar.caption)
+    at.button(key="utility_launch").click()
+    run(at)
+    assert not at.error
+    (sweep,) = store.sweeps()
+    assert sweep.config["x"] == "sigma"
+    jobs = store.jobs(sweep_id=sweep.id)
+    assert sorted((j.config.get("sigma") or 0.0, j.config["epsilon"]) for j in jobs) == [
+        (0.0, INF), (0.5, None), (2.0, None)]  # sigma 0 is stored as the epsilon = inf point
+    Worker(store).run(idle_exit=0)  # the real pipeline (digits, ncm)
+    run(at)
+    spec = figure(at)
+    ours = [t for t in spec["data"] if t["name"].startswith("ours")]
+    assert len(ours) == 1 and ours[0]["x"] == [0.0, 0.5, 2.0]
+    res = sweep_results(store, sweep.id)
+    assert ours[0]["y"][0] == pytest.approx(res[res["epsilon"] == INF]["mean"].iloc[0])
+    (eps_trace,) = [t for t in spec["data"] if t["name"].startswith("ε (paper)")]
+    assert eps_trace["yaxis"] == "y2" and eps_trace["x"] == [0.5, 2.0]  # ∞ at σ = 0 is not drawn
+    assert eps_trace["y"][0] > eps_trace["y"][1] > 0  # more noise, smaller epsilon
+    assert spec["layout"]["yaxis2"]["type"] == "log"
+    table = at.dataframe[0].value
+    assert table["sigma_fixed"].tolist()[1:] == [0.5, 2.0]
+    assert table["epsilon_target"].tolist() == ["∞", "", ""]  # only σ = 0 is a target (∞)
+    notes = " ".join(m.value for m in at.markdown)
+    assert "**Fixed σ**" in notes and "**paper** accountant" in notes and "no privacy guarantee" in notes
+    assert any("figures only" in c.value for c in at.caption)  # no thesis numbers to overlay
+
+
+def test_a_bad_list_is_an_error_and_queues_nothing(store, worker_calls):
+    at = page()
+    at.selectbox(key="utility_experiment").set_value("sigma")
+    run(at)
+    at.text_input(key="utility_sigmas").set_value("0.5, lots")
+    run(at)
+    assert any("sigmas must be a comma-separated list" in e.value for e in at.sidebar.error)
+    at.button(key="utility_launch").click()
+    run(at)
+    assert any("correct the list" in e.value for e in at.error)
+    assert store.sweeps() == [] and not worker_calls
+
+
+def test_accuracy_versus_T_with_a_fixed_sigma(store, worker_calls):
+    at = page()
+    at.selectbox(key="utility_experiment").set_value("T")
+    run(at)
+    n = sum(PRESETS.get("digits").class_counts)  # the training split
+    assert at.text_input(key="utility_Ts").value == ",".join(str(round(n * f)) for f in (0.1, 0.2, 0.5, 1))
+    at.text_input(key="utility_Ts").set_value("200,400")
+    at.number_input(key="utility_T_sigma").set_value(0.5)
+    at.multiselect(key="utility_ls").set_value([2])
+    at.number_input(key="utility_runs").set_value(1)
+    run(at)
+    at.button(key="utility_launch").click()
+    run(at)
+    (sweep,) = store.sweeps()
+    jobs = store.jobs(sweep_id=sweep.id)
+    assert sorted((j.config["T"], j.config["sigma"]) for j in jobs) == [(200, 0.5), (400, 0.5)]
+    finish_all(store, sweep.id, lambda c: c["T"] / 1000)
+    run(at)
+    spec = figure(at)
+    (ours,) = [t for t in spec["data"] if t["name"].startswith("ours")]
+    assert ours["x"] == [200, 400] and ours["y"] == pytest.approx([0.2, 0.4])
+    assert spec["layout"]["xaxis"]["type"] == "log"
+    assert any(t.get("yaxis") == "y2" for t in spec["data"])
+
+
+def test_thesis_table_is_overlaid_for_fixed_sigma_on_mnist(store, worker_calls):
+    sid = submit_sweep(store, {"dataset": "mnist", "T": 12000, "train": {"model": "cnn", "epochs": 1}},
+                       sigmas=[0.7], ls=[32, 128, 256], runs=1, x="l")
+    finish_all(store, sid, lambda c: 0.7)
+    at = page(sweep=str(sid))
+    spec = figure(at)
+    (thesis,) = [t for t in spec["data"] if t["name"].startswith("thesis Table 4.2")]
+    cells = {c.l: c.accuracy for c in reference.THESIS_TABLE_4_2}
+    assert thesis["x"] == [32, 128, 256] and thesis["y"] == [cells[32], cells[128], cells[256]]
+    assert any("thesis's Table 4.2" in c.value for c in at.caption)
+    assert at.dataframe[0].value["paper_mean"].tolist() == pytest.approx([cells[32], cells[128], cells[256]])
+
+
+def test_accuracy_versus_epsilon_places_infinity_and_overlays_the_paper(store, worker_calls):
+    sid = submit_sweep(store, {"dataset": "fashion-mnist", "train": {"model": "cnn", "epochs": 1}},
+                       epsilons=[INF, 20.0, 10.0, 5.0], ls=[4], runs=1)
+    assert store.get_sweep(sid).config["x"] == "epsilon"
+    finish_all(store, sid, lambda c: 0.9 if math.isinf(c["epsilon"]) else 0.6 + c["epsilon"] / 200)
+    at = page(sweep=str(sid))
+    spec = figure(at)
+    (ours,) = [t for t in spec["data"] if t["name"].startswith("ours")]
+    assert ours["x"] == [5.0, 10.0, 20.0, 40.0]  # ∞ drawn at twice the largest finite ε
+    assert ours["y"] == pytest.approx([0.625, 0.65, 0.7, 0.9])
+    assert "∞" in spec["layout"]["xaxis"]["ticktext"]
+    (paper,) = [t for t in spec["data"] if t["name"].startswith("paper (CNN)")]
+    assert paper["x"] == [10.0, 20.0, 40.0]
+    assert paper["y"] == [reference.paper_accuracy("fashion-mnist", 4, e).accuracy for e in (10, 20, INF)]
+    assert not any(t.get("yaxis") == "y2" for t in spec["data"])  # targets, not fixed sigmas
