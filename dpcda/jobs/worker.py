@@ -250,4 +250,6 @@ def ensure_worker(db=None, *, idle_exit: float | None = DEFAULT_IDLE_EXIT,
     with _db.transaction(store.path) as conn:
         conn.execute("UPDATE workers SET pid = ?, pid_token = ? WHERE id = ? AND status = 'starting'",
                      (proc.pid, pid_token(proc.pid), worker_id))
+    # Reap the child when it exits, so a long-lived caller (the Streamlit server) keeps no zombie.
+    threading.Thread(target=proc.wait, name=f"reap-{worker_id}", daemon=True).start()
     return {"worker_id": worker_id, "pid": proc.pid, "started": True}

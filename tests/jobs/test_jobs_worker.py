@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 from collections import Counter
+from pathlib import Path
 
 from dpcda.jobs import JobStore, Worker, ensure_worker, live_workers
 from dpcda.jobs.procs import pid_alive
@@ -96,6 +97,8 @@ def test_ensure_worker_starts_one_background_worker(store, db_path):
     wait_for(lambda: not pid_alive(first["pid"]), what="the idle worker to exit")
     assert live_workers(store) == []
     assert (db_path.parent / "worker.log").exists()
+    # The starting process reaps its child: no zombie is left behind in a long-lived server.
+    wait_for(lambda: not Path(f"/proc/{first['pid']}").exists(), what="the worker to be reaped")
 
 
 def test_sigterm_hands_the_running_job_back(store, db_path):
