@@ -88,7 +88,10 @@ def series_of(res: pd.DataFrame, x: str) -> list[tuple[str, pd.DataFrame]]:
         key = key if isinstance(key, tuple) else (key,)
         parts = []
         for d, v in zip(varying, key):
-            parts.append(v if d == "privacy" else (f"l = {v}" if d == "l" else f"T = {T_label(v if v >= 0 else None)}"))
+            if d == "privacy":
+                parts.append(v)
+            else:
+                parts.append(f"l = {v}" if d == "l" else f"T = {T_label(v if v >= 0 else None)}")
         out.append((", ".join(p for p in parts if p) or "ours", res.loc[g.index]))
     return out
 
@@ -118,7 +121,8 @@ def _overlay(fig, go, res_x: str, label: str, g: pd.DataFrame, dataset: str, pap
     fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines+markers", name=f"{name}, {label}",
                              legendgroup=label, line=dict(color=color, dash="dash", width=1.5),
                              marker=dict(symbol="circle-open", size=8),
-                             hovertemplate=f"{name}, {label}<br>x = %{{x}}<br>accuracy %{{y:.4f}}<extra></extra>"))
+                             hovertemplate=f"{name}, {label}<br>x = %{{x}}<br>accuracy %{{y:.4f}}"
+                                           "<extra></extra>"))
     return True
 
 
@@ -145,7 +149,8 @@ def accuracy_figure(res: pd.DataFrame, *, x: str, dataset: str, title: str, acco
             x=xs, y=g["mean"].tolist(), mode="lines+markers", name=f"ours, {label}", legendgroup=label,
             line=dict(color=color, width=2.5),
             error_y=dict(type="data", array=std, visible=True, thickness=1.5),
-            customdata=list(zip(std, g["runs"], g["epsilon_achieved"].fillna(math.inf), g["sigma"].fillna(0))),
+            customdata=list(zip(std, g["runs"], g["epsilon_achieved"].fillna(math.inf),
+                                g["sigma"].fillna(0))),
             hovertemplate=(f"{label}<br>x = %{{x}}<br>accuracy %{{y:.4f}} ± %{{customdata[0]:.4f}}"
                            "<br>%{customdata[1]} run(s)<br>σ_x %{customdata[3]:.4g}, ε %{customdata[2]:.4g}"
                            "<extra></extra>")))
