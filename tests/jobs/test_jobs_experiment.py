@@ -105,6 +105,8 @@ def test_lda_gets_the_release_public_noise_scale(monkeypatch, model, expect_nois
 
     def fake_train(X, y, X_test, y_test, *, config, **kw):
         seen["noise_std"] = config.noise_std
+        seen["label_noise_std"] = config.label_noise_std
+        seen["y_soft"] = kw.get("y_soft")
         return {"accuracy": 0.5, "per_epoch": [], "epochs_run": 1}
 
     monkeypatch.setattr(training, "train_and_evaluate", fake_train)
@@ -113,8 +115,31 @@ def test_lda_gets_the_release_public_noise_scale(monkeypatch, model, expect_nois
     assert out["sigma_x"] > 0
     if expect_noise:
         assert seen["noise_std"] == pytest.approx(out["sigma_x"])
+        assert seen["label_noise_std"] == pytest.approx(out["sigma_y"]) and out["sigma_y"] > 0
+        assert seen["y_soft"] is not None  # the raw noisy soft labels reach the learner
     else:
-        assert seen["noise_std"] == 0.0
+        assert seen["noise_std"] == 0.0 and seen["label_noise_std"] == 0.0
+
+
+def test_lda_models_label_noise_only_for_one_hot_soft_labels(monkeypatch):
+    """DPMix mixes labels across classes, so its soft labels are not onehot + noise: the label
+    model would be wrong there and is not used."""
+    import dpcda.training as training
+    from dpcda.jobs.experiment import run_experiment
+
+    seen = {}
+
+    def fake_train(X, y, X_test, y_test, *, config, **kw):
+        seen["label_noise_std"] = config.label_noise_std
+        return {"accuracy": 0.5, "per_epoch": [], "epochs_run": 1}
+
+    monkeypatch.setattr(training, "train_and_evaluate", fake_train)
+    out = run_experiment({"dataset": "digits", "mechanism": "dpmix", "epsilon": 10, "l": 16,
+                          "train": {"model": "lda"}})
+    assert out["sigma_y"] > 0 and seen["label_noise_std"] == 0.0
+    out = run_experiment({"dataset": "digits", "mechanism": "local", "epsilon": 10,
+                          "train": {"model": "lda"}})
+    assert seen["label_noise_std"] == pytest.approx(out["sigma_y"])
 
 
 def test_auto_model_is_the_default_and_resolves_per_setting_before_hashing():

@@ -166,3 +166,51 @@ def test_noise_aware_lda_matches_closed_form():
     P = np.linalg.inv(C + floor * np.eye(2))
     np.testing.assert_allclose(m.W_, mu @ P, rtol=1e-8)
     np.testing.assert_allclose(m.b_, -0.5 * np.sum((mu @ P) * mu, axis=1), rtol=1e-8)
+
+
+def _label_noise_problem(n, seed, sigma_y, K=3):
+    """K classes on a line, within-class covariance 0.5 * [[1,.95],[.95,1]] (the best direction
+    is far from the line of the means), soft labels onehot + N(0, sigma_y^2) and hard labels
+    their argmax (DP-CDA)."""
+    rng = np.random.default_rng(seed)
+    true = np.arange(n) % K
+    mu = np.c_[np.arange(K, dtype=float), np.zeros(K)]
+    L = np.linalg.cholesky(0.5 * np.array([[1.0, 0.95], [0.95, 1.0]]))
+    X = mu[true] + rng.normal(size=(n, 2)) @ L.T
+    soft = np.eye(K)[true] + sigma_y * rng.normal(size=(n, K))
+    return X, true, soft, soft.argmax(axis=1), mu
+
+
+def test_lda_undoes_label_noise_of_the_hard_labels():
+    from dpcda.training.learners import NoiseAwareLDA
+
+    X, true, soft, hard, mu = _label_noise_problem(30000, 0, sigma_y=1.0)
+    assert np.mean(hard != true) > 0.3  # a third of the hard labels are wrong
+    Xt, yt, *_ = _label_noise_problem(6000, 1, sigma_y=0.0)
+    aware = NoiseAwareLDA(3, label_noise_std=1.0).fit(X, hard, noisy_labels=soft)
+    naive = NoiseAwareLDA(3).fit(X, hard)
+    oracle = NoiseAwareLDA(3).fit(X, true)  # what LDA would do with the true classes
+    assert aware.label_deconvolved_ and not naive.label_deconvolved_
+    # The solved means are the true ones (the label-group means are pulled together).
+    group = np.stack([X[hard == k].mean(0) for k in range(3)])
+    assert np.abs(aware.means_ - mu).max() < 0.05 < np.abs(group - mu).max()
+    np.testing.assert_allclose(naive.means_, group, atol=1e-9)
+    acc = {name: np.mean(m.predict(Xt) == yt) for name, m in
+           (("aware", aware), ("naive", naive), ("oracle", oracle))}
+    # measured: aware 0.9845, oracle 0.985, naive 0.8935 (the scatter holds the label mix-ups)
+    assert acc["aware"] > acc["oracle"] - 0.005 and acc["naive"] < acc["oracle"] - 0.05, acc
+
+
+def test_lda_label_model_changes_nothing_when_labels_are_reliable():
+    from dpcda.training.learners import NoiseAwareLDA
+
+    X, true, soft, hard, _ = _label_noise_problem(5000, 2, sigma_y=0.02)
+    assert np.array_equal(hard, true)
+    aware = NoiseAwareLDA(3, noise_var=0.01, label_noise_std=0.02).fit(X, hard, noisy_labels=soft)
+    plain = NoiseAwareLDA(3, noise_var=0.01).fit(X, hard)
+    np.testing.assert_allclose(aware.W_, plain.W_, rtol=1e-9)
+    np.testing.assert_allclose(aware.b_, plain.b_, rtol=1e-9)
+    # Missing pieces fall back to the plain fit: no soft labels, or a class no label names.
+    assert not NoiseAwareLDA(3, label_noise_std=0.7).fit(X, hard).label_deconvolved_
+    lonely = np.where(hard == 2, 1, hard)
+    assert not NoiseAwareLDA(3, label_noise_std=0.7).fit(X, lonely, noisy_labels=soft).label_deconvolved_
