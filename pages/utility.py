@@ -132,8 +132,12 @@ else:
                                           key="utility_T_eps"))]
     l_default = [128] if 128 in l_options else l_options[-1:]
 list_ok = not (epsilons is None and sigmas is None) and (x != "T" or Ts is not None)
-ls = sb.multiselect("Orders of mixture l", l_options, default=[v for v in l_default if v in l_options],
-                    key="utility_ls", help=f"Powers of two up to the smallest class ({max_l}).")
+if "utility_ls" not in st.session_state or st.session_state.get("utility_ls_for") != x:
+    # first visit, or another experiment: its own default l (Table 3's grid, the thesis's 128, ...)
+    st.session_state["utility_ls"] = [v for v in l_default if v in l_options]
+    st.session_state["utility_ls_for"] = x
+ls = sb.multiselect("Orders of mixture l", l_options, key="utility_ls",
+                    help=f"Powers of two up to the smallest class ({max_l}).")
 c1, c2 = sb.columns(2)
 runs = int(c1.number_input("Runs per cell", 1, 20, 3, key="utility_runs"))
 models = [AUTO] + [m for m in list_models() if not (tabular and model_spec(m).needs_image)]

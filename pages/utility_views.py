@@ -92,12 +92,12 @@ def series_of(res: pd.DataFrame, x: str) -> list[tuple[str, pd.DataFrame]]:
                 parts.append(v)
             else:
                 parts.append(f"l = {v}" if d == "l" else f"T = {T_label(v if v >= 0 else None)}")
-        out.append((", ".join(p for p in parts if p) or "ours", res.loc[g.index]))
+        out.append((", ".join(p for p in parts if p), res.loc[g.index]))
     return out
 
 
-def _overlay(fig, go, res_x: str, label: str, g: pd.DataFrame, dataset: str, paper: dict, learner: str,
-             color: str, inf_at: float) -> bool:
+def _overlay(fig, go, res_x: str, label: str, suffix: str, g: pd.DataFrame, dataset: str, paper: dict,
+             learner: str, color: str, inf_at: float) -> bool:
     """Dashed reference cells for one of our lines; True if any were drawn."""
     xs, ys, name = [], [], ""
     if res_x == "l":
@@ -118,10 +118,10 @@ def _overlay(fig, go, res_x: str, label: str, g: pd.DataFrame, dataset: str, pap
         ys, name = [c.accuracy for c in cells], f"paper ({learner})"
     if not xs:
         return False
-    fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines+markers", name=f"{name}, {label}",
+    fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines+markers", name=f"{name}{suffix}",
                              legendgroup=label, line=dict(color=color, dash="dash", width=1.5),
                              marker=dict(symbol="circle-open", size=8),
-                             hovertemplate=f"{name}, {label}<br>x = %{{x}}<br>accuracy %{{y:.4f}}"
+                             hovertemplate=f"{name}{suffix}<br>x = %{{x}}<br>accuracy %{{y:.4f}}"
                                            "<extra></extra>"))
     return True
 
@@ -140,30 +140,31 @@ def accuracy_figure(res: pd.DataFrame, *, x: str, dataset: str, title: str, acco
     fig, overlaid = go.Figure(), False
     for i, (label, g) in enumerate(series_of(res, x)):
         color = qualitative.Plotly[i % len(qualitative.Plotly)]
+        suffix = f", {label}" if label else ""
         xs = x_values(g, x, inf_at)
         order = sorted(range(len(xs)), key=xs.__getitem__)
         g = g.iloc[order]
         xs = [xs[k] for k in order]
         std = g["std"].fillna(0.0).tolist()
         fig.add_trace(go.Scatter(
-            x=xs, y=g["mean"].tolist(), mode="lines+markers", name=f"ours, {label}", legendgroup=label,
+            x=xs, y=g["mean"].tolist(), mode="lines+markers", name=f"ours{suffix}", legendgroup=label,
             line=dict(color=color, width=2.5),
             error_y=dict(type="data", array=std, visible=True, thickness=1.5),
             customdata=list(zip(std, g["runs"], g["epsilon_achieved"].fillna(math.inf),
                                 g["sigma"].fillna(0))),
-            hovertemplate=(f"{label}<br>x = %{{x}}<br>accuracy %{{y:.4f}} ± %{{customdata[0]:.4f}}"
+            hovertemplate=(f"ours{suffix}<br>x = %{{x}}<br>accuracy %{{y:.4f}} ± %{{customdata[0]:.4f}}"
                            "<br>%{customdata[1]} run(s)<br>σ_x %{customdata[3]:.4g}, ε %{customdata[2]:.4g}"
                            "<extra></extra>")))
-        overlaid |= _overlay(fig, go, x, label, g, dataset, paper, learner, color, inf_at)
+        overlaid |= _overlay(fig, go, x, label, suffix, g, dataset, paper, learner, color, inf_at)
         if fixed_sigma and x != "epsilon":
             eps = g["epsilon_achieved"].tolist()
             keep = [k for k, e in enumerate(eps) if e == e and not math.isinf(e)]
             if keep:
                 fig.add_trace(go.Scatter(
                     x=[xs[k] for k in keep], y=[eps[k] for k in keep], mode="lines", yaxis="y2",
-                    name=f"ε ({accountant}), {label}", legendgroup=label,
+                    name=f"ε ({accountant}){suffix}", legendgroup=label,
                     line=dict(color=color, dash="dot", width=1.2),
-                    hovertemplate=f"{label}<br>x = %{{x}}<br>ε = %{{y:.4g}} ({accountant})<extra></extra>"))
+                    hovertemplate=f"ε{suffix}<br>x = %{{x}}<br>ε = %{{y:.4g}} ({accountant})<extra></extra>"))
     if x == "l":
         ticks = sorted({int(v) for v in res["l"]})
         fig.update_xaxes(type="log", tickvals=ticks, ticktext=[str(v) for v in ticks])
@@ -178,7 +179,7 @@ def accuracy_figure(res: pd.DataFrame, *, x: str, dataset: str, title: str, acco
     layout = dict(title=title, height=480, margin=dict(l=10, r=10, t=50, b=10), showlegend=True)
     if fixed_sigma and x != "epsilon":
         layout["yaxis2"] = dict(title=f"ε ({accountant} accountant, log)", overlaying="y", side="right",
-                                type="log", showgrid=False)
+                                type="log", showgrid=False, tickformat=".3~g")
     fig.update_layout(**layout)
     return fig, overlaid
 
@@ -186,6 +187,7 @@ def accuracy_figure(res: pd.DataFrame, *, x: str, dataset: str, title: str, acco
 def results_table(res: pd.DataFrame, jobs, dataset: str) -> pd.DataFrame:
     """One row per grid point: how σ was set, the ε it achieved, accuracy, the paper's cell."""
     paper, _ = paper_cells(dataset)
+    fixed_sweep = res["sigma_target"].notna().any()
     first: dict[tuple, dict] = {}
     for j in jobs:
         if j.status == "done" and j.result:
@@ -201,6 +203,8 @@ def results_table(res: pd.DataFrame, jobs, dataset: str) -> pd.DataFrame:
         cell = next((p for p in paper.get(eps, []) if p.l == int(r.l)), None) if eps is not None else None
         if sig is not None:
             cell = next((c for c in reference.thesis_cells(dataset, sig) if c.l == int(r.l)), None)
+        if sig is None and fixed_sweep and eps is not None and math.isinf(eps):
+            sig = 0.0  # sigma = 0 is stored as the epsilon = inf point
         rows.append({
             "epsilon_target": eps, "sigma_fixed": sig, "T": T if T is not None else info.get("n_synthetic"),
             "l": int(r.l), "accountant": r.accountant,

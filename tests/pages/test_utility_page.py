@@ -363,3 +363,19 @@ def test_accuracy_versus_epsilon_places_infinity_and_overlays_the_paper(store, w
     assert paper["x"] == [10.0, 20.0, 40.0]
     assert paper["y"] == [reference.paper_accuracy("fashion-mnist", 4, e).accuracy for e in (10, 20, INF)]
     assert not any(t.get("yaxis") == "y2" for t in spec["data"])  # targets, not fixed sigmas
+
+
+def test_switching_experiment_sets_its_own_default_l(store, worker_calls):
+    """Found in the browser: the l list of the vs-l experiment (1, 4, 16, 64) stayed selected
+    after switching to vs σ, whose default is the thesis's l = 128."""
+    at = page()
+    assert at.multiselect(key="utility_ls").value == [1, 4, 16, 64]
+    at.selectbox(key="utility_experiment").set_value("sigma")
+    run(at)
+    assert at.multiselect(key="utility_ls").value == [128]
+    at.multiselect(key="utility_ls").set_value([32, 128])
+    run(at)
+    assert at.multiselect(key="utility_ls").value == [32, 128]  # a choice within it survives reruns
+    at.selectbox(key="utility_experiment").set_value("epsilon")
+    run(at)
+    assert at.multiselect(key="utility_ls").value == [4]
