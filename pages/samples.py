@@ -112,8 +112,9 @@ def npz_zip(rel: Release, stem: str):
     return build
 
 
-def csv_zip(rel: Release, stem: str):
-    return lambda: zip_of({f"{stem}.csv": to_csv_bytes(rel, soft_labels=True),
+def csv_zip(rel: Release, stem: str, feature_names=None):
+    names = feature_names if feature_names is not None and len(feature_names) == rel.X.shape[1] else None
+    return lambda: zip_of({f"{stem}.csv": to_csv_bytes(rel, soft_labels=True, feature_names=names),
                            f"{stem}.json": rel.card_json().encode()})
 
 
@@ -370,7 +371,8 @@ stem = re.sub(r"[^A-Za-z0-9._-]+", "-", f"dpcda_{ds.name}_l{par['l']}_eps{tag}")
 d1, d2, d3 = st.columns(3)
 d1.download_button("Release: NPZ + data card (.zip)", npz_zip(rel, stem), file_name=f"{stem}_npz.zip",
                    mime="application/zip", key="samples_dl_npz", on_click="ignore")
-d2.download_button("Release: CSV + data card (.zip)", csv_zip(rel, stem), file_name=f"{stem}_csv.zip",
+d2.download_button("Release: CSV + data card (.zip)", csv_zip(rel, stem, ds.feature_names),
+                   file_name=f"{stem}_csv.zip",
                    mime="application/zip", key="samples_dl_csv", on_click="ignore")
 d3.download_button("Data card (JSON)", rel.card_json(), file_name=f"{stem}.json", mime="application/json",
                    key="samples_dl_card", on_click="ignore")

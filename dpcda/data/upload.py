@@ -72,8 +72,9 @@ def _is_number(s: str) -> bool:
         return False
 
 
-def parse_csv(data: bytes) -> tuple[np.ndarray, np.ndarray]:
-    """CSV bytes -> (float64 features N x d, raw label strings)."""
+def parse_csv(data: bytes) -> tuple[np.ndarray, np.ndarray, tuple[str, ...] | None]:
+    """CSV bytes -> (float64 features N x d, raw label strings, the header's feature names or
+    None without a header row)."""
     head = data.lstrip()[:1 << 16]
     end = head.find(b"\n")
     try:
@@ -116,7 +117,8 @@ def parse_csv(data: bytes) -> tuple[np.ndarray, np.ndarray]:
     empty = np.flatnonzero(labels == "")
     if empty.size:
         raise ValueError(f"CSV upload: row {int(empty[0]) + first_row}, column 1 (the label) is empty")
-    return X, labels
+    names = tuple(str(c).strip() for c in feats.columns) if header else None
+    return X, labels, names
 
 
 def parse_npz(data: bytes) -> tuple[np.ndarray, np.ndarray, tuple[int, ...] | None]:
@@ -199,8 +201,9 @@ def load_upload(file_or_bytes: Upload, filename: str, *,
     if ext not in FORMATS:
         raise ValueError(f"filename must end in one of {', '.join(FORMATS)}, got {filename!r}")
     data = _read_bytes(file_or_bytes)
+    names = None
     if ext == ".csv":
-        X, raw_y = parse_csv(data)
+        X, raw_y, names = parse_csv(data)
         shape = None
     else:
         X, raw_y, shape = parse_npz(data)
@@ -210,14 +213,15 @@ def load_upload(file_or_bytes: Upload, filename: str, *,
             raise ValueError(f"image_shape {shape} does not match the {X.shape[1]} feature columns")
     if X.dtype != np.float32 and np.abs(X).max(initial=0) > np.finfo(np.float32).max:
         raise ValueError("features must fit in float32 (|x| < 3.4e38)")
-    y, names = encode_labels(raw_y)
-    counts = np.bincount(y, minlength=len(names))
+    y, labels = encode_labels(raw_y)
+    counts = np.bincount(y, minlength=len(labels))
     if counts.min() < 2:
         k = int(np.argmin(counts))
         raise ValueError(f"every class needs at least 2 rows (for the stratified train/test split); "
-                         f"class {names[k]!r} has {int(counts[k])}")
+                         f"class {labels[k]!r} has {int(counts[k])}")
     X_tr, X_te, y_tr, y_te = stratified_split(X.astype(np.float32), y, what="upload")
     stem = Path(filename).name
     return Dataset(name=f"upload:{stem}", X_train=X_tr, y_train=y_tr, X_test=X_te, y_test=y_te,
-                   class_names=names, image_shape=shape,
+                   class_names=labels, image_shape=shape,
+                   feature_names=None if shape is not None else names,
                    source=f"upload {stem} ({len(y)} rows, split 75/25 stratified, seed 0)")

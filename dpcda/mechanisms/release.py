@@ -166,18 +166,27 @@ def load_npz(path) -> Release:
                    extras=arrays)
 
 
+def _csv_cell(name) -> str:
+    """A header cell: quoted when it holds a comma, quote or newline (RFC 4180)."""
+    text = str(name)
+    return f'"{text.replace(chr(34), chr(34) * 2)}"' if any(c in text for c in ',"\n\r') else text
+
+
 def to_csv_bytes(release: Release, *, max_rows: int | None = None, soft_labels: bool = False,
-                 float_format: str = "%.6g") -> bytes:
+                 float_format: str = "%.6g", feature_names=None) -> bytes:
     """CSV of the release: a header, then per row the hard label, then the features
-    (``x0..x{d-1}``); with ``soft_labels`` the soft label columns ``p0..p{K-1}`` follow."""
+    (``feature_names`` if given, e.g. an uploaded CSV's header, else ``x0..x{d-1}``); with
+    ``soft_labels`` the soft label columns ``p0..p{K-1}`` follow."""
     if not isinstance(release, Release):
         raise ValueError(f"release must be a Release, got {type(release).__name__}")
     n = release.n if max_rows is None else min(release.n, int(max_rows))
     if n < 0:
         raise ValueError(f"max_rows must be >= 0, got max_rows={max_rows!r}")
     d, k = release.X.shape[1], release.n_classes
-    header = ["label"] + [f"x{j}" for j in range(d)] + ([f"p{j}" for j in range(k)]
-                                                       if soft_labels else [])
+    if feature_names is not None and len(feature_names) != d:
+        raise ValueError(f"feature_names must have {d} entries (one per feature), got {len(feature_names)}")
+    names = [f"x{j}" for j in range(d)] if feature_names is None else [_csv_cell(f) for f in feature_names]
+    header = ["label"] + names + ([f"p{j}" for j in range(k)] if soft_labels else [])
     buf = io.StringIO()
     buf.write(",".join(header) + "\n")
     fmt = ",".join(["%d"] + [float_format] * (d + (k if soft_labels else 0)))

@@ -119,3 +119,24 @@ def test_bad_arguments():
         load_upload(12, "a.csv")
     with pytest.raises(ValueError, match="filename must be a non-empty string"):
         load_upload(b"0,1", "")
+
+
+def test_csv_header_names_the_features_and_reaches_the_release_csv():
+    """A CSV's header names its features (found by a reviewer: they showed as x0, x1, ...);
+    without a header there are no names."""
+    from dpcda.data.tabular import decode_segments
+    from dpcda.mechanisms import generate_from_dataset, to_csv_bytes
+
+    rows = _rows()
+    named = load_upload(_csv(rows, header=["label", "age", "hours per week", "h", "w"]), "t.csv")
+    assert named.feature_names == ("age", "hours per week", "h", "w")
+    assert load_upload(_csv(rows), "t.csv").feature_names is None
+    assert list(decode_segments(named.X_test, (), named.feature_names).columns) == list(named.feature_names)
+    rel = generate_from_dataset(named, "dp-cda", l=2, T=30, epsilon=10, delta=1e-3)
+    header = to_csv_bytes(rel, feature_names=named.feature_names).decode().splitlines()[0]
+    assert header == "label,age,hours per week,h,w"
+    quoted = to_csv_bytes(rel, feature_names=("a,b", 'say "hi"', "h", "w")).decode().splitlines()[0]
+    assert quoted == 'label,"a,b","say ""hi""",h,w'
+    assert to_csv_bytes(rel).decode().startswith("label,x0,x1,x2,x3\n")
+    with pytest.raises(ValueError, match="feature_names must have 4 entries"):
+        to_csv_bytes(rel, feature_names=("a",))

@@ -207,7 +207,7 @@ def test_upload_errors_and_a_valid_tabular_upload():
     assert not at.error
     generate(at)
     table = at.dataframe[0].value
-    assert list(table.columns) == ["label", "x0", "x1"] and set(table["label"]) <= {"no", "yes"}
+    assert list(table.columns) == ["label", "a", "b"] and set(table["label"]) <= {"no", "yes"}  # the header names the columns
 
 
 @pytest.mark.skipif(not (Path(os.environ.get("DPCDA_DATA_DIR", "")) / "adult" / "adult.data").is_file(),
