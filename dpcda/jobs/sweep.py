@@ -20,40 +20,36 @@ def _store(db) -> JobStore:
     return db if isinstance(db, JobStore) else JobStore(db)
 
 
-def parse_epsilons(text: str) -> list[float]:
-    """``"inf,20,10"`` -> [inf, 20.0, 10.0]; every value a number > 0 or ``inf``, no repeats."""
+def _parse_list(text: str, name: str, convert, ok, problem) -> list:
+    """A comma-separated list: each part through ``convert`` (a ValueError counts as invalid)
+    and ``ok``; ``problem(part)`` words the error for a bad part; no value may repeat."""
     values = []
     for part in str(text).split(","):
         part = part.strip()
         try:
-            v = float(part)
+            v = convert(part)
         except ValueError:
-            v = float("nan")
-        if not (v > 0) or math.isnan(v):
-            raise ValueError(f"epsilons must be a comma-separated list of numbers > 0 or inf, "
-                             f"got {part!r} in epsilons={text!r}")
+            v = None
+        if v is None or not ok(v):
+            raise ValueError(problem(part))
         values.append(v)
     if len(set(values)) != len(values):
-        raise ValueError(f"epsilons must not repeat a value, got epsilons={text!r}")
+        raise ValueError(f"{name} must not repeat a value, got {name}={text!r}")
     return values
+
+
+def parse_epsilons(text: str) -> list[float]:
+    """``"inf,20,10"`` -> [inf, 20.0, 10.0]; every value a number > 0 or ``inf``, no repeats."""
+    return _parse_list(text, "epsilons", float, lambda v: v > 0, lambda part: (
+        f"epsilons must be a comma-separated list of numbers > 0 or inf, got {part!r} in "
+        f"epsilons={text!r}"))
 
 
 def parse_ls(text: str, *, max_l: int | None = None, what: str = "") -> list[int]:
     """``"1,2,4"`` -> [1, 2, 4]; integers in [1, max_l] (max_l: the smallest class), no repeats."""
-    values = []
     hi = f", {max_l}]" if max_l is not None else ", inf)"
-    for part in str(text).split(","):
-        part = part.strip()
-        try:
-            v = int(part)
-        except ValueError:
-            v = 0
-        if v < 1 or (max_l is not None and v > max_l):
-            raise ValueError(f"l must be an integer in [1{hi}{what}, got l={part!r} in ls={text!r}")
-        values.append(v)
-    if len(set(values)) != len(values):
-        raise ValueError(f"ls must not repeat a value, got ls={text!r}")
-    return values
+    return _parse_list(text, "ls", int, lambda v: v >= 1 and (max_l is None or v <= max_l), lambda part: (
+        f"l must be an integer in [1{hi}{what}, got l={part!r} in ls={text!r}"))
 
 
 AXES = ("l", "epsilon", "sigma", "T")  # what a sweep's accuracy can be plotted against
@@ -61,37 +57,15 @@ AXES = ("l", "epsilon", "sigma", "T")  # what a sweep's accuracy can be plotted 
 
 def parse_sigmas(text: str) -> list[float]:
     """``"0.2,0.5,1"`` -> [0.2, 0.5, 1.0]; fixed noise scales sigma_x, numbers >= 0, no repeats."""
-    values = []
-    for part in str(text).split(","):
-        part = part.strip()
-        try:
-            v = float(part)
-        except ValueError:
-            v = float("nan")
-        if not (v >= 0 and math.isfinite(v)):
-            raise ValueError(f"sigmas must be a comma-separated list of finite numbers >= 0, "
-                             f"got {part!r} in sigmas={text!r}")
-        values.append(v)
-    if len(set(values)) != len(values):
-        raise ValueError(f"sigmas must not repeat a value, got sigmas={text!r}")
-    return values
+    return _parse_list(text, "sigmas", float, lambda v: v >= 0 and math.isfinite(v), lambda part: (
+        f"sigmas must be a comma-separated list of finite numbers >= 0, got {part!r} in "
+        f"sigmas={text!r}"))
 
 
 def parse_Ts(text: str) -> list[int]:
     """``"1000,12000"`` -> [1000, 12000]; numbers of synthetic samples, integers >= 1, no repeats."""
-    values = []
-    for part in str(text).split(","):
-        part = part.strip()
-        try:
-            v = int(part)
-        except ValueError:
-            v = 0
-        if v < 1:
-            raise ValueError(f"T must be an integer >= 1, got T={part!r} in Ts={text!r}")
-        values.append(v)
-    if len(set(values)) != len(values):
-        raise ValueError(f"Ts must not repeat a value, got Ts={text!r}")
-    return values
+    return _parse_list(text, "Ts", int, lambda v: v >= 1, lambda part: (
+        f"T must be an integer >= 1, got T={part!r} in Ts={text!r}"))
 
 
 def _privacy_axis(epsilons, sigmas) -> list[tuple[str, float]]:
