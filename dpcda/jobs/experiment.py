@@ -133,13 +133,10 @@ def resolve_model(cfg: dict, model: Any) -> Any:
 
 
 def is_private(cfg: dict) -> bool:
-    """Whether a config asks for noise: a finite target epsilon or a fixed sigma > 0."""
+    """Whether a (validated) config asks for noise: a fixed sigma > 0 or a finite target epsilon."""
     if cfg.get("sigma") is not None:
-        return float(cfg["sigma"]) > 0
-    eps = cfg.get("epsilon", math.inf)
-    if isinstance(eps, str):
-        return eps.strip().lower() not in ("inf", "infinity")
-    return eps is None or not math.isinf(eps)
+        return cfg["sigma"] > 0
+    return not math.isinf(cfg.get("epsilon", math.inf))
 
 
 def _privacy_choice(cfg: dict, given: dict) -> None:
