@@ -249,8 +249,11 @@ Ts_used = sorted({j.config.get("T") for j in jobs}, key=lambda t: -1 if t is Non
 T_text = ", ".join("N" if t is None else fmt_int(t) for t in Ts_used)
 st.caption(f"**{EXPERIMENTS[sx]}** · **{cfg['dataset']}**, {model_text}, {train['label_mode']} labels"
            + (f", denoised (σ = {train['denoise_sigma']:g} px)" if train.get("denoise_sigma") else "")
-           + f", {train['epochs']} epoch(s); accountant `{cfg['accountant']}`, conversion "
-           f"`{cfg['conversion']}`, δ = {fmt_delta(cfg['delta'])}, c = {cfg['c']:g}, T = {T_text}. "
+           + ("" if all(model_spec(m).kind == "closed" for m in model_by_point.values())
+              else f", {train['epochs']} epoch(s)")
+           + f"; accountant `{cfg['accountant']}`, conversion "
+           f"`{cfg['conversion']}`, δ = {fmt_delta(cfg['delta'])}, normalisation `{cfg['normalization']}`, "
+           f"c = {cfg['c']:g}, T = {T_text}. "
            f"Store: `{store.path}`.")
 sweep_progress(store, sid, sweeps[sid].status, jobs, key="utility", noun="sweep",
                describe=lambda j: f"{point_text(j.config)}, run {j.config['run'] + 1}")
