@@ -231,6 +231,11 @@ def run_experiment(config: dict, ctx: JobContext | None = None) -> dict:
     from dpcda.training import TrainConfig, train_and_evaluate
 
     ctx = ctx or JobContext()
+    wanted = config.get("experiment_version", EXPERIMENT_VERSION)
+    if wanted != EXPERIMENT_VERSION:  # a worker started before an upgrade (or after a downgrade)
+        raise RuntimeError(f"this worker runs experiment version {EXPERIMENT_VERSION}, the job was "
+                           f"submitted for version {wanted}: restart the workers (python -m dpcda "
+                           "worker) after changing dpcda, then requeue the job")
     cfg = normalize(config)
     t0 = time.perf_counter()
     ctx.message("loading data")

@@ -203,3 +203,15 @@ def test_sigma_zero_is_the_non_private_point_and_shares_its_dedup_key():
     assert fixed["epsilon"] is None and fixed["sigma"] == 0.5 and normalize(fixed) == fixed
     assert config_hash("experiment", fixed) != config_hash("experiment", inf)
     assert normalize({"dataset": "digits", "sigma": 0.5})["train"]["model"] == "ncm"  # auto: private
+
+
+def test_a_worker_with_other_code_refuses_the_job():
+    """A worker keeps the code it started with: after an upgrade it must not run a job
+    submitted for another pipeline version (its results would be stored under the wrong key)."""
+    from dpcda.jobs.experiment import run_experiment
+
+    cfg = normalize({"dataset": "digits", "epsilon": 10, "l": 4, "model": "ncm"})
+    with pytest.raises(RuntimeError, match=f"runs experiment version {EXPERIMENT_VERSION}, the job "
+                                           f"was submitted for version {EXPERIMENT_VERSION + 1}"):
+        run_experiment(dict(cfg, experiment_version=EXPERIMENT_VERSION + 1))
+    assert run_experiment(cfg)["accuracy"] > 0.5  # its own version runs
