@@ -13,14 +13,14 @@ import streamlit as st
 
 from dpcda import reference
 from dpcda.data import get_dataset_spec
-from dpcda.jobs import ensure_worker, sweep_results
+from dpcda.jobs import sweep_results
 from dpcda.mechanisms import MECHANISMS
 from dpcda.presets import PRESETS
 from dpcda.privacy import ACCOUNTANT_INFO
 from dpcda.training import list_models, model_spec
 from pages.common import (DELTA_VALUES, POWERS_OF_TWO, accountant_assumptions, ensure_app_navigation,
                           fmt_delta, privacy_footnote)
-from pages.jobs_ui import open_job_store, sweep_progress
+from pages.jobs_ui import open_job_store, start_worker, sweep_progress
 
 DATASETS = ("digits", "mnist", "fashion-mnist", "cifar10")
 MECHS = ("dp-cda", "dpmix", "local", "random-projection")
@@ -194,11 +194,7 @@ if launch:
         except ValueError as exc:
             st.error(f"Cannot launch this comparison: {exc}")
         else:
-            try:
-                ensure_worker(store)
-            except (OSError, RuntimeError, ValueError) as exc:
-                st.warning(f"Queued, but no worker could be started ({exc}): run "
-                           f"`python -m dpcda worker --db {store.path}`.")
+            start_worker(store, "comparison")
 
 # --- which comparison ---------------------------------------------------------------------------
 sweeps = {s.id: s for s in reversed(store.sweeps()) if (s.config or {}).get("page") == "compare"}

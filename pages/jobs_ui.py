@@ -60,6 +60,18 @@ def sweep_progress(store, sid: int, status_at_start: str, jobs: list, *, key: st
     progress()
 
 
+def start_worker(store, noun: str = "sweep") -> None:
+    """Make sure a background worker runs the store's queue; if none can be started, say how to
+    start one by hand (the jobs stay queued)."""
+    from dpcda.jobs import ensure_worker
+
+    try:
+        ensure_worker(store)
+    except (OSError, RuntimeError, ValueError) as exc:
+        st.warning(f"The {noun} is queued but no worker could be started ({exc}). Run "
+                   f"`python -m dpcda worker --db {store.path}` in a shell.")
+
+
 def open_job_store():
     """The job store shared by every session; on failure an ``st.error`` and the page stops."""
     from dpcda.jobs import JobStore

@@ -14,7 +14,7 @@ import pandas as pd
 import streamlit as st
 
 from dpcda.data import get_dataset_spec, list_datasets
-from dpcda.jobs import ensure_worker, submit_sweep, sweep_results
+from dpcda.jobs import submit_sweep, sweep_results
 from dpcda.jobs.sweep import parse_epsilons, parse_sigmas, parse_Ts
 from dpcda.presets import PRESETS
 from dpcda.privacy import ACCOUNTANT_INFO, CONVERSION_TITLES, list_conversions
@@ -22,7 +22,7 @@ from dpcda.jobs.experiment import resolve_model
 from dpcda.training import AUTO, list_models, model_spec
 from pages.common import (DELTA_VALUES, POWERS_OF_TWO, accountant_assumptions, ensure_app_navigation,
                           fmt_delta, fmt_int, privacy_footnote)
-from pages.jobs_ui import open_job_store, sweep_progress
+from pages.jobs_ui import open_job_store, start_worker, sweep_progress
 from pages.utility_views import (EXPERIMENTS, accuracy_figure, calibration_notes, eps_label, fmt_achieved,
                                  privacy_label, results_table, sweep_x)
 
@@ -201,11 +201,7 @@ if launch:
         except ValueError as exc:
             st.error(f"Cannot launch this sweep: {exc}")
         else:
-            try:
-                ensure_worker(store)
-            except (OSError, RuntimeError, ValueError) as exc:
-                st.warning(f"The sweep is queued but no worker could be started ({exc}). Run "
-                           f"`python -m dpcda worker --db {store.path}` in a shell.")
+            start_worker(store, "sweep")
 
 # --- which sweep -------------------------------------------------------------------------------
 sweeps = {s.id: s for s in reversed(store.sweeps()) if "ls" in (s.config or {})}  # newest first
