@@ -34,6 +34,10 @@ class Accountant:
 
 ACCOUNTANTS: dict[str, Accountant] = {}
 
+#: The accountant behind every epsilon shown first (pages, CLI, data cards, jobs): the tightest
+#: registered accountant that is a valid bound for Algorithm 1 as implemented.
+DEFAULT_ACCOUNTANT = "class-aware"
+
 
 def register_accountant(acc: Accountant) -> Accountant:
     if acc.name in ACCOUNTANTS:
@@ -85,11 +89,18 @@ def _rdp_class_aware(p: PrivacyParams, l, sx, sy, max_alpha):
     if p.class_counts is None:
         raise ValueError("accountant 'class-aware' needs class_counts (N_k, the records per "
                          "class, at least 2 classes), got class_counts=None")
-    t_k = p.T // len(p.class_counts)
     r = 2.0 * p.c ** 2 * _inv2(sx) / np.square(l)
-    # max_k over classes: every term of the bound grows with gamma = l/N_k (and so does the cap
-    # alpha*r, which does not depend on gamma), so the smallest class is the worst one.
-    return t_k * rdp_subsampled_gaussian(r, l / min(p.class_counts), max_alpha)
+    # max over classes of T_k * eps'_{l/N_k}(alpha). Every term of the bound grows with
+    # gamma = l/N_k (and the cap alpha*r does not depend on gamma), so among classes with the
+    # same T_k the smallest is the worst one: one evaluation per distinct T_k.
+    counts = np.asarray(p.class_counts)
+    t_k = np.asarray(p.samples_per_class)
+    out = None
+    for t in np.unique(t_k):
+        n_min = int(counts[t_k == t].min())
+        cur = int(t) * rdp_subsampled_gaussian(r, l / n_min, max_alpha)
+        out = cur if out is None else np.maximum(out, cur)
+    return out
 
 
 def _rdp_dpmix_low(p: PrivacyParams, l, sx, sy, max_alpha):
@@ -135,9 +146,10 @@ register_accountant(Accountant(
 register_accountant(Accountant(
     "class-aware", "What Algorithm 1 actually does (class-aware)",
     "Replace-one neighbours that keep the label; the class counts N_k are public. A record of "
-    "class k only enters the **floor(T/K)** mixtures of its own class, each drawn from **N_k** "
-    "records (rate l/N_k), with feature sensitivity 2c/l; labels carry no sensitivity because "
-    "every mixture's label is its class. RDP = max_k floor(T/K)·ε'_{l/N_k}(α), orders α ≥ 2."
+    "class k only enters the **T_k** mixtures of its own class (floor(T/K), or floor(T·N_k/N) "
+    "with proportional allocation), each drawn from **N_k** records (rate l/N_k), with feature "
+    "sensitivity 2c/l; labels carry no sensitivity because every mixture's label is its class. "
+    "RDP = max_k T_k·ε'_{l/N_k}(α), orders α ≥ 2."
     + _COMMON,
     2, ("class_counts",), _rdp_class_aware))
 register_accountant(Accountant(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from dpcda.checks import check_delta, check_float, check_sigma_pair, is_int
+from dpcda.privacy.allocation import check_allocation, samples_per_class
 from dpcda.checks import check_int as _check_int
 
 MAX_ALPHA_LIMIT = 2048
@@ -23,7 +24,9 @@ class PrivacyParams:
     (``sigma_x = sigma_y = 0`` is the explicit non-private setting, epsilon = infinity);
     ``c`` L2 clipping norm; ``T`` number of synthetic samples; ``delta``; ``n`` number of private
     training records and/or ``class_counts`` (N_k, needed by the class-aware accountant; their sum
-    is N); ``d_x``/``d_y`` feature and label dimensions (needed by the DPMix accountants).
+    is N); ``d_x``/``d_y`` feature and label dimensions (needed by the DPMix accountants);
+    ``allocation`` how T is split over the classes (``"equal"``: floor(T/K) each, as published;
+    ``"proportional"``: floor(T·N_k/N); see :mod:`dpcda.privacy.allocation`).
     """
 
     l: int
@@ -36,6 +39,7 @@ class PrivacyParams:
     class_counts: tuple[int, ...] | None = None
     d_x: int | None = None
     d_y: int | None = None
+    allocation: str = "equal"
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -80,6 +84,12 @@ class PrivacyParams:
             raise ValueError(f"T must be an integer >= {len(counts)} (the number of classes K: "
                              f"floor(T/K) samples per class), got T={self.T}")
         set_(self, "delta", check_delta(self.delta))
+        set_(self, "allocation", check_allocation(self.allocation))
+        if counts is not None:
+            samples_per_class(self.T, counts, self.allocation)  # every class gets a sample
+        elif self.allocation != "equal":
+            raise ValueError("allocation='proportional' needs class_counts (N_k per class), got "
+                             "class_counts=None")
         for name in ("d_x", "d_y"):
             v = getattr(self, name)
             if v is not None:
@@ -89,6 +99,13 @@ class PrivacyParams:
     def private(self) -> bool:
         """False for the explicit non-private setting ``sigma_x = sigma_y = 0``."""
         return self.sigma_x > 0.0
+
+    @property
+    def samples_per_class(self) -> tuple[int, ...] | None:
+        """``T_k`` per class under :attr:`allocation` (None without class counts)."""
+        if self.class_counts is None:
+            return None
+        return tuple(int(t) for t in samples_per_class(self.T, self.class_counts, self.allocation))
 
     @property
     def n_classes(self) -> int | None:
