@@ -7,7 +7,8 @@ Pure numpy/scipy; importing this package never imports torch.
 >>> r = compute_epsilon(p, accountant="paper")   # r.epsilon, r.alpha, r.rdp, r.warnings
 """
 
-from dpcda.privacy.accountants import (ACCOUNTANTS, DEFAULT_ACCOUNTANT, Accountant, EpsilonResult, compute_epsilon,
+from dpcda.privacy.accountants import (ACCOUNTANTS, DEFAULT_ACCOUNTANT, NOT_A_BOUND,
+                                       Accountant, EpsilonResult, compute_epsilon,
                                        get_accountant, list_accountants, register_accountant)
 from dpcda.privacy.allocation import ALLOCATIONS, samples_per_class
 from dpcda.privacy.calibration import Calibration, calibrate, epsilon_grid
@@ -19,7 +20,7 @@ from dpcda.privacy.rdp import log_b_even, rdp_subsampled_gaussian
 ACCOUNTANT_INFO = ACCOUNTANTS
 
 __all__ = [
-    "ACCOUNTANTS", "ACCOUNTANT_INFO", "ALLOCATIONS", "DEFAULT_ACCOUNTANT", "Accountant", "Calibration", "CONVERSION_TITLES",
+    "ACCOUNTANTS", "ACCOUNTANT_INFO", "ALLOCATIONS", "DEFAULT_ACCOUNTANT", "NOT_A_BOUND", "Accountant", "Calibration", "CONVERSION_TITLES",
     "EpsilonResult", "PrivacyParams", "calibrate", "compute_epsilon", "epsilon_floor",
     "epsilon_grid", "get_accountant", "list_accountants", "list_conversions", "log_b_even",
     "rdp_subsampled_gaussian", "register_accountant", "samples_per_class",

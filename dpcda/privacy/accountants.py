@@ -30,9 +30,21 @@ class Accountant:
     rdp: Callable[..., np.ndarray]
     # Optional closed form: (p, l, sx, sy, delta, conversion, max_alpha) -> (eps, alpha) arrays.
     closed_form: Callable[..., tuple[np.ndarray, np.ndarray]] | None = None
+    #: The neighbouring relation in plain words (shown next to every epsilon).
+    relation: str = ""
+    #: Mechanisms (registry names) for which this is a valid bound as implemented here; an
+    #: epsilon from any other pairing must carry the words in :data:`NOT_A_BOUND`.
+    valid_for: tuple[str, ...] = ()
 
 
 ACCOUNTANTS: dict[str, Accountant] = {}
+
+#: What an epsilon from an accountant that is not valid for the mechanism that ran must say.
+NOT_A_BOUND = "as published, not a bound for this implementation"
+
+RELATION_CLASS = ("Two datasets are neighbours when they differ in one record's features, its "
+                  "label kept; the number of records of each class is treated as public.")
+RELATION_REPLACE = "Two datasets are neighbours when one record is replaced by any other record."
 
 #: The accountant behind every epsilon shown first (pages, CLI, data cards, jobs): the tightest
 #: registered accountant that is a valid bound for Algorithm 1 as implemented.
@@ -142,7 +154,7 @@ register_accountant(Accountant(
     "label sensitivity √2/l, composed **T** times, orders α ≥ 3. Algorithm 1 actually draws each "
     "mixture from a single class, which this analysis does not model: at large l it can "
     "understate what Algorithm 1 spends (compare *class-aware*)." + _COMMON,
-    3, (), _rdp_paper))
+    3, (), _rdp_paper, relation=RELATION_REPLACE))
 register_accountant(Accountant(
     "class-aware", "What Algorithm 1 actually does (class-aware)",
     "Replace-one neighbours that keep the label; the class counts N_k are public. A record of "
@@ -151,19 +163,20 @@ register_accountant(Accountant(
     "sensitivity 2c/l; labels carry no sensitivity because every mixture's label is its class. "
     "RDP = max_k T_k·ε'_{l/N_k}(α), orders α ≥ 2."
     + _COMMON,
-    2, ("class_counts",), _rdp_class_aware))
+    2, ("class_counts",), _rdp_class_aware, relation=RELATION_CLASS, valid_for=("dp-cda",)))
 register_accountant(Accountant(
     "dpmix", "DPMix Theorem 1",
     "Replace-one neighbours; features in [0, 1]^d_x and one-hot labels, so the sensitivity is "
     "√d_x/l for features and √d_y/l for labels (it grows with the dimension); mixtures drawn "
     "from all N records (rate l/N), composed T times, orders α ≥ 2.",
-    2, ("d_x", "d_y"), _rdp_dpmix))
+    2, ("d_x", "d_y"), _rdp_dpmix, relation=RELATION_REPLACE + " Features in [0, 1].",
+    valid_for=("dpmix", "local")))
 register_accountant(Accountant(
     "dpmix-low", "DPMix Theorem 3 (low-privacy closed form)",
     "DPMix's closed form for the low-privacy regime: it analyses a *variant* in which every "
     "record joins T·l/N mixtures, treated as one Gaussian mechanism, and optimises over real "
     "orders. An approximation of DPMix for large n and T, not a bound proven for Algorithm 1.",
-    2, ("d_x", "d_y"), _rdp_dpmix_low, _closed_dpmix_low))
+    2, ("d_x", "d_y"), _rdp_dpmix_low, _closed_dpmix_low, relation=RELATION_REPLACE))
 
 
 @dataclass(frozen=True)
