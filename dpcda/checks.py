@@ -1,5 +1,11 @@
-"""Input checks shared by the library: every problem is a ``ValueError`` that names the
-parameter, the allowed values and the value given (pure Python; imports nothing heavy)."""
+"""The one family of input checks of the library (scalars; array checks for the generators are in
+:mod:`dpcda.mechanisms.validation` and build on these): every problem is a ``ValueError`` that
+names the parameter, the allowed values and the value given, e.g.
+``l must be an integer in [1, 5421] (the smallest class), got l=0``.
+
+Integers: an ``int`` or an integral float (``4.0``, as JSON and command lines deliver them) is
+accepted and returned as ``int``; ``4.5``, ``True``, ``"4"`` are refused. Pure Python.
+"""
 
 from __future__ import annotations
 
@@ -7,43 +13,64 @@ import math
 import numbers
 
 
-def is_int(value, *, integral_floats: bool = False) -> bool:
-    """An integer (never a bool); with ``integral_floats`` also a float such as ``4.0``."""
+def is_int(value) -> bool:
+    """An integer (never a bool), or an integral float such as ``4.0``."""
     if isinstance(value, bool):
         return False
-    return isinstance(value, numbers.Integral) or (
-        integral_floats and isinstance(value, float) and value.is_integer())
+    if isinstance(value, numbers.Integral):
+        return True
+    return isinstance(value, numbers.Real) and math.isfinite(float(value)) and \
+        float(value).is_integer()
 
 
-def check_int(name: str, value, lo: int, hi: int | None = None, why: str = "", *,
-              integral_floats: bool = False) -> int:
+def int_range(lo: int, hi: int | None = None) -> str:
+    """``"in [lo, hi]"`` or ``">= lo"`` (the wording of every integer error)."""
+    return f"in [{lo}, {hi}]" if hi is not None else f">= {lo}"
+
+
+def check_int(name: str, value, lo: int, hi: int | None = None, why: str = "") -> int:
     """``int(value)`` if it is an integer in ``[lo, hi]``, else a ValueError naming ``name``."""
-    if is_int(value, integral_floats=integral_floats) and value >= lo and (
-            hi is None or value <= hi):
+    if is_int(value) and value >= lo and (hi is None or value <= hi):
         return int(value)
-    rng = f"in [{lo}, {hi}]" if hi is not None else f">= {lo}"
-    raise ValueError(f"{name} must be an integer {rng}{why}, got {name}={value!r}")
+    raise ValueError(f"{name} must be an integer {int_range(lo, hi)}{why}, got {name}={value!r}")
+
+
+def float_range(lo: float | None, hi: float | None, lo_open: bool = False,
+                hi_open: bool = False) -> str:
+    """``"> 0"``, ``">= 0"``, ``"in (0, 1)"``... (the wording of every number error)."""
+    if hi is None and lo is None:
+        return "(any)"
+    if hi is None:
+        return f"{'>' if lo_open else '>='} {lo:g}"
+    if lo is None:
+        return f"{'<' if hi_open else '<='} {hi:g}"
+    return ("(" if lo_open else "[") + f"{lo:g}, {hi:g}" + (")" if hi_open else "]")
 
 
 def check_float(name: str, value, *, lo: float | None = None, lo_open: bool = False,
-                hi: float | None = None, hi_open: bool = False, extra: str = "") -> float:
+                hi: float | None = None, hi_open: bool = False, why: str = "") -> float:
     """``float(value)`` if finite and inside the interval (named in the error), else ValueError."""
     try:
         v = float(value)
     except (TypeError, ValueError):
         v = math.nan
-    ok = math.isfinite(v) and not isinstance(value, bool)
+    ok = math.isfinite(v) and not isinstance(value, (bool, str))
     if ok and lo is not None:
         ok = v > lo if lo_open else v >= lo
     if ok and hi is not None:
         ok = v < hi if hi_open else v <= hi
     if ok:
         return v
-    left = "-inf" if lo is None else f"{lo:g}"
-    right = "inf" if hi is None else f"{hi:g}"
-    rng = ("(" if lo is None or lo_open else "[") + f"{left}, {right}" + \
-          (")" if hi is None or hi_open else "]")
-    raise ValueError(f"{name} must be a finite number in {rng}{extra}, got {name}={value!r}")
+    rng = float_range(lo, hi, lo_open, hi_open)
+    rng = "in " + rng if rng.startswith(("(", "[")) else rng
+    raise ValueError(f"{name} must be a finite number {rng}{why}, got {name}={value!r}")
+
+
+def check_choice(name: str, value, choices) -> str:
+    """``value`` if it is one of ``choices``, else a ValueError listing them."""
+    if isinstance(value, str) and value in choices:
+        return value
+    raise ValueError(f"{name} must be one of {', '.join(map(str, choices))}, got {name}={value!r}")
 
 
 def check_delta(delta) -> float:
@@ -57,3 +84,13 @@ def check_sigma_pair(sigma_x: float, sigma_y: float) -> None:
         zero, other = ("sigma_x", "sigma_y") if sigma_x == 0.0 else ("sigma_y", "sigma_x")
         raise ValueError(f"{zero} must be > 0 unless sigma_x = sigma_y = 0 (the non-private "
                          f"setting), got {zero}=0 with {other}={max(sigma_x, sigma_y):g}")
+
+
+def check_sigmas(sigma_x, sigma_y) -> tuple[float, float]:
+    """Two noise scales >= 0, both zero (non-private) or both positive."""
+    sx = check_float("sigma_x", sigma_x, lo=0.0,
+                     why=" (0 only with sigma_y = 0: the non-private setting)")
+    sy = check_float("sigma_y", sigma_y, lo=0.0,
+                     why=" (0 only with sigma_x = 0: the non-private setting)")
+    check_sigma_pair(sx, sy)
+    return sx, sy

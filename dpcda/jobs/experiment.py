@@ -57,16 +57,15 @@ def max_l_for(dataset: str, mechanism: str = "dp-cda") -> tuple[int | None, str]
 
 def _num(cfg: dict, key: str, *, lo: float, strict: bool = False, inf_ok: bool = False,
          integer: bool = False) -> None:
-    """Check cfg[key] is a number >= lo (> lo if strict); store it as int or float."""
+    """Check cfg[key] with the shared checks (:mod:`dpcda.checks`); store it as int or float."""
+    from dpcda.checks import check_float, check_int
+
     v = cfg[key]
-    ok = isinstance(v, (int, float)) and not isinstance(v, bool) and not math.isnan(v)
-    ok = ok and (inf_ok or math.isfinite(v)) and (v > lo if strict else v >= lo)
-    ok = ok and (not integer or (math.isfinite(v) and float(v).is_integer()))
-    if not ok:
-        what = "an integer" if integer else "a number"
-        bound = f"> {lo:g}" if strict else f">= {lo:g}"
-        raise ValueError(f"{key} must be {what} {bound}{' (or inf)' if inf_ok else ''}, got {key}={v!r}")
-    cfg[key] = int(v) if integer else float(v)
+    if inf_ok and isinstance(v, float) and v == math.inf:
+        return
+    why = " (or inf)" if inf_ok else ""
+    cfg[key] = check_int(key, v, int(lo), why=why) if integer else \
+        check_float(key, v, lo=lo, lo_open=strict, why=why)
 
 
 def _mechanism_checks(cfg: dict) -> None:

@@ -53,7 +53,7 @@ def generate_dpmix_traced(X, y, *, l: int, T: int | None = None, sigma_x=None, s
     T = N if T is None else check_int("T", T, 1)
     check_release_size(T, d)
     delta = check_delta(delta)
-    ratio = check_float("ratio", ratio, lo_open=True)
+    ratio = check_float("ratio", ratio, lo=0.0, lo_open=True)
     sx, sy, eps = check_noise_choice(sigma_x, sigma_y, epsilon, ratio)
     if accountant not in DPMIX_ACCOUNTANTS:
         raise ValueError(f"accountant must be one of {', '.join(DPMIX_ACCOUNTANTS)} for DPMix, got "
@@ -155,11 +155,11 @@ def generate_random_projection(X, y, *, epsilon: float, delta: float = 1e-5, p: 
 
     X, y, K = _inputs(X, y, n_classes, class_names)
     N, d = X.shape
-    eps = check_float("epsilon", epsilon, lo_open=True)
+    eps = check_float("epsilon", epsilon, lo=0.0, lo_open=True)
     delta = check_delta(delta)
     if delta >= 0.5:
         raise ValueError(f"delta must be below 0.5 for log(1/(2 delta)) > 0, got delta={delta!r}")
-    c = check_float("c", c, lo_open=True, why=" (the clip norm)")
+    c = check_float("c", c, lo=0.0, lo_open=True, why=" (the clip norm)")
     p = min(100, d) if p is None else check_int("p", p, 1, d, " (at most the dimension d)")
     pre = fit_preprocessor(X, normalize, c=c, bounds=bounds)
     dev = resolve_device(device)

@@ -18,7 +18,7 @@ def gaussian_filter_images(X: np.ndarray, image_shape, sigma: float = 1.0) -> np
     """Filter rows of ``X`` (n x prod(image_shape)) as images of ``image_shape`` ((C,) H, W)."""
     from scipy.ndimage import gaussian_filter
 
-    sigma = check_float("sigma", sigma, lo_open=True, why=" (the filter's std in pixels)")
+    sigma = check_float("sigma", sigma, lo=0.0, lo_open=True, why=" (the filter's std in pixels)")
     shape = tuple(int(s) for s in image_shape)
     X = np.asarray(X)
     if len(shape) not in (2, 3) or X.ndim != 2 or int(np.prod(shape)) != X.shape[1]:

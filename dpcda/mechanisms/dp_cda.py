@@ -42,9 +42,9 @@ def check_noise_choice(sigma_x, sigma_y, epsilon, ratio) -> tuple:
             raise ValueError("give either epsilon (and delta) or the noise scale sigma_x "
                              "(sigma_y defaults to ratio * sigma_x); got neither")
         if sigma_y is None:
-            sigma_y = check_float("sigma_x", sigma_x) * ratio
+            sigma_y = check_float("sigma_x", sigma_x, lo=0.0) * ratio
         return (*check_sigmas(sigma_x, sigma_y), None)
-    return None, None, check_float("epsilon", epsilon, lo_open=True)
+    return None, None, check_float("epsilon", epsilon, lo=0.0, lo_open=True)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -69,9 +69,9 @@ class DPCDAConfig:
         set_ = object.__setattr__
         set_(self, "l", check_int("l", self.l, 1))
         set_(self, "T", check_int("T", self.T, 1))
-        set_(self, "c", check_float("c", self.c, lo_open=True, why=" (the clip norm)"))
+        set_(self, "c", check_float("c", self.c, lo=0.0, lo_open=True, why=" (the clip norm)"))
         set_(self, "delta", check_delta(self.delta))
-        set_(self, "ratio", check_float("ratio", self.ratio, lo_open=True))
+        set_(self, "ratio", check_float("ratio", self.ratio, lo=0.0, lo_open=True))
         set_(self, "max_alpha", check_int("max_alpha", self.max_alpha, 3, 2048))
         sx, sy, eps = check_noise_choice(self.sigma_x, self.sigma_y, self.epsilon, self.ratio)
         set_(self, "sigma_x", sx)

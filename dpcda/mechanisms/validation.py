@@ -1,4 +1,5 @@
-"""Input checks shared by the generators: every problem is a ``ValueError`` naming it."""
+"""Array checks of the generators (features, labels, class sizes, release size), built on the
+scalar checks of :mod:`dpcda.checks` (the one family of input checks)."""
 
 from __future__ import annotations
 
@@ -6,34 +7,8 @@ import math
 
 import numpy as np
 
-from dpcda.checks import check_delta, check_sigma_pair  # noqa: F401  (re-exported)
-from dpcda.checks import check_int as _check_int
-
-
-def check_int(name: str, value, lo: int, hi: int | None = None, why: str = "") -> int:
-    """``int(value)`` if it is an integer (not ``2.0``) in ``[lo, hi]``, else a ValueError."""
-    return _check_int(name, value, lo, hi, why)
-
-
-def check_float(name: str, value, *, lo: float = 0.0, lo_open: bool = False,
-                why: str = "") -> float:
-    """``float(value)`` if finite and ``> lo`` (``lo_open``) or ``>= lo``; else a ValueError."""
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        v = math.nan
-    ok = not isinstance(value, bool) and math.isfinite(v) and (v > lo if lo_open else v >= lo)
-    if ok:
-        return v
-    rel = ">" if lo_open else ">="
-    raise ValueError(f"{name} must be a finite number {rel} {lo:g}{why}, got {name}={value!r}")
-
-
-def check_sigmas(sigma_x, sigma_y) -> tuple[float, float]:
-    sx = check_float("sigma_x", sigma_x, why=" (0 only with sigma_y = 0: the non-private setting)")
-    sy = check_float("sigma_y", sigma_y, why=" (0 only with sigma_x = 0: the non-private setting)")
-    check_sigma_pair(sx, sy)
-    return sx, sy
+from dpcda.checks import (check_delta, check_float, check_int, check_sigma_pair,  # noqa: F401
+                          check_sigmas)  # the scalar checks, re-exported for the generators
 
 
 def check_features(X) -> np.ndarray:

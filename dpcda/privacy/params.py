@@ -4,16 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from dpcda.checks import check_delta, check_float, check_sigma_pair, is_int
+from dpcda.checks import check_delta, check_float, check_int, check_sigmas, is_int
 from dpcda.privacy.allocation import check_allocation, samples_per_class
-from dpcda.checks import check_int as _check_int
 
 MAX_ALPHA_LIMIT = 2048
-
-
-def check_int(name: str, value, lo: int, hi: int | None = None, why: str = "") -> int:
-    """:func:`dpcda.checks.check_int` accepting integral floats (``l=4.0``): CLI and JSON input."""
-    return _check_int(name, value, lo, hi, why, integral_floats=True)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -51,7 +45,7 @@ class PrivacyParams:
                 raise ValueError("class_counts must be a sequence of at least 2 positive "
                                  f"integers (N_k per class), got class_counts={counts!r}") from None
             if len(counts) < 2 or not all(
-                    is_int(k, integral_floats=True) and k >= 1
+                    is_int(k) and k >= 1
                     for k in counts):
                 raise ValueError("class_counts must be a sequence of at least 2 positive "
                                  f"integers (N_k per class), got class_counts={counts!r}")
@@ -71,11 +65,7 @@ class PrivacyParams:
             set_(self, "l", check_int("l", self.l, 1, min(counts), " (the smallest class)"))
         else:
             set_(self, "l", check_int("l", self.l, 1, self.n, " (the number of records n)"))
-        sx = check_float("sigma_x", self.sigma_x, lo=0.0,
-                         extra=" (0 only with sigma_y = 0: the non-private setting)")
-        sy = check_float("sigma_y", self.sigma_y, lo=0.0,
-                         extra=" (0 only with sigma_x = 0: the non-private setting)")
-        check_sigma_pair(sx, sy)
+        sx, sy = check_sigmas(self.sigma_x, self.sigma_y)
         set_(self, "sigma_x", sx)
         set_(self, "sigma_y", sy)
         set_(self, "c", check_float("c", self.c, lo=0.0, lo_open=True))

@@ -10,6 +10,8 @@ import math
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from dpcda.checks import check_choice, check_float, check_int
+
 LABEL_MODES = ("hard", "soft")
 SCHEDULERS = ("cosine", "step", "none")
 DEVICES = ("auto", "cpu", "cuda", "mps")
@@ -23,21 +25,8 @@ def _model_names() -> list[str]:
     return list_models()
 
 
-def _check_int(name: str, value: Any, lo: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < lo:
-        raise ValueError(f"{name} must be an integer >= {lo}, got {name}={value!r}")
-
-
-def _check_float(name: str, value: Any, *, positive: bool) -> None:
-    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-    if not ok or (value <= 0 if positive else value < 0):
-        bound = "> 0" if positive else ">= 0"
-        raise ValueError(f"{name} must be a finite number {bound}, got {name}={value!r}")
-
-
 def _check_choice(name: str, value: Any, allowed: tuple[str, ...]) -> None:
-    if value not in allowed:
-        raise ValueError(f"{name} must be one of {', '.join(allowed)}; got {name}={value!r}")
+    check_choice(name, value, allowed)
 
 
 @dataclass(frozen=True)
@@ -116,6 +105,13 @@ class TrainConfig:
     tree_min_samples_leaf: int = 20
 
     def __post_init__(self) -> None:
+        # The shared checks (dpcda.checks): an integral float such as 5.0 is stored as 5.
+        def _check_int(name: str, value: Any, lo: int) -> None:
+            object.__setattr__(self, name, check_int(name, value, lo))
+
+        def _check_float(name: str, value: Any, *, positive: bool) -> None:
+            object.__setattr__(self, name, check_float(name, value, lo=0.0, lo_open=positive))
+
         models = _model_names()
         if self.model not in models:
             raise ValueError(f"model must be one of {', '.join(models)}; got model={self.model!r}")
