@@ -42,6 +42,12 @@ class Registry(Generic[T]):
             known = ", ".join(self._items) or "(none)"
             raise ValueError(f"unknown {self.kind} {name!r}; known: {known}") from None
 
+    def remove(self, name: str) -> T:
+        """Unregister ``name`` (ValueError listing the known names if absent); returns it."""
+        obj = self.get(name)
+        del self._items[name]
+        return obj
+
     def names(self) -> list[str]:
         return list(self._items)
 

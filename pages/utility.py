@@ -19,6 +19,7 @@ from dpcda.jobs.sweep import parse_epsilons, parse_sigmas, parse_Ts
 from dpcda.presets import PRESETS
 from dpcda.privacy import ACCOUNTANT_INFO, CONVERSION_TITLES, list_conversions
 from dpcda.jobs.experiment import resolve_model
+from dpcda.mechanisms import MECHANISMS
 from dpcda.training import AUTO, list_models, model_spec
 from pages.common import (DELTA_VALUES, POWERS_OF_TWO, accountant_assumptions, ensure_app_navigation,
                           fmt_delta, fmt_int, privacy_footnote)
@@ -27,7 +28,7 @@ from pages.utility_views import (EXPERIMENTS, accuracy_figure, calibration_notes
                                  privacy_label, results_table, sweep_x)
 
 EPSILONS = (math.inf, 50.0, 20.0, 10.0, 5.0, 1.0)
-ACCOUNTANTS = ("paper", "class-aware", "dpmix", "dpmix-low")  # those DP-CDA can be accounted by
+ACCOUNTANTS = MECHANISMS.get("dp-cda").accountants  # DP-CDA's, its default (a valid bound) first
 # Epochs per dataset (the model defaults to "auto": dpcda.training.default_model). digits is small
 # (1,347 records): at lr 1e-3 and batch 256 a torch model gets only ~6 steps an epoch (measured: a
 # linear model 0.20 test accuracy non-private after 5 epochs, 0.82 after 30).

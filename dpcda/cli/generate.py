@@ -3,16 +3,18 @@
     python -m dpcda generate --dataset mnist --l 4 --epsilon 10 --T 60000 --out synth.npz
 
 torch and the data loaders are imported inside the handler, never when the parser is built.
-The summary printed names epsilon, its accountant and the shapes; never a seed.
+The summary printed names epsilon, its accountant and the shapes; never a seed. The mechanism
+and accountant choices, and every default, come from the mechanism registry
+(:mod:`dpcda.mechanisms.spec`): a registered mechanism appears here without any edit.
 """
 
 from __future__ import annotations
 
 import argparse
 
-_MECHANISMS = ("dp-cda", "dpmix", "local", "random-projection")
-_DEFAULT_ACCOUNTANT = {"dp-cda": "paper", "dpmix": "dpmix", "local": "dpmix"}
-_ACCOUNTANTS = ("paper", "class-aware", "dpmix", "dpmix-low")
+# Command-line options that map onto a generator parameter of the same name (when declared).
+_OPTIONS = {"l": "--l", "T": "--T", "c": "--c", "p": "--p", "ratio": "--ratio",
+            "conversion": "--conversion", "max_alpha": "--max-alpha"}
 
 
 def _number(text: str) -> float:
@@ -32,30 +34,34 @@ def register(sub) -> None:
     p.add_argument("--data-dir", default=None,
                    help="folder holding the dataset files "
                         "(default: $DPCDA_DATA_DIR, then the cache)")
-    p.add_argument("--mechanism", default="dp-cda", choices=_MECHANISMS,
+    from dpcda.mechanisms import MECHANISMS, NORMALIZE_CHOICES, all_accountants
+
+    defaults = "; ".join(f"{m}: {MECHANISMS.get(m).default_accountant}" for m in MECHANISMS)
+    p.add_argument("--mechanism", default="dp-cda", choices=MECHANISMS.names(),
                    help="generator (default: dp-cda)")
     p.add_argument("--l", type=int, default=None,
-                   help="order of mixture (required for dp-cda and dpmix; local uses 1)")
+                   help="order of mixture (required by the mixing mechanisms)")
     noise = p.add_mutually_exclusive_group(required=True)
     noise.add_argument("--epsilon", type=_number, default=None,
                        help="target epsilon: the noise is calibrated under --accountant")
     noise.add_argument("--sigma-x", type=_number, default=None, help="feature noise std")
     p.add_argument("--sigma-y", type=_number, default=None,
                    help="label noise std (with --sigma-x; default: equal to --sigma-x)")
-    p.add_argument("--ratio", type=_number, default=1.0,
+    p.add_argument("--ratio", type=_number, default=None,
                    help="sigma_y / sigma_x when calibrating to --epsilon (default 1)")
     p.add_argument("--T", type=int, default=None,
                    help="number of synthetic samples (default: N, the training-set size)")
-    p.add_argument("--c", type=_number, default=1.0, help="L2 clip norm (default 1)")
+    p.add_argument("--c", type=_number, default=None, help="L2 clip norm (default 1)")
     p.add_argument("--delta", type=_number, default=1e-5, help="delta (default 1e-5)")
-    p.add_argument("--accountant", default=None, choices=_ACCOUNTANTS,
-                   help="privacy accountant (default: paper for dp-cda, dpmix for dpmix/local)")
-    p.add_argument("--conversion", default="mironov", choices=("mironov", "improved"),
+    p.add_argument("--accountant", default=None, choices=all_accountants(),
+                   help=f"privacy accountant (default, a valid bound for each: {defaults})")
+    p.add_argument("--conversion", default=None, choices=("mironov", "improved"),
                    help="RDP -> (epsilon, delta) conversion (default: mironov, as published)")
-    p.add_argument("--max-alpha", type=int, default=256, help="largest RDP order (default 256)")
-    p.add_argument("--normalize", default=None, choices=("zscore", "scale"),
+    p.add_argument("--max-alpha", type=int, default=None, help="largest RDP order (default 256)")
+    norms = "; ".join(f"{m}: {MECHANISMS.get(m).default_normalize}" for m in MECHANISMS)
+    p.add_argument("--normalize", default=None, choices=NORMALIZE_CHOICES,
                    help="zscore (statistics from the private data, not covered by the guarantee) "
-                        "or scale (public fixed range); default zscore for dp-cda, else scale")
+                        f"or scale (public fixed range); default per mechanism ({norms})")
     p.add_argument("--p", type=int, default=None,
                    help="random-projection output dimension (default min(100, d))")
     p.add_argument("--denoise", type=_number, default=None, metavar="SIGMA",
@@ -68,39 +74,39 @@ def register(sub) -> None:
 
 
 def _params(args) -> dict:
-    mech = args.mechanism
+    """The generator's keyword arguments, checked against the mechanism's declared parameters."""
+    from dpcda.mechanisms import MECHANISMS
+
+    mech = MECHANISMS.get(args.mechanism)
+    names = set(mech.param_names)
     if args.sigma_y is not None and args.sigma_x is None:
         raise ValueError("--sigma-y needs --sigma-x (or give --epsilon)")
-    if mech == "random-projection":
-        if args.epsilon is None:
-            raise ValueError("random-projection needs --epsilon (its noise is set from epsilon)")
-        if args.l is not None or args.T is not None or args.accountant is not None:
-            raise ValueError("random-projection releases every record once: --l, --T and "
-                             "--accountant do not apply")
-        kw = {"epsilon": args.epsilon, "p": args.p, "c": args.c}
+    if args.sigma_x is not None and not mech.noise_scale:
+        raise ValueError(f"{mech.name} needs --epsilon (its noise is set from epsilon)")
+    if args.epsilon is not None and not mech.target_epsilon:
+        raise ValueError(f"{mech.name} takes a fixed noise scale (--sigma-x), not --epsilon")
+    kw: dict = {}
+    for name, opt in _OPTIONS.items():
+        value = getattr(args, name.replace("-", "_"))
+        if value is None:
+            continue
+        if name not in names:
+            if name == "l" and value == 1:
+                continue  # l = 1: "no mixing", what a non-mixing mechanism does anyway
+            raise ValueError(f"{opt} does not apply to --mechanism {mech.name} (its parameters: "
+                             f"{', '.join(mech.param_names)})")
+        kw[name] = mech.param(name).check(value)
+    for p in mech.params:
+        if p.required and p.name not in kw and p.name not in ("epsilon",):
+            opt = _OPTIONS.get(p.name, "--" + p.name)
+            raise ValueError(f"--mechanism {mech.name} needs {opt} ({p.doc or p.name})")
+    kw["accountant"] = mech.check_accountant(args.accountant)
+    if "accountant" not in names:
+        del kw["accountant"]
+    if args.epsilon is not None:
+        kw["epsilon"] = args.epsilon
     else:
-        if args.p is not None:
-            raise ValueError("--p applies to --mechanism random-projection only")
-        if mech == "local":
-            if args.l not in (None, 1):
-                raise ValueError(f"local perturbation is DPMix with l = 1, got --l {args.l}")
-        elif args.l is None:
-            raise ValueError(f"--mechanism {mech} needs --l (the order of mixture)")
-        else:
-            if args.l < 1:
-                raise ValueError(f"--l must be an integer >= 1, got --l {args.l}")
-        kw = {"T": args.T, "accountant": args.accountant or _DEFAULT_ACCOUNTANT[mech],
-              "conversion": args.conversion, "max_alpha": args.max_alpha}
-        if mech != "local":
-            kw["l"] = args.l
-        if args.epsilon is not None:
-            kw.update(epsilon=args.epsilon, ratio=args.ratio)
-        else:
-            kw.update(sigma_x=args.sigma_x, sigma_y=args.sigma_y)
-        if mech == "dp-cda":
-            kw["c"] = args.c
-        elif args.c != 1.0:
-            raise ValueError(f"--c does not apply to {mech} (its features are scaled to [0, 1])")
+        kw.update(sigma_x=args.sigma_x, sigma_y=args.sigma_y)
     kw["delta"] = args.delta
     if args.normalize is not None:
         kw["normalize"] = args.normalize
@@ -121,7 +127,7 @@ def _cmd_generate(args) -> int:
     from dpcda.mechanisms import denoise, generate_from_dataset, save_npz
 
     ds = load_dataset(args.dataset, data_dir=args.data_dir)
-    if args.mechanism == "dp-cda" and kw.get("T") is None:
+    if "T" in _mech_params(args) and kw.get("T") is None:
         kw["T"] = ds.n_train
     rel = generate_from_dataset(ds, args.mechanism, **kw)
     if args.denoise is not None:
@@ -132,3 +138,9 @@ def _cmd_generate(args) -> int:
           f"{list(rel.y_soft.shape)}{', ' + ', '.join(rel.extras) if rel.extras else ''}) and "
           f"{card} (data card).")
     return 0
+
+
+def _mech_params(args) -> tuple[str, ...]:
+    from dpcda.mechanisms import MECHANISMS
+
+    return MECHANISMS.get(args.mechanism).param_names

@@ -21,15 +21,14 @@ from dpcda.jobs.kinds import JobContext, register_kind
 
 # Bump when the meaning of a config or the experiment pipeline changes: results stored under
 # an older version are then not reused for new submissions.
-EXPERIMENT_VERSION = 2  # 2: noise-aware LDA also undoes DP-CDA's label noise
-# Mechanisms whose soft labels are onehot(class) + N(0, sigma_y^2 I) (not mixtures of classes).
-LABEL_NOISE_MECHANISMS = ("dp-cda", "local")
+EXPERIMENT_VERSION = 3  # 2: noise-aware LDA also undoes DP-CDA's label noise; 3: DPMix/local
+# clip to c under dpmix-clipped, DPPro's valid gaussian accountant, defaults from the registry
 
 DEFAULTS: dict[str, Any] = {
     "dataset": None, "mechanism": "dp-cda", "epsilon": math.inf, "delta": 1e-5, "l": 1, "run": 0,
     "T": None,  # None: T = N, the training split's size
     "c": 1.0,
-    "accountant": None,  # None: the mechanism's first accountant ("paper" for DP-CDA)
+    "accountant": None,  # None: the mechanism's first accountant (a valid bound for it)
     "conversion": "mironov", "ratio": 1.0, "max_alpha": 256,
     "normalization": None,  # None: the mechanism's default ("zscore" for DP-CDA)
     "p": None,  # random-projection only: projection width (None: min(100, d))
@@ -43,14 +42,15 @@ TRAIN_SHORTCUTS = ("model", "epochs", "batch_size", "lr", "label_mode", "denoise
 
 
 def max_l_for(dataset: str, mechanism: str = "dp-cda") -> tuple[int | None, str]:
-    """The largest admissible l from the public presets, if known: the smallest class for
-    DP-CDA (it mixes within a class), N for the others."""
+    """The largest admissible l from the public presets, if known: the smallest class for a
+    mechanism that mixes within a class (its registry entry's ``l_bound``), N for the others."""
+    from dpcda.mechanisms import MECHANISMS
     from dpcda.presets import PRESETS
 
     if dataset not in PRESETS:
         return None, ""
     counts = PRESETS.get(dataset).class_counts
-    if mechanism == "dp-cda":
+    if MECHANISMS.get(mechanism).l_bound == "class":
         return min(counts), f" (the smallest class of {dataset})"
     return sum(counts), f" (the size of {dataset})"
 
@@ -73,28 +73,24 @@ def _mechanism_checks(cfg: dict) -> None:
     from dpcda.mechanisms import MECHANISMS, NORMALIZE_CHOICES
 
     mech = MECHANISMS.get(cfg["mechanism"])  # ValueError listing the known ones
-    params = inspect.signature(mech.generate).parameters
-    if cfg["accountant"] is None:
-        cfg["accountant"] = mech.accountants[0]
-    if cfg["accountant"] not in mech.accountants:
-        raise ValueError(f"accountant must be one of {', '.join(mech.accountants)} for "
-                         f"mechanism={mech.name!r}, got accountant={cfg['accountant']!r}")
+    params = mech.param_names
+    cfg["accountant"] = mech.check_accountant(cfg["accountant"])
     if cfg["normalization"] is None:
         cfg["normalization"] = mech.default_normalize
     if cfg["normalization"] not in NORMALIZE_CHOICES:
         raise ValueError(f"normalization must be one of {', '.join(NORMALIZE_CHOICES)}, got "
                          f"normalization={cfg['normalization']!r}")
-    if ("l" not in params or params["l"].default == 1) and cfg["l"] != 1:
+    if not mech.mixes and cfg["l"] != 1:
         raise ValueError(f"l must be 1 for mechanism={mech.name!r} (it does not mix), got l={cfg['l']}")
-    if "sigma_x" not in params and cfg["sigma"] is not None:
-        raise ValueError(f"sigma applies to mechanisms with a Gaussian noise scale (dp-cda, dpmix, "
-                         f"local), not mechanism={mech.name!r}; give a target epsilon instead")
-    if "sigma_x" not in params and cfg["epsilon"] is not None and math.isinf(cfg["epsilon"]):
+    if not mech.noise_scale and cfg["sigma"] is not None:
+        raise ValueError(f"sigma applies to mechanisms with a Gaussian noise scale, not "
+                         f"mechanism={mech.name!r}; give a target epsilon instead")
+    if not mech.noise_scale and cfg["epsilon"] is not None and math.isinf(cfg["epsilon"]):
         raise ValueError(f"epsilon must be finite for mechanism={mech.name!r}, got epsilon=inf")
     if cfg["p"] is not None:
         if "p" not in params:
-            raise ValueError(f"p applies to random-projection only, got p={cfg['p']!r} for "
-                             f"mechanism={mech.name!r}")
+            raise ValueError(f"p does not apply to mechanism={mech.name!r} (its parameters: "
+                             f"{', '.join(params)}), got p={cfg['p']!r}")
         _num(cfg, "p", lo=1, integer=True)
 
 
@@ -106,16 +102,21 @@ IMAGE_SHAPES: dict[str, tuple[int, ...]] = {
 
 
 def resolve_model(cfg: dict, model: Any) -> Any:
-    """``model="auto"`` -> the default learner for this dataset and privacy setting, from
-    public metadata only (:func:`dpcda.training.default_model`); other values pass through.
+    """``model="auto"`` -> the mechanism's declared learner (its registry entry), or where it
+    declares ``"auto"`` the project's rule for this dataset and privacy setting, from public
+    metadata only (:func:`dpcda.training.default_model`); other values pass through.
 
-    Unregistered names count as tabular; a random projection's output is flat, so an image
-    model is swapped for the noise-aware LDA there.
+    Unregistered names count as tabular; where a mechanism's output is flat (a projection)
+    an image model is swapped for the noise-aware LDA.
     """
+    from dpcda.mechanisms import MECHANISMS
     from dpcda.training import AUTO, default_model, model_spec
 
     if model != AUTO:
         return model
+    mech = MECHANISMS.get(cfg.get("mechanism", DEFAULTS["mechanism"]))
+    if mech.learner != AUTO:
+        return mech.learner
     image_shape = None
     try:
         from dpcda.data import get_dataset_spec
@@ -126,7 +127,7 @@ def resolve_model(cfg: dict, model: Any) -> Any:
         pass  # not a registered dataset: treated as tabular (loading it fails later anyway)
     private = is_private(cfg)
     chosen = default_model(dataset=cfg["dataset"], image_shape=image_shape, private=private)
-    if cfg["mechanism"] == "random-projection" and model_spec(chosen).needs_image:
+    if mech.flat_output and model_spec(chosen).needs_image:
         chosen = "lda"
     return chosen
 
@@ -195,6 +196,11 @@ def normalize(config: dict) -> dict:
     if max_l is not None and cfg["l"] > max_l:
         raise ValueError(f"l must be an integer in [1, {max_l}]{what}, got l={cfg['l']}")
     train["model"] = resolve_model(cfg, train.get("model", AUTO))
+    if train.get("label_mode") is None:  # the mechanism's declared label mode
+        from dpcda.mechanisms import MECHANISMS
+
+        soft = MECHANISMS.get(cfg["mechanism"]).label_mode
+        train["label_mode"] = "hard" if train["model"] == "tree" else soft
     train["clip_norm"] = cfg["c"]  # the training loop's input scaling uses the clip norm
     cfg["train"] = TrainConfig.from_dict(train).to_dict()  # ValueError names a bad field
     cfg["experiment_version"] = EXPERIMENT_VERSION
@@ -205,7 +211,7 @@ def normalize(config: dict) -> dict:
 
 def _generator_params(cfg: dict, ds, gen_fn) -> dict:
     """The keyword arguments of the mechanism's generator that this config sets."""
-    params = inspect.signature(gen_fn).parameters
+    params = inspect.signature(gen_fn).parameters  # what the generator takes
     kw = dict(l=cfg["l"], T=cfg["T"] or ds.n_train, c=cfg["c"], delta=cfg["delta"],
               accountant=cfg["accountant"], conversion=cfg["conversion"], ratio=cfg["ratio"],
               max_alpha=cfg["max_alpha"], normalize=cfg["normalization"], p=cfg["p"])
@@ -255,7 +261,7 @@ def run_experiment(config: dict, ctx: JobContext | None = None) -> dict:
         # Noise-aware LDA removes the release's public noise variance (post-processing).
         train["noise_std"] = float(public_noise)
     if (train.get("model") == "lda" and not train.get("label_noise_std")
-            and cfg["mechanism"] in LABEL_NOISE_MECHANISMS and release.y_soft is not None):
+            and mech.onehot_label_noise and release.y_soft is not None):
         # ... and, for one-hot + Gaussian soft labels, the label noise (sigma_y is public).
         train["label_noise_std"] = float(card_params.get("sigma_y") or 0.0)
     train_cfg = TrainConfig.from_dict(train)

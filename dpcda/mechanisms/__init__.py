@@ -1,6 +1,6 @@
 """Synthetic-data generators: DP-CDA and the baselines of the paper's Table 5.
 
->>> from dpcda.mechanisms import MECHANISMS, generate, save_npz
+>>> from dpcda.mechanisms import MECHANISMS, generate, register_mechanism, save_npz
 >>> MECHANISMS.names()
 ['dp-cda', 'dpmix', 'local', 'random-projection']
 >>> rel = generate("dp-cda", X, y, l=4, T=60000, epsilon=10, delta=1e-5)   # doctest: +SKIP
@@ -15,8 +15,7 @@ export. :func:`denoise` is post-processing (a Gaussian filter on images).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Callable
+import inspect
 
 from dpcda.mechanisms.baselines import generate_dpmix, generate_local, generate_random_projection
 from dpcda.mechanisms.denoise import denoise, gaussian_filter_images
@@ -24,42 +23,56 @@ from dpcda.mechanisms.dp_cda import DPCDAConfig, generate_dpcda
 from dpcda.mechanisms.prepare import NORMALIZE_CHOICES, Preprocessor, fit_preprocessor
 from dpcda.mechanisms.release import Release, load_npz, save_npz, to_csv_bytes
 from dpcda.mechanisms.sampling import sample_subsets
-from dpcda.registry import Registry
+from dpcda.mechanisms.spec import (MECHANISMS, Mechanism, Param, all_accountants, list_mechanisms,
+                                   noise_params, register_mechanism, unregister_mechanism)
 
 
-@dataclass(frozen=True)
-class Mechanism:
-    """A registered generator: ``generate(X, y, **params) -> Release``."""
 
-    name: str
-    title: str
-    generate: Callable[..., Release]
-    summary: str
-    default_normalize: str
-    accountants: tuple[str, ...]
+def _norm(default: str) -> Param:
+    return Param("normalize", "str", default, choices=NORMALIZE_CHOICES,
+                 doc="zscore (private statistics, not covered), scale (public range) or none")
 
 
-MECHANISMS: Registry[Mechanism] = Registry("mechanism")
+_C = Param("c", "float", 1.0, lo=0.0, lo_open=True, doc="L2 clip norm of the rows")
 
-for _m in (
-    Mechanism("dp-cda", "DP-CDA", generate_dpcda,
-              "Mean of l random points of one class plus Gaussian noise; floor(T/K) per class.",
-              "zscore", ("paper", "class-aware", "dpmix", "dpmix-low")),
-    Mechanism("dpmix", "DPMix", generate_dpmix,
-              "Mean of l random points of any class (features in [0, 1]) plus noise; soft labels.",
-              "scale", ("dpmix", "dpmix-low")),
-    Mechanism("local", "Local perturbation", generate_local,
-              "One random point plus Gaussian noise (DPMix with l = 1).",
-              "scale", ("dpmix", "dpmix-low")),
-    Mechanism("random-projection", "Random projection (DPPro)", generate_random_projection,
-              "Every point projected by a Gaussian matrix R (p x d) plus Gaussian noise.",
-              "scale", ("dppro",)),
-):
-    MECHANISMS.add(_m.name, _m)
-
-
-def list_mechanisms() -> list[str]:
-    return MECHANISMS.names()
+# The registered mechanisms. Every default below is what the CLI, the jobs and the pages use.
+register_mechanism(Mechanism(
+    "dp-cda", "DP-CDA", generate_dpcda,
+    "Mean of l random points of one class plus Gaussian noise; floor(T/K) per class.",
+    (Param("l", "int", None, lo=1, required=True, doc="order of mixture (<= the smallest class)"),
+     *noise_params(("class-aware", "paper", "dpmix", "dpmix-low")), _C,
+     _norm("zscore")),
+    ("class-aware", "paper", "dpmix", "dpmix-low"), "zscore",
+    label_mode="hard", learner="auto", l_bound="class", onehot_label_noise=True,
+    paper_name="DP-CDA"))
+register_mechanism(Mechanism(
+    "dpmix", "DPMix", generate_dpmix,
+    "Mean of l random points of any class (public scaling, rows clipped to c) plus noise; "
+    "soft labels.",
+    (Param("l", "int", None, lo=1, required=True, doc="order of mixture (<= N)"),
+     *noise_params(("dpmix-clipped", "dpmix", "dpmix-low")), _C,
+     _norm("scale")),
+    ("dpmix-clipped", "dpmix", "dpmix-low"), "scale",
+    label_mode="soft", learner="auto", l_bound="n", paper_name="DP-Mix"))
+register_mechanism(Mechanism(
+    "local", "Local perturbation", generate_local,
+    "One random point plus Gaussian noise (DPMix with l = 1).",
+    (*noise_params(("dpmix-clipped", "dpmix", "dpmix-low")), _C,
+     _norm("scale")),
+    ("dpmix-clipped", "dpmix", "dpmix-low"), "scale",
+    label_mode="hard", learner="auto", l_bound="n", onehot_label_noise=True,
+    paper_name="Local Perturbation"))
+register_mechanism(Mechanism(
+    "random-projection", "Random projection (DPPro)", generate_random_projection,
+    "Every point clipped, projected by a Gaussian matrix R (p x d) plus Gaussian noise.",
+    (Param("epsilon", "float", None, lo=0.0, lo_open=True, required=True, doc="target epsilon"),
+     Param("delta", "float", 1e-5, lo=0.0, hi=0.5, lo_open=True, hi_open=True),
+     Param("accountant", "str", "gaussian", choices=("gaussian", "dppro")),
+     Param("p", "int", None, lo=1, doc="projection width (None: min(100, d))"), _C,
+     _norm("scale")),
+    ("gaussian", "dppro"), "scale",
+    label_mode="hard", learner="auto", target_epsilon=True, noise_scale=False, l_bound="n",
+    flat_output=True, paper_name="Random Projection"))
 
 
 def generate(mechanism: str, X, y, **params) -> Release:
@@ -74,7 +87,7 @@ def generate_from_dataset(dataset, mechanism: str = "dp-cda", **params) -> Relea
     mech = MECHANISMS.get(mechanism)
     kw = dict(dataset=dataset.name, class_names=dataset.class_names,
               image_shape=dataset.image_shape)
-    if mechanism == "dp-cda" and dataset.segments:
+    if dataset.segments and "segments" in inspect.signature(mech.generate).parameters:
         kw["segments"] = dataset.segments
     norm = params.get("normalize", mech.default_normalize)
     if norm == "scale" and getattr(dataset, "feature_bounds", None) is not None:
@@ -83,7 +96,8 @@ def generate_from_dataset(dataset, mechanism: str = "dp-cda", **params) -> Relea
     return mech.generate(dataset.X_train, dataset.y_train, **kw)
 
 
-__all__ = ["DPCDAConfig", "MECHANISMS", "Mechanism", "NORMALIZE_CHOICES", "Preprocessor",
+__all__ = ["DPCDAConfig", "MECHANISMS", "Mechanism", "NORMALIZE_CHOICES", "Param", "Preprocessor",
+           "all_accountants", "register_mechanism", "unregister_mechanism",
            "Release", "denoise", "fit_preprocessor", "gaussian_filter_images", "generate",
            "generate_dpcda", "generate_dpmix", "generate_from_dataset", "generate_local",
            "generate_random_projection", "list_mechanisms", "load_npz", "sample_subsets",

@@ -3,13 +3,20 @@
 * :func:`generate_dpmix` — DPMix (Lee et al.): features in [0, 1] (public scaling), ``T``
   mixtures of ``l`` distinct points drawn from the whole dataset (any class), weights 1/l;
   the one-hot labels are mixed alike (soft labels); Gaussian noise on both; hard label = argmax.
-  Accounted by DPMix's Theorem 1 (``dpmix``) or its closed form (``dpmix-low``), d_x = d, d_y = K.
-* :func:`generate_local` — local perturbation: DPMix with ``l = 1``.
+  Default accountant ``dpmix-clipped``: rows are also clipped to L2 norm ``c``, and the
+  release is a subsampled Gaussian over all N records (feature sensitivity 2c/l, label
+  sensitivity sqrt(2)/l, T compositions at rate l/N), a valid bound for what runs. DPMix's
+  own Theorem 1 (``dpmix``) and closed form (``dpmix-low``), d_x = d, d_y = K, assume
+  unclipped features in [0, 1]: with them no clipping is done (as published).
+* :func:`generate_local` — local perturbation: DPMix with ``l = 1`` (each of the T samples is
+  one uniformly drawn record plus noise: a subsampled Gaussian at rate 1/N).
 * :func:`generate_random_projection` — DPPro (Xu et al.): Gaussian ``R`` (p x d, entries
-  N(0, 1/p)), release ``X R^T`` plus noise of std ``c s(R) sqrt(log(1/(2 delta)) + eps) / eps``,
-  ``s(R)`` the spectral norm, rows clipped to norm ``c`` (c = 1: SPEC's formula). ``R`` is
-  data-independent; it is published (the test split must be projected with it) and its shape
-  goes on the card, never the seed it came from.
+  N(0, 1/p)), rows clipped to norm ``c``, release ``X R^T`` plus Gaussian noise. Default
+  accountant ``gaussian``: the smallest std for which this one release of each record is
+  (eps, delta)-DP, sensitivity ``2 c s(R)`` (``s(R)`` the spectral norm), by the exact Gaussian
+  profile; ``dppro`` uses the published std ``c s(R) sqrt(log(1/(2 delta)) + eps) / eps`` (not a
+  bound at large eps). ``R`` is data-independent; it is published (the test split must be
+  projected with it) and its shape goes on the card, never the seed it came from.
 """
 
 from __future__ import annotations
@@ -27,7 +34,10 @@ from dpcda.mechanisms.release import Release, epsilon_text
 from dpcda.mechanisms.validation import (check_delta, check_features, check_float, check_int,
                                          check_labels, check_release_size)
 
-DPMIX_ACCOUNTANTS = ("dpmix", "dpmix-low")
+DPMIX_ACCOUNTANTS = ("dpmix-clipped", "dpmix", "dpmix-low")
+#: DPMix's published accountants: they assume unclipped features in [0, 1] (no clipping then).
+UNCLIPPED_ACCOUNTANTS = ("dpmix", "dpmix-low")
+DPPRO_ACCOUNTANTS = ("gaussian", "dppro")
 
 
 def _inputs(X, y, n_classes, class_names):
@@ -38,9 +48,9 @@ def _inputs(X, y, n_classes, class_names):
 
 
 def generate_dpmix_traced(X, y, *, l: int, T: int | None = None, sigma_x=None, sigma_y=None,
-                          epsilon=None, delta: float = 1e-5, accountant: str = "dpmix",
+                          epsilon=None, delta: float = 1e-5, accountant: str = "dpmix-clipped",
                           conversion: str = "mironov", ratio: float = 1.0, max_alpha: int = 256,
-                          normalize="scale", bounds=None, n_classes=None, class_names=None,
+                          c: float = 1.0, normalize="scale", bounds=None, n_classes=None, class_names=None,
                           image_shape=None, dataset: str | None = None, device=None,
                           seed: int | None = None, return_indices: bool = False,
                           _algorithm: str = "dpmix") -> tuple[Release, Mixed]:
@@ -58,14 +68,16 @@ def generate_dpmix_traced(X, y, *, l: int, T: int | None = None, sigma_x=None, s
     if accountant not in DPMIX_ACCOUNTANTS:
         raise ValueError(f"accountant must be one of {', '.join(DPMIX_ACCOUNTANTS)} for DPMix, got "
                          f"accountant={accountant!r}")
-    pre = fit_preprocessor(X, normalize, c=None, bounds=bounds)
+    c = check_float("c", c, lo=0.0, lo_open=True, why=" (the clip norm)")
+    clip = accountant not in UNCLIPPED_ACCOUNTANTS
+    pre = fit_preprocessor(X, normalize, c=c if clip else None, bounds=bounds)
     Xp = pre(X)
     lo, hi = float(Xp.min()), float(Xp.max())
     if lo < -1e-6 or hi > 1 + 1e-6:
         raise ValueError(f"DPMix needs features in [0, 1] (its accountant assumes it), got values "
                          f"in [{lo:.3g}, {hi:.3g}] after normalize={pre.method!r}; use "
                          "normalize='scale' with the data's public bounds")
-    common = dict(l=l, T=T, delta=delta, n=N, d_x=d, d_y=K)
+    common = dict(l=l, T=T, delta=delta, n=N, d_x=d, d_y=K, c=c)
     if eps is not None:
         cal = calibrate(epsilon=eps, accountant=accountant, conversion=conversion, ratio=ratio,
                         max_alpha=max_alpha, **common)
@@ -82,8 +94,8 @@ def generate_dpmix_traced(X, y, *, l: int, T: int | None = None, sigma_x=None, s
         algorithm=_algorithm,
         title="Local perturbation (Gaussian noise on each point; DPMix with l = 1)" if local
         else "DPMix (random mixing of any-class points, Lee et al.)",
-        parameters={"l": l, "T": T, "c": None, "sigma_x": sx, "sigma_y": sy, "delta": delta},
-        privacy=privacy_from_result(res, calibrated_to=eps),
+        parameters={"l": l, "T": T, "c": c if clip else None, "sigma_x": sx, "sigma_y": sy, "delta": delta},
+        privacy=privacy_from_result(res, calibrated_to=eps, mechanism=_algorithm),
         data=data_block(dataset=dataset, N=N, class_counts=np.bincount(y, minlength=K),
                         class_names=class_names, image_shape=image_shape, d=d),
         normalization=pre.card(),
@@ -93,22 +105,23 @@ def generate_dpmix_traced(X, y, *, l: int, T: int | None = None, sigma_x=None, s
 
 
 def generate_dpmix(X, y, *, l: int, T: int | None = None, sigma_x=None, sigma_y=None,
-                   epsilon=None, delta: float = 1e-5, accountant: str = "dpmix",
+                   epsilon=None, delta: float = 1e-5, accountant: str = "dpmix-clipped",
                    conversion: str = "mironov", ratio: float = 1.0, max_alpha: int = 256,
-                   normalize="scale", bounds=None, n_classes=None, class_names=None,
+                   c: float = 1.0, normalize="scale", bounds=None, n_classes=None, class_names=None,
                    image_shape=None, dataset: str | None = None, device=None,
                    seed: int | None = None) -> Release:
     """A DPMix release (see the module docstring); ``T`` defaults to N."""
     return generate_dpmix_traced(
         X, y, l=l, T=T, sigma_x=sigma_x, sigma_y=sigma_y, epsilon=epsilon, delta=delta,
-        accountant=accountant, conversion=conversion, ratio=ratio, max_alpha=max_alpha,
+        accountant=accountant, conversion=conversion, ratio=ratio, max_alpha=max_alpha, c=c,
         normalize=normalize, bounds=bounds, n_classes=n_classes, class_names=class_names,
         image_shape=image_shape, dataset=dataset, device=device, seed=seed)[0]
 
 
 def generate_local(X, y, *, T: int | None = None, sigma_x=None, sigma_y=None, epsilon=None,
-                   delta: float = 1e-5, accountant: str = "dpmix", conversion: str = "mironov",
-                   ratio: float = 1.0, max_alpha: int = 256, normalize="scale", bounds=None,
+                   delta: float = 1e-5, accountant: str = "dpmix-clipped",
+                   conversion: str = "mironov", ratio: float = 1.0, max_alpha: int = 256,
+                   c: float = 1.0, normalize="scale", bounds=None,
                    n_classes=None, class_names=None, image_shape=None, dataset: str | None = None,
                    device=None, seed: int | None = None, l: int = 1) -> Release:
     """Local perturbation: DPMix with ``l = 1`` (each sample one random point plus noise)."""
@@ -116,23 +129,10 @@ def generate_local(X, y, *, T: int | None = None, sigma_x=None, sigma_y=None, ep
         raise ValueError(f"local perturbation is DPMix with l = 1, got l={l!r}")
     return generate_dpmix_traced(
         X, y, l=1, T=T, sigma_x=sigma_x, sigma_y=sigma_y, epsilon=epsilon, delta=delta,
-        accountant=accountant, conversion=conversion, ratio=ratio, max_alpha=max_alpha,
+        accountant=accountant, conversion=conversion, ratio=ratio, max_alpha=max_alpha, c=c,
         normalize=normalize, bounds=bounds, n_classes=n_classes, class_names=class_names,
         image_shape=image_shape, dataset=dataset, device=device, seed=seed,
         _algorithm="local")[0]
-
-
-DPPRO_TITLE = "DPPro Gaussian mechanism (Xu et al. 2017, as used in DPMix's comparison)"
-DPPRO_ASSUMPTIONS = (
-    "Each row is clipped to L2 norm **c** and projected by a data-independent Gaussian matrix "
-    "R (p x d, entries N(0, 1/p)), so one record moves its projected row by at most "
-    "c·s(R), s(R) the spectral norm of R. Every projected coordinate gets Gaussian noise of std "
-    "c·s(R)·sqrt(log(1/(2δ)) + ε)/ε, the setting DPMix's comparison states for (ε, δ)-DP "
-    "(a classical Gaussian-mechanism bound, one release of each record; not re-derived here). "
-    "R is published so that test data can be projected; the guarantee is conditional on R. "
-    "The labels are released unchanged: the guarantee covers the features only (neighbouring "
-    "datasets keep each record's label). Normalisation statistics computed on the private data "
-    "(z-score) are not covered.")
 
 
 class ProjectedPreprocessor:
@@ -147,11 +147,14 @@ class ProjectedPreprocessor:
 
 
 def generate_random_projection(X, y, *, epsilon: float, delta: float = 1e-5, p: int | None = None,
-                               c: float = 1.0, normalize="scale", bounds=None, n_classes=None,
+                               c: float = 1.0, accountant: str = "gaussian", normalize="scale", bounds=None, n_classes=None,
                                class_names=None, image_shape=None, dataset: str | None = None,
                                device=None, seed: int | None = None) -> Release:
     """DPPro: every record once, ``clip(x) R^T + noise``; ``p`` defaults to ``min(100, d)``."""
     import torch
+
+    from dpcda.privacy import NOT_A_BOUND, get_accountant
+    from dpcda.privacy.gaussian import gaussian_sigma
 
     X, y, K = _inputs(X, y, n_classes, class_names)
     N, d = X.shape
@@ -160,20 +163,30 @@ def generate_random_projection(X, y, *, epsilon: float, delta: float = 1e-5, p: 
     if delta >= 0.5:
         raise ValueError(f"delta must be below 0.5 for log(1/(2 delta)) > 0, got delta={delta!r}")
     c = check_float("c", c, lo=0.0, lo_open=True, why=" (the clip norm)")
+    if accountant not in DPPRO_ACCOUNTANTS:
+        raise ValueError(f"accountant must be one of {', '.join(DPPRO_ACCOUNTANTS)} for random "
+                         f"projection, got accountant={accountant!r}")
     p = min(100, d) if p is None else check_int("p", p, 1, d, " (at most the dimension d)")
     pre = fit_preprocessor(X, normalize, c=c, bounds=bounds)
     dev = resolve_device(device)
     gen = make_generator(dev, seed)
     R = torch.randn((p, d), generator=gen, device=dev, dtype=torch.float64) / math.sqrt(p)
     s_R = float(torch.linalg.matrix_norm(R, ord=2))
-    std = c * s_R * math.sqrt(math.log(1.0 / (2.0 * delta)) + eps) / eps
+    if accountant == "gaussian":
+        std = gaussian_sigma(eps, delta, sensitivity=2.0 * c * s_R)
+    else:  # as published
+        std = c * s_R * math.sqrt(math.log(1.0 / (2.0 * delta)) + eps) / eps
+    acc = get_accountant(accountant)
+    valid = "random-projection" in acc.valid_for
     R32 = R.to(torch.float32)
     Z = torch.from_numpy(pre(X)).to(dev) @ R32.T
     Z.add_(torch.randn(Z.shape, generator=gen, device=dev, dtype=Z.dtype), alpha=std)
     R_np = R32.cpu().numpy()
-    privacy = {"private": True, "epsilon": eps, "epsilon_text": epsilon_text(eps),
-               "delta": delta, "accountant": "dppro", "accountant_title": DPPRO_TITLE,
-               "assumptions": DPPRO_ASSUMPTIONS, "conversion": None, "alpha": None,
+    privacy = {"private": True, "epsilon": eps,
+               "epsilon_text": epsilon_text(eps) + ("" if valid else f" ({NOT_A_BOUND})"),
+               "delta": delta, "accountant": accountant, "accountant_title": acc.title,
+               "assumptions": acc.assumptions, "relation": acc.relation,
+               "valid_bound": valid, "conversion": None, "alpha": None,
                "warnings": [] if delta < 1.0 / N else
                [f"delta={delta:g} is not below 1/N={1.0 / N:.3g}; choose delta < 1/N"]}
     card = make_card(

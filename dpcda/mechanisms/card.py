@@ -21,9 +21,11 @@ def _num(v):
 
 
 def privacy_from_result(res, *, calibrated_to: float | None = None,
-                        others: dict | None = None) -> dict:
-    """The privacy block from a :class:`dpcda.privacy.EpsilonResult`."""
-    from dpcda.privacy import ACCOUNTANT_INFO, CONVERSION_TITLES
+                        others: dict | None = None, mechanism: str | None = None) -> dict:
+    """The privacy block from a :class:`dpcda.privacy.EpsilonResult`; with ``mechanism`` it
+    also says whether the accountant is a valid bound for it (else the epsilon text carries
+    :data:`dpcda.privacy.NOT_A_BOUND`)."""
+    from dpcda.privacy import ACCOUNTANT_INFO, CONVERSION_TITLES, NOT_A_BOUND
 
     acc = ACCOUNTANT_INFO[res.accountant]
     block = {
@@ -42,6 +44,11 @@ def privacy_from_result(res, *, calibrated_to: float | None = None,
         "warnings": list(res.warnings),
         "calibrated_to_epsilon": calibrated_to,
     }
+    if mechanism is not None:
+        block["relation"] = acc.relation
+        block["valid_bound"] = mechanism in acc.valid_for
+        if res.private and not block["valid_bound"]:
+            block["epsilon_text"] += f" ({NOT_A_BOUND})"
     if not res.private:
         block["label"] = "NON-PRIVATE: sigma_x = sigma_y = 0, epsilon = infinity"
     if others:

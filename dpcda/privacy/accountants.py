@@ -35,6 +35,9 @@ class Accountant:
     #: Mechanisms (registry names) for which this is a valid bound as implemented here; an
     #: epsilon from any other pairing must carry the words in :data:`NOT_A_BOUND`.
     valid_for: tuple[str, ...] = ()
+    #: False for accountants of a single Gaussian release (no mixtures, no RDP over T draws):
+    #: their generators calibrate directly (see :mod:`dpcda.privacy.gaussian`).
+    mixture: bool = True
 
 
 ACCOUNTANTS: dict[str, Accountant] = {}
@@ -58,8 +61,10 @@ def register_accountant(acc: Accountant) -> Accountant:
     return acc
 
 
-def list_accountants() -> list[str]:
-    return list(ACCOUNTANTS)
+def list_accountants(*, every: bool = False) -> list[str]:
+    """The accountants of mixture releases (what :func:`compute_epsilon` takes); ``every=True``
+    adds those of single Gaussian releases (used by the generators that calibrate directly)."""
+    return [n for n, a in ACCOUNTANTS.items() if every or a.mixture]
 
 
 def get_accountant(name: str) -> Accountant:
@@ -172,11 +177,47 @@ register_accountant(Accountant(
     2, ("d_x", "d_y"), _rdp_dpmix, relation=RELATION_REPLACE + " Features in [0, 1].",
     valid_for=("dpmix", "local")))
 register_accountant(Accountant(
+    "dpmix-clipped", "Subsampled Gaussian over all N (DPMix / local as implemented, clipped)",
+    "Replace-one neighbours. Features normalised by a public range and clipped to L2 norm **c**, "
+    "one-hot labels; each of the **T** synthetic samples is the mean of **l** distinct records "
+    "drawn from **all N** records (rate l/N; local perturbation: l = 1) plus Gaussian noise, "
+    "so the feature sensitivity is 2c/l and the label sensitivity √2/l, composed **T** times, "
+    "orders α ≥ 3. The same analysis as DP-CDA's Theorem 1, here exactly what the DPMix and "
+    "local generators do (they mix across classes, which Theorem 1 assumes)." + _COMMON,
+    3, (), _rdp_paper, relation=RELATION_REPLACE, valid_for=("dpmix", "local")))
+register_accountant(Accountant(
     "dpmix-low", "DPMix Theorem 3 (low-privacy closed form)",
     "DPMix's closed form for the low-privacy regime: it analyses a *variant* in which every "
     "record joins T·l/N mixtures, treated as one Gaussian mechanism, and optimises over real "
     "orders. An approximation of DPMix for large n and T, not a bound proven for Algorithm 1.",
     2, ("d_x", "d_y"), _rdp_dpmix_low, _closed_dpmix_low, relation=RELATION_REPLACE))
+
+
+def _rdp_single_release(p, l, sx, sy, max_alpha):
+    raise ValueError("this accountant accounts one Gaussian release of each record: its "
+                     "generator calibrates the noise itself (it takes no PrivacyParams)")
+
+
+RELATION_FEATURES = ("Two datasets are neighbours when one record's features are replaced by any "
+                     "other features, its label kept.")
+
+register_accountant(Accountant(
+    "gaussian", "One Gaussian release of each record (exact, Balle & Wang 2018)",
+    "Features-only neighbours: one record's features are replaced, its label kept (the labels "
+    "are released unchanged and are not protected). Each record is released once, as "
+    "clip(x)·Rᵀ + N(0, s² I): the L2 sensitivity is 2c·s(R) (s(R) the spectral norm of the "
+    "public projection R), and s is the smallest std meeting (ε, δ) by the exact Gaussian "
+    "privacy profile (Balle & Wang 2018, Theorem 8)." + _COMMON,
+    2, (), _rdp_single_release, relation=RELATION_FEATURES, valid_for=("random-projection",),
+    mixture=False))
+register_accountant(Accountant(
+    "dppro", "DPPro's Gaussian mechanism (as published)",
+    "As DPMix's comparison states it for DPPro (Xu et al. 2017): noise std "
+    "c·s(R)·√(log(1/(2δ)) + ε)/ε on each projected coordinate, i.e. sensitivity c·s(R). That "
+    "classical form is not a valid (ε, δ) bound at large ε: at ε = 10, δ = 1e-5 the exact "
+    "Gaussian profile gives δ ≈ 1e-4 even for sensitivity c·s(R), and replacing a record moves "
+    "its row by up to 2c·s(R). Kept to reproduce the paper's Table 5." + _COMMON,
+    2, (), _rdp_single_release, relation=RELATION_FEATURES, mixture=False))
 
 
 @dataclass(frozen=True)

@@ -55,14 +55,15 @@ def test_generate_baseline_with_denoise(tmp_path):
     assert main(["generate", "--dataset", "digits", "--mechanism", "dpmix", "--l", "8",
                  "--epsilon", "20", "--T", "500", "--denoise", "1", "--out", str(out)]) == 0
     card = json.loads(out.with_suffix(".json").read_text())
-    assert card["algorithm"] == "dpmix" and card["privacy"]["accountant"] == "dpmix"
+    assert card["algorithm"] == "dpmix" and card["privacy"]["accountant"] == "dpmix-clipped"
+    assert card["parameters"]["c"] == 1.0 and card["privacy"]["valid_bound"] is True
     assert card["postprocessing"][0]["sigma_pixels"] == 1.0
 
 
 BAD = [
     (["--l", "4"], "one of the arguments --epsilon --sigma-x is required"),
     (["--l", "4", "--epsilon", "10", "--sigma-x", "0.3"], "not allowed with argument"),
-    (["--l", "0", "--epsilon", "10"], "--l must be an integer >= 1"),
+    (["--l", "0", "--epsilon", "10"], "l must be an integer >= 1, got l=0"),
     (["--l", "500", "--epsilon", "10"], "fewer than l=500"),
     (["--l", "4", "--sigma-x", "-1"], "sigma_x must be a finite number >= 0"),
     (["--l", "4", "--sigma-x", "0.3", "--c", "0"], "c must be a finite number > 0"),

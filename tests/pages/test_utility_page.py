@@ -80,7 +80,7 @@ def test_renders_without_a_sweep(store, worker_calls):
     assert at.selectbox(key="utility_model").value == "auto"  # the default for every dataset
     assert at.selectbox(key="utility_model").options[0] == "auto (best measured per setting)"
     assert at.number_input(key="utility_epochs").value == 30
-    assert at.selectbox(key="utility_accountant").value == "paper"
+    assert at.selectbox(key="utility_accountant").value == "class-aware"  # DP-CDA's first accountant: a valid bound
     assert at.selectbox(key="utility_sweep").value is None
     assert not at.error and not at.get("plotly_chart")
     assert not worker_calls and store.sweeps() == []
