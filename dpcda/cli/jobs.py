@@ -111,10 +111,14 @@ def register(subparsers) -> None:
     s.add_argument("--batch-size", type=_int_at_least("--batch-size", 1), help="default 256")
     s.add_argument("--lr", type=_positive_float("--lr"), help="Adam learning rate (default 1e-3)")
     s.add_argument("--device", choices=("auto", "cpu", "cuda", "mps"))
-    s.add_argument("--mechanism", default=None,
-                   help="dp-cda (default), dpmix, local or random-projection")
-    s.add_argument("--accountant", default=None,
-                   help="privacy accountant (default: paper for dp-cda, dpmix for dpmix/local)")
+    from dpcda.mechanisms import MECHANISMS, all_accountants
+
+    s.add_argument("--mechanism", default=None, choices=MECHANISMS.names(),
+                   help="generator (default dp-cda)")
+    s.add_argument("--accountant", default=None, choices=all_accountants(),
+                   help="privacy accountant (default: the mechanism's own, a valid bound: "
+                        + "; ".join(f"{m}: {MECHANISMS.get(m).default_accountant}"
+                                    for m in MECHANISMS) + ")")
     s.add_argument("--conversion", default=None, help="RDP -> (epsilon, delta) conversion (default mironov)")
     s.add_argument("--T", dest="T", type=_list_type(parse_Ts),
                    help="synthetic samples, or a comma-separated list of them to sweep (default N)")
