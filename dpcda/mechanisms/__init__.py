@@ -44,7 +44,7 @@ register_mechanism(Mechanism(
      _norm("zscore")),
     ("class-aware", "paper", "dpmix", "dpmix-low"), "zscore",
     label_mode="hard", learner="auto", l_bound="class", onehot_label_noise=True,
-    paper_name="DP-CDA"))
+    paper_name="DP-CDA", compare_ls=(4, 16)))
 register_mechanism(Mechanism(
     "dpmix", "DPMix", generate_dpmix,
     "Mean of l random points of any class (public scaling, rows clipped to c) plus noise; "
@@ -53,7 +53,7 @@ register_mechanism(Mechanism(
      *noise_params(("dpmix-clipped", "dpmix", "dpmix-low")), _C,
      _norm("scale")),
     ("dpmix-clipped", "dpmix", "dpmix-low"), "scale",
-    label_mode="soft", learner="auto", l_bound="n", paper_name="DP-Mix"))
+    label_mode="soft", learner="auto", l_bound="n", paper_name="DP-Mix", compare_ls=(16, 64)))
 register_mechanism(Mechanism(
     "local", "Local perturbation", generate_local,
     "One random point plus Gaussian noise (DPMix with l = 1).",

@@ -73,8 +73,8 @@ def generate_dpmix_traced(X, y, *, l: int, T: int | None = None, sigma_x=None, s
     pre = fit_preprocessor(X, normalize, c=c if clip else None, bounds=bounds)
     Xp = pre(X)
     lo, hi = float(Xp.min()), float(Xp.max())
-    if lo < -1e-6 or hi > 1 + 1e-6:
-        raise ValueError(f"DPMix needs features in [0, 1] (its accountant assumes it), got values "
+    if not clip and (lo < -1e-6 or hi > 1 + 1e-6):
+        raise ValueError(f"DPMix needs features in [0, 1] (accountant {accountant!r} assumes it), got values "
                          f"in [{lo:.3g}, {hi:.3g}] after normalize={pre.method!r}; use "
                          "normalize='scale' with the data's public bounds")
     common = dict(l=l, T=T, delta=delta, n=N, d_x=d, d_y=K, c=c)

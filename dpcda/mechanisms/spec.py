@@ -82,6 +82,8 @@ class Mechanism:
     flat_output: bool = False
     #: Its row name in the DP-CDA paper's Table 5 ("" when the paper has none).
     paper_name: str = ""
+    #: The l values the Compare page runs by default (measured; see the README).
+    compare_ls: tuple[int, ...] = ()
     #: Measured settings behind the defaults (shown beside them; see the README).
     notes: str = field(default="", compare=False)
 

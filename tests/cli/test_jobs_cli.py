@@ -22,6 +22,10 @@ from dpcda.jobs.kinds import JOB_KINDS, JobKind, load_plugins
 
 REPO = Path(__file__).resolve().parents[2]
 
+from dpcda.mechanisms import MECHANISMS  # noqa: E402
+
+CDA_DEFAULT = MECHANISMS.get("dp-cda").default_accountant
+
 
 @pytest.fixture
 def db(tmp_path, monkeypatch):
@@ -90,7 +94,7 @@ def test_sweep_prints_table_writes_csv_and_reuses_results(db, tmp_path, capsys, 
     rc = _sweep(db, "--epsilons", "inf,10", "--ls", "1,4", "--runs", "3", "--out", str(out_csv))
     assert rc == 0
     out = capsys.readouterr().out
-    assert "paper accountant" in out and "0.8910 ± 0.0010" in out  # l=1, runs 0,1,2
+    assert f"{CDA_DEFAULT} accountant" in out and "0.8910 ± 0.0010" in out  # l=1, runs 0,1,2
     assert len(fake_experiment) == 12
     rows = list(csv.DictReader(out_csv.open()))
     assert [(r["epsilon"], r["l"]) for r in rows] == [("inf", "1"), ("inf", "4"), ("10.0", "1"),
@@ -100,7 +104,7 @@ def test_sweep_prints_table_writes_csv_and_reuses_results(db, tmp_path, capsys, 
     assert float(cell["mean"]) == pytest.approx(0.861)
     assert float(cell["std"]) == pytest.approx(0.001)  # sample std of 0.860, 0.861, 0.862
     assert float(cell["sigma"]) == pytest.approx(0.1) and cell["runs"] == "3"
-    assert cell["dataset"] == "digits" and cell["accountant"] == "paper"
+    assert cell["dataset"] == "digits" and cell["accountant"] == CDA_DEFAULT
     assert float(by_cell[("inf", "1")]["sigma"]) == 0.0
     # The same sweep again: every cell is reused, nothing recomputed.
     assert _sweep(db, "--epsilons", "inf,10", "--ls", "1,4", "--runs", "3") == 0
@@ -186,7 +190,7 @@ def test_sweep_over_fixed_sigmas_and_T(db, tmp_path, capsys, fake_experiment):
         (s, T, r) for s in (0.5, 1.0) for T in (200, 400) for r in (0, 1)]
     assert all(c["epsilon"] is None for c in fake_experiment)
     out = capsys.readouterr().out
-    assert "epsilon reported for each fixed sigma by the paper accountant" in out
+    assert f"epsilon reported for each fixed sigma by the {CDA_DEFAULT} accountant" in out
     assert "~4" in out and "~2" in out and "0.5 (fixed)" in out and "400" in out
     rows = list(csv.DictReader(out_csv.open()))
     assert len(rows) == 4 and {r["T"] for r in rows} == {"200.0", "400.0"}

@@ -13,6 +13,9 @@ import pytest
 
 from dpcda.jobs.db import config_hash
 from dpcda.jobs.experiment import EXPERIMENT_VERSION, normalize
+from dpcda.mechanisms import MECHANISMS
+
+CDA_DEFAULT = MECHANISMS.get("dp-cda").default_accountant  # its registry entry's first: a bound
 from tests.jobs.jobs_util import REPO
 
 
@@ -20,7 +23,7 @@ def test_normalize_fills_defaults_and_moves_training_fields():
     cfg = normalize({"dataset": "digits", "epsilon": 10, "l": 4, "model": "linear", "epochs": 2})
     assert cfg["epsilon"] == 10.0 and isinstance(cfg["epsilon"], float)
     assert (cfg["l"], cfg["run"], cfg["T"], cfg["c"], cfg["delta"]) == (4, 0, None, 1.0, 1e-5)
-    assert (cfg["accountant"], cfg["conversion"], cfg["mechanism"]) == ("paper", "mironov", "dp-cda")
+    assert (cfg["accountant"], cfg["conversion"], cfg["mechanism"]) == (CDA_DEFAULT, "mironov", "dp-cda")
     assert cfg["train"]["model"] == "linear" and cfg["train"]["epochs"] == 2
     assert cfg["train"]["clip_norm"] == 1.0 and "model" not in cfg
     assert cfg["experiment_version"] == EXPERIMENT_VERSION
@@ -31,7 +34,7 @@ def test_normalize_fills_defaults_and_moves_training_fields():
 def test_normalized_spellings_share_one_dedup_key():
     a = normalize({"dataset": "digits", "epsilon": 10, "l": 4, "model": "linear"})
     b = normalize({"l": 4.0, "train": {"model": "linear"}, "epsilon": 10.0, "dataset": "digits",
-                   "delta": 1e-5, "accountant": "paper"})
+                   "delta": 1e-5, "accountant": CDA_DEFAULT})
     assert config_hash("experiment", a) == config_hash("experiment", b)
     c = normalize({"dataset": "digits", "epsilon": 10, "l": 4, "model": "linear", "run": 1})
     assert config_hash("experiment", a) != config_hash("experiment", c)
@@ -56,7 +59,7 @@ def test_normalized_spellings_share_one_dedup_key():
     ({"dataset": "digits", "mechanism": "random-projection"}, "epsilon must be finite"),
     ({"dataset": "digits", "mechanism": "local", "l": 4}, "l must be 1 for mechanism='local'"),
     ({"dataset": "digits", "mechanism": "dpmix", "accountant": "paper"},
-     "accountant must be one of dpmix, dpmix-low for mechanism='dpmix'"),
+     "accountant must be one of dpmix-clipped, dpmix, dpmix-low for mechanism='dpmix'"),
     ({"dataset": "digits", "normalization": "minmax"}, "normalization must be one of"),
 ])
 
@@ -67,7 +70,8 @@ def test_normalize_rejects_bad_values(config, message):
 
 def test_mechanism_defaults_are_resolved_before_hashing():
     cfg = normalize({"dataset": "digits", "mechanism": "dpmix", "epsilon": 10, "l": 200})
-    assert (cfg["accountant"], cfg["normalization"]) == ("dpmix", "scale")  # l may exceed a class
+    assert (cfg["accountant"], cfg["normalization"]) == ("dpmix-clipped", "scale")  # l may exceed a class
+    assert cfg["train"]["label_mode"] == MECHANISMS.get("dpmix").label_mode == "soft"
     assert normalize({"dataset": "digits"})["normalization"] == "zscore"
 
 
@@ -85,14 +89,14 @@ def test_end_to_end_sweep_on_digits(tmp_path):
     rows = {(r["epsilon"], r["l"]): r for r in csv.DictReader(out_csv.open())}
     assert set(rows) == {("inf", "1"), ("inf", "4"), ("10.0", "1"), ("10.0", "4")}
     for r in rows.values():
-        assert r["runs"] == "1" and r["failed"] == "0" and r["accountant"] == "paper"
+        assert r["runs"] == "1" and r["failed"] == "0" and r["accountant"] == CDA_DEFAULT
         assert 0.0 <= float(r["mean"]) <= 1.0
     assert float(rows[("inf", "1")]["sigma"]) == 0.0
     assert float(rows[("10.0", "4")]["sigma"]) > 0.0
     assert float(rows[("10.0", "1")]["sigma"]) > float(rows[("10.0", "4")]["sigma"])  # mixing helps
     assert float(rows[("inf", "1")]["mean"]) > 0.7  # clean data, 10 classes: far above chance
     assert float(rows[("10.0", "4")]["mean"]) > 0.3  # measured about 0.84; chance is 0.1
-    assert "digits" in out.stdout and "paper accountant" in out.stdout
+    assert "digits" in out.stdout and f"{CDA_DEFAULT} accountant" in out.stdout
 
 
 @pytest.mark.parametrize("model, expect_noise", [("lda", True), ("ncm", False)])
@@ -184,7 +188,7 @@ def test_fixed_sigma_point_reports_the_accountants_epsilon():
     from dpcda.jobs.experiment import run_experiment
     from dpcda.privacy import PrivacyParams, compute_epsilon
 
-    out = run_experiment({"dataset": "digits", "sigma": 0.5, "l": 4, "T": 800,
+    out = run_experiment({"dataset": "digits", "sigma": 0.5, "l": 4, "T": 800, "accountant": "paper",
                           "train": {"model": "ncm", "epochs": 1}})
     assert out["sigma_x"] == pytest.approx(0.5) and out["sigma_y"] == pytest.approx(0.5)
     assert out["sigma_target"] == 0.5 and out["epsilon_target"] is None

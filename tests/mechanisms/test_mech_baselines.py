@@ -34,7 +34,7 @@ def test_dpmix_mixes_any_class_with_soft_labels():
     X, y = _unit_blocks()
     T, l = 6000, 4
     rel, tr = generate_dpmix_traced(X, y, l=l, T=T, sigma_x=0, sigma_y=0, normalize="none",
-                                    seed=1, return_indices=True)
+                                    seed=1, return_indices=True, accountant="dpmix")  # unclipped
     idx = tr.indices
     assert (np.diff(np.sort(idx, axis=1), axis=1) > 0).all()
     np.testing.assert_allclose(rel.X, X[idx].mean(axis=1), atol=1e-6)
@@ -51,7 +51,7 @@ def test_dpmix_mixes_any_class_with_soft_labels():
 def test_dpmix_noise_and_accounting():
     X, y = _unit_blocks()
     rel, tr = generate_dpmix_traced(X, y, l=3, T=4000, sigma_x=0.4, sigma_y=0.2, normalize="none",
-                                    seed=2, return_indices=True)
+                                    seed=2, return_indices=True, accountant="dpmix")
     nx = (rel.X - X[tr.indices].mean(axis=1)).ravel()
     chi = (nx.size - 1) * nx.var(ddof=1) / 0.4**2
     assert abs(chi - (nx.size - 1)) < 5 * math.sqrt(2 * (nx.size - 1))
@@ -64,8 +64,10 @@ def test_dpmix_noise_and_accounting():
 def test_dpmix_requires_features_in_unit_interval():
     X, y = make_blocks()  # values up to 2
     with pytest.raises(ValueError, match=r"DPMix needs features in \[0, 1\]"):
-        generate("dpmix", X, y, l=2, sigma_x=0.5, normalize="none")
-    with pytest.raises(ValueError, match="accountant must be one of dpmix, dpmix-low"):
+        generate("dpmix", X, y, l=2, sigma_x=0.5, normalize="none", accountant="dpmix")
+    clipped = generate("dpmix", X, y, l=2, sigma_x=0.0, sigma_y=0.0, normalize="none", c=1.5)
+    assert np.linalg.norm(clipped.X, axis=1).max() <= 1.5 + 1e-5  # the default clips to c
+    with pytest.raises(ValueError, match="accountant must be one of dpmix-clipped, dpmix, dpmix-low"):
         generate("dpmix", X / 2, y, l=2, sigma_x=0.5, normalize="none", accountant="paper")
     with pytest.raises(ValueError, match=r"l must be an integer in \[1, 130\]"):
         generate("dpmix", X / 2, y, l=131, sigma_x=0.5, normalize="none")
@@ -73,7 +75,7 @@ def test_dpmix_requires_features_in_unit_interval():
 
 def test_local_perturbation_is_one_point_plus_noise():
     X, y = _unit_blocks()
-    rel = generate_local(X, y, T=300, sigma_x=0, sigma_y=0, normalize="none", seed=3)
+    rel = generate_local(X, y, T=300, sigma_x=0, sigma_y=0, normalize="none", seed=3, c=100.0)
     dist = ((rel.X[:, None, :] - X[None]) ** 2).sum(-1)
     assert dist.min(axis=1).max() < 1e-12
     assert (y[dist.argmin(axis=1)] == rel.y).all()
@@ -85,7 +87,8 @@ def test_local_perturbation_is_one_point_plus_noise():
 def test_random_projection_noise_std_and_card():
     X, y = _unit_blocks()
     eps, delta, p = 2.0, 1e-5, 8
-    rel = generate_random_projection(X, y, epsilon=eps, delta=delta, p=p, normalize="none", seed=4)
+    rel = generate_random_projection(X, y, epsilon=eps, delta=delta, p=p, normalize="none", seed=4,
+                                     accountant="dppro")  # as published
     R = rel.extras["projection"]
     assert R.shape == (p, X.shape[1]) and rel.X.shape == (len(X), p)
     s_R = np.linalg.norm(R.astype(np.float64), 2)
@@ -94,6 +97,7 @@ def test_random_projection_noise_std_and_card():
     assert card["parameters"]["p"] == p and card["release"]["projection_shape"] == [p, 20]
     assert card["parameters"]["noise_std"] == pytest.approx(std, rel=1e-5)
     assert card["privacy"]["accountant"] == "dppro" and card["privacy"]["epsilon"] == eps
+    assert card["privacy"]["valid_bound"] is False
     resid = (rel.X - rel.preprocess(X)).ravel().astype(np.float64)
     chi = (resid.size - 1) * resid.var(ddof=1) / std**2
     assert abs(chi - (resid.size - 1)) < 5 * math.sqrt(2 * (resid.size - 1))

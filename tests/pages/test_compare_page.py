@@ -15,6 +15,8 @@ from streamlit.testing.v1 import AppTest
 
 from dpcda import reference
 from dpcda.jobs import JobStore, Worker, sweep_results
+from dpcda.mechanisms import MECHANISMS
+from dpcda.privacy import NOT_A_BOUND
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = str(ROOT / "pages" / "compare.py")
@@ -66,6 +68,7 @@ def test_table_has_the_papers_mnist_numbers(store, worker_calls, epsilon):
     expected = {r.method: r.accuracy for r in reference.table5("mnist") if r.epsilon == epsilon}
     for name in FOUR:
         assert table.loc[name, "paper (Table 5)"] == pytest.approx(expected[PAPER_ROW[name]])
+        assert table.loc[name, "accountant"] == "—" and table.loc[name, "runs"] == 0  # none run
     gs_wgan = table.loc["GS-WGAN", "paper (Table 5)"]  # quoted: reported at epsilon = 10 only
     assert gs_wgan == pytest.approx(0.800) if epsilon == 10 else math.isnan(gs_wgan)
     bars = json.loads(at.get("plotly_chart")[0].proto.spec)["data"]
@@ -76,11 +79,13 @@ def test_table_has_the_papers_mnist_numbers(store, worker_calls, epsilon):
 
 
 def test_launch_runs_one_job_per_mechanism_and_run_and_shows_ours(store, worker_calls):
+    """Defaults: every mechanism at the same epsilon, delta and c, each with its registry entry's
+    accountant (a valid bound for it), learner and label mode."""
     at = run(AppTest.from_file(PAGE, default_timeout=60))
     at.number_input(key="compare_runs").set_value(2)
     at.number_input(key="compare_epochs").set_value(1)
-    at.selectbox(key="compare_model").set_value("ncm")
-    at.selectbox(key="compare_rp_model").set_value("ncm")
+    for m in ("dp-cda", "dpmix"):
+        at.multiselect(key=f"compare_l_{m}").set_value([4])
     run(at)
     at.button(key="compare_launch").click()
     run(at)
@@ -88,11 +93,14 @@ def test_launch_runs_one_job_per_mechanism_and_run_and_shows_ours(store, worker_
     (sweep,) = store.sweeps()
     jobs = store.jobs(sweep_id=sweep.id)
     assert sorted((j.config["mechanism"], j.config["run"]) for j in jobs) == sorted(
-        (m, r) for m in ("dp-cda", "dpmix", "local", "random-projection") for r in (0, 1))
-    assert {j.config["epsilon"] for j in jobs} == {10.0}
-    by_mech = {j.config["mechanism"]: j.config for j in jobs}
-    assert (by_mech["dp-cda"]["l"], by_mech["dp-cda"]["accountant"]) == (4, "paper")
-    assert (by_mech["dpmix"]["l"], by_mech["dpmix"]["accountant"]) == (16, "dpmix")
+        (m, r) for m in MECHANISMS.names() for r in (0, 1))
+    assert {(j.config["epsilon"], j.config["delta"], j.config["c"]) for j in jobs} == {(10.0, 1e-5, 1.0)}
+    for j in jobs:
+        spec = MECHANISMS.get(j.config["mechanism"])
+        assert j.config["accountant"] == spec.default_accountant
+        assert spec.is_valid_bound(j.config["accountant"])
+        assert j.config["train"]["label_mode"] == ("hard" if j.config["train"]["model"] == "tree"
+                                                   else spec.label_mode)
     assert len(worker_calls) == 1
     assert at.selectbox(key="compare_sweep").value == sweep.id
 
@@ -101,15 +109,31 @@ def test_launch_runs_one_job_per_mechanism_and_run_and_shows_ours(store, worker_
     assert not at.error
     table = at.dataframe[0].value.set_index("method")
     res = sweep_results(store, sweep.id).set_index("mechanism")
-    for mech, name in zip(("dp-cda", "dpmix", "local", "random-projection"), FOUR):
-        assert table.loc[name, "runs"] == 2
-        assert table.loc[name, "ours: accuracy"] == pytest.approx(res.loc[mech, "mean"])
-    assert table.loc["DP-CDA", "accountant"] == "paper"
-    assert table.loc["DPMix", "accountant"] == "dpmix"
-    assert table.loc["Random projection (DPPro)", "accountant"] == "dppro"
-    assert (table.loc[FOUR, "achieved ε"] <= 10 + 1e-6).all()
+    for mech, name in zip(MECHANISMS.names(), FOUR):
+        row = table.loc[name]
+        assert row["runs"] == 2 and row["accuracy"] == pytest.approx(res.loc[mech, "mean"])
+        assert row["accountant"] == MECHANISMS.get(mech).default_accountant
+        assert row["neighbouring relation"].startswith("Two datasets are neighbours")
+        assert row["learner"] != "—" and row["σ"] > 0
+    assert table.loc["DPMix", "labels"] == "soft" and table.loc["Local perturbation", "l tried"] == "—"
+    assert (table.loc[FOUR, "ε"] <= 10 + 1e-6).all()
+    assert "None" not in table.astype(str).to_numpy()
     ours = next(t for t in json.loads(at.get("plotly_chart")[0].proto.spec)["data"] if t["name"] == "ours")
     assert ours["x"] == FOUR and ours["error_y"]["visible"] is True
+
+
+def test_a_papers_accountant_is_labelled_not_a_bound(store, worker_calls):
+    at = run(AppTest.from_file(PAGE, default_timeout=60))
+    at.multiselect(key="compare_mechs").set_value(["dpmix"])
+    at.selectbox(key="compare_acc_dpmix").set_value("dpmix-low")
+    at.number_input(key="compare_runs").set_value(1)
+    run(at)
+    at.button(key="compare_launch").click()
+    run(at)
+    (sweep,) = store.sweeps()
+    assert {j.config["accountant"] for j in store.jobs(sweep_id=sweep.id)} == {"dpmix-low"}
+    table = at.dataframe[0].value.set_index("method")
+    assert table.loc["DPMix", "accountant"] == f"dpmix-low ({NOT_A_BOUND})"
 
 
 def test_no_mechanism_selected_is_an_error(store, worker_calls):
@@ -127,8 +151,8 @@ def test_several_l_show_the_best_one_per_mechanism(store, worker_calls):
     shows the one with the highest mean accuracy, every l in an expander."""
     at = run(AppTest.from_file(PAGE, default_timeout=60))
     at.multiselect(key="compare_mechs").set_value(["dp-cda", "dpmix"])
-    at.multiselect(key="compare_l_cda").set_value([1, 4])
-    at.multiselect(key="compare_l_mix").set_value([16, 64])
+    at.multiselect(key="compare_l_dp-cda").set_value([1, 4])
+    at.multiselect(key="compare_l_dpmix").set_value([16, 64])
     at.number_input(key="compare_runs").set_value(1)
     run(at)
     at.button(key="compare_launch").click()
@@ -146,8 +170,8 @@ def test_several_l_show_the_best_one_per_mechanism(store, worker_calls):
                                                    "accountant": c["accountant"]})
     run(at)
     table = at.dataframe[0].value.set_index("method")
-    assert (table.loc["DP-CDA", "l"], table.loc["DP-CDA", "ours: accuracy"]) == (4, pytest.approx(0.80))
-    assert (table.loc["DPMix", "l"], table.loc["DPMix", "ours: accuracy"]) == (16, pytest.approx(0.40))
+    assert (table.loc["DP-CDA", "l"], table.loc["DP-CDA", "accuracy"]) == (4, pytest.approx(0.80))
+    assert (table.loc["DPMix", "l"], table.loc["DPMix", "accuracy"]) == (16, pytest.approx(0.40))
     assert table.loc["DP-CDA", "σ"] == pytest.approx(0.4)  # the best l's own sigma
     assert table.loc["DP-CDA", "l tried"] == "1, 4" and table.loc["DPMix", "l tried"] == "16, 64"
     assert any("best l" in c.value for c in at.caption)
@@ -157,7 +181,7 @@ def test_several_l_show_the_best_one_per_mechanism(store, worker_calls):
 
 def test_empty_l_list_and_unknown_comparison_are_reported(store, worker_calls):
     at = run(AppTest.from_file(PAGE, default_timeout=60))
-    at.multiselect(key="compare_l_mix").set_value([])
+    at.multiselect(key="compare_l_dpmix").set_value([])
     run(at)
     at.button(key="compare_launch").click()
     run(at)

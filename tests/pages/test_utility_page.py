@@ -23,6 +23,10 @@ ROOT = Path(__file__).resolve().parents[2]
 PAGE = str(ROOT / "pages" / "utility.py")
 INF = math.inf
 
+from dpcda.mechanisms import MECHANISMS  # noqa: E402
+
+CDA_DEFAULT = MECHANISMS.get("dp-cda").default_accountant
+
 
 @pytest.fixture
 def store(monkeypatch, tmp_path) -> JobStore:
@@ -139,7 +143,7 @@ def test_launch_queues_a_sweep_and_starts_a_worker_then_shows_results(store, wor
     assert {(j.config["epsilon"], j.config["l"], j.config["run"]) for j in jobs} == {
         (e, l, r) for e in (INF, 10.0) for l in (1, 2) for r in (0, 1)}
     assert {j.config["train"]["model"] for j in jobs} == {"ncm"}
-    assert {j.config["accountant"] for j in jobs} == {"paper"}
+    assert {j.config["accountant"] for j in jobs} == {CDA_DEFAULT}
     assert all(j.status == "queued" for j in jobs)
     assert len(worker_calls) == 1 and Path(worker_calls[0].path) == store.path
     # The sweep is selected and in the address, so a refreshed tab finds it again.
@@ -165,15 +169,15 @@ def test_launch_queues_a_sweep_and_starts_a_worker_then_shows_results(store, wor
     table = at.dataframe[0].value
     assert len(table) == 4 and set(table["runs"]) == {2}
     private = table[table["epsilon_target"] == "10"]
-    assert (private["accountant"] == "paper").all() and (private["conversion"] == "mironov").all()
+    assert (private["accountant"] == CDA_DEFAULT).all() and (private["conversion"] == "mironov").all()
     assert (private["sigma_x"] > 0).all()
     assert (private["epsilon_achieved"].astype(float) <= 10 + 1e-9).all()
     assert (table[table["epsilon_target"] == "∞"]["sigma_x"] == 0).all()
     assert at.get("download_button")
     notes = " ".join(m.value for m in at.markdown)
-    assert "**ε = 10**: σ calibrated" in notes and "**paper** accountant" in notes
+    assert "**ε = 10**: σ calibrated" in notes and f"**{CDA_DEFAULT}** accountant" in notes
     assert "no privacy guarantee" in notes
-    assert any("Privacy footnote" in c.value and "paper" in c.value for c in at.caption)
+    assert any("Privacy footnote" in c.value and CDA_DEFAULT in c.value for c in at.caption)
 
 
 def test_query_param_reopens_a_sweep_with_paper_overlay_for_fashion_mnist(store, worker_calls):
@@ -285,7 +289,7 @@ def test_accuracy_versus_fixed_sigma_runs_and_draws_epsilon_on_a_second_axis(sto
     assert len(ours) == 1 and ours[0]["x"] == [0.0, 0.5, 2.0]
     res = sweep_results(store, sweep.id)
     assert ours[0]["y"][0] == pytest.approx(res[res["epsilon"] == INF]["mean"].iloc[0])
-    (eps_trace,) = [t for t in spec["data"] if t["name"].startswith("ε (paper)")]
+    (eps_trace,) = [t for t in spec["data"] if t["name"].startswith(f"ε ({CDA_DEFAULT})")]
     assert eps_trace["yaxis"] == "y2" and eps_trace["x"] == [0.5, 2.0]  # ∞ at σ = 0 is not drawn
     assert eps_trace["y"][0] > eps_trace["y"][1] > 0  # more noise, smaller epsilon
     assert spec["layout"]["yaxis2"]["type"] == "log"
@@ -293,7 +297,7 @@ def test_accuracy_versus_fixed_sigma_runs_and_draws_epsilon_on_a_second_axis(sto
     assert table["sigma_fixed"].tolist()[1:] == [0.5, 2.0]
     assert table["epsilon_target"].tolist() == ["∞", "", ""]  # only σ = 0 is a target (∞)
     notes = " ".join(m.value for m in at.markdown)
-    assert "**Fixed σ**" in notes and "**paper** accountant" in notes and "no privacy guarantee" in notes
+    assert "**Fixed σ**" in notes and f"**{CDA_DEFAULT}** accountant" in notes and "no privacy guarantee" in notes
     assert any("figures only" in c.value for c in at.caption)  # no thesis numbers to overlay
 
 
