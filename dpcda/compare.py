@@ -13,7 +13,8 @@ Pure pandas; no streamlit.
 from __future__ import annotations
 
 import math
-from typing import Any, Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 from dpcda import reference
 

@@ -7,8 +7,16 @@ from types import SimpleNamespace
 
 import pytest
 
-from dpcda.compare import (DASH, TABLE_COLUMNS, best_per_mechanism, compare_jobs, compare_table,
-                           default_ls, every_l_table, paper_table5)
+from dpcda.compare import (
+    DASH,
+    TABLE_COLUMNS,
+    best_per_mechanism,
+    compare_jobs,
+    compare_table,
+    default_ls,
+    every_l_table,
+    paper_table5,
+)
 from dpcda.mechanisms import MECHANISMS
 from dpcda.privacy import NOT_A_BOUND
 

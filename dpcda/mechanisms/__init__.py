@@ -17,15 +17,26 @@ from __future__ import annotations
 
 import inspect
 
-from dpcda.mechanisms.baselines import generate_dpmix, generate_local, generate_random_projection
+from dpcda.mechanisms.baselines import (
+    generate_dpmix,
+    generate_local,
+    generate_random_projection,
+)
 from dpcda.mechanisms.denoise import denoise, gaussian_filter_images
 from dpcda.mechanisms.dp_cda import DPCDAConfig, generate_dpcda
 from dpcda.mechanisms.prepare import NORMALIZE_CHOICES, Preprocessor, fit_preprocessor
 from dpcda.mechanisms.release import Release, load_npz, save_npz, to_csv_bytes
 from dpcda.mechanisms.sampling import sample_subsets
-from dpcda.mechanisms.spec import (MECHANISMS, Mechanism, Param, all_accountants, list_mechanisms,
-                                   noise_params, register_mechanism, unregister_mechanism)
-
+from dpcda.mechanisms.spec import (
+    MECHANISMS,
+    Mechanism,
+    Param,
+    all_accountants,
+    list_mechanisms,
+    noise_params,
+    register_mechanism,
+    unregister_mechanism,
+)
 
 
 def _norm(default: str) -> Param:

@@ -11,8 +11,9 @@ a fixed noise scale. Adding a mechanism = one module with its generator + one
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from dpcda.checks import check_choice, check_float, check_int
 from dpcda.registry import Registry

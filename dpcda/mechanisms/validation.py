@@ -3,12 +3,15 @@ scalar checks of :mod:`dpcda.checks` (the one family of input checks)."""
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
-from dpcda.checks import (check_delta, check_float, check_int, check_sigma_pair,  # noqa: F401
-                          check_sigmas)  # the scalar checks, re-exported for the generators
+from dpcda.checks import (  # noqa: F401
+    check_delta,
+    check_float,
+    check_int,
+    check_sigma_pair,
+    check_sigmas,  # the scalar checks, re-exported for the generators
+)
 
 
 def check_features(X) -> np.ndarray:

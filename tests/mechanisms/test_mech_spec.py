@@ -7,9 +7,16 @@ import json
 import numpy as np
 import pytest
 
-from dpcda.mechanisms import (MECHANISMS, Mechanism, Param, all_accountants, generate_dpmix,
-                              register_mechanism, unregister_mechanism)
-from dpcda.privacy import ACCOUNTANTS, Accountant, NOT_A_BOUND, get_accountant
+from dpcda.mechanisms import (
+    MECHANISMS,
+    Mechanism,
+    Param,
+    all_accountants,
+    generate_dpmix,
+    register_mechanism,
+    unregister_mechanism,
+)
+from dpcda.privacy import ACCOUNTANTS, NOT_A_BOUND, Accountant, get_accountant
 
 
 def _toy_generate(X, y, *, l, epsilon=None, sigma_x=None, sigma_y=None, delta=1e-5, T=None,
