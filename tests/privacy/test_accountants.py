@@ -37,13 +37,28 @@ def best(orders, rdp, delta, conversion):
 
 
 def test_registry_names_and_info():
-    assert list_accountants() == ["paper", "class-aware", "dpmix", "dpmix-low"]
+    assert list_accountants() == ["paper", "class-aware", "dpmix", "dpmix-clipped", "dpmix-low"]
+    # single-release accountants (their generators calibrate directly) are listed on request
+    assert list_accountants(every=True)[-2:] == ["gaussian", "dppro"]
     assert list_conversions() == ["mironov", "improved"]
     for name in list_accountants():
         info = ACCOUNTANT_INFO[name]
         assert info.title and len(info.assumptions) > 80
     assert "T" in ACCOUNTANT_INFO["paper"].assumptions
     assert "floor(T/K)" in ACCOUNTANT_INFO["class-aware"].assumptions
+
+
+def test_dpmix_clipped_is_the_paper_formula_valid_for_dpmix_and_local():
+    """DPMix as implemented (clipped, all-N mixing) is what Theorem 1 analyses: same epsilon,
+    but registered as a bound for dpmix and local, not for dp-cda."""
+    p = PrivacyParams(l=16, sigma_x=0.1, sigma_y=0.1, c=1.0, T=60000, n=60000, delta=1e-5)
+    a = compute_epsilon(p, accountant="paper").epsilon
+    b = compute_epsilon(p, accountant="dpmix-clipped").epsilon
+    assert a == b and math.isfinite(a)
+    assert ACCOUNTANT_INFO["dpmix-clipped"].valid_for == ("dpmix", "local")
+    assert ACCOUNTANT_INFO["paper"].valid_for == ()
+    with pytest.raises(ValueError, match="one Gaussian release"):
+        compute_epsilon(p, accountant="gaussian")
 
 
 # --------------------------------------------------------------------------------------------
@@ -300,7 +315,7 @@ def test_bad_parameters(kw, words):
     ("dpmix", dict(d_y=10), ["'dpmix' needs d_x and d_y", "d_x=None"]),
     ("dpmix-low", dict(), ["'dpmix-low' needs d_x and d_y", "d_x=None, d_y=None"]),
     ("class-aware", dict(), ["'class-aware' needs class_counts", "class_counts=None"]),
-    ("nope", dict(), ["unknown accountant 'nope'", "paper, class-aware, dpmix, dpmix-low"]),
+    ("nope", dict(), ["unknown accountant 'nope'", "paper, class-aware, dpmix, dpmix-clipped, dpmix-low"]),
 ])
 def test_bad_accountant_requests(acc, kw, words):
     with pytest.raises(ValueError) as exc:
