@@ -73,11 +73,22 @@ def start_worker(store, noun: str = "sweep") -> None:
 
 
 def open_job_store():
-    """The job store shared by every session; on failure an ``st.error`` and the page stops."""
+    """The job store shared by every session. A store that cannot be used: one message (the path
+    in an expander; for a corrupt store a button that moves it aside) and the page stops."""
     from dpcda.jobs import JobStore
+    from dpcda.jobs.store_errors import StoreError, move_aside
 
     try:
         return JobStore()
+    except StoreError as exc:
+        st.error(exc.plain)
+        with st.expander("Details"):
+            st.code(str(exc.path), language=None)
+            if exc.code == "corrupt" and st.button("Move it aside and start a fresh store",
+                                                   key="jobs_move_aside"):
+                st.info(f"Kept the old file as {move_aside(exc.path).name}.")
+                st.rerun()
+        st.stop()
     except (OSError, RuntimeError, ValueError) as exc:
         st.error(f"Cannot open the job store: {exc}")
         st.stop()

@@ -15,7 +15,7 @@ import importlib
 import sys
 
 # Command modules, in the order their commands are listed in ``--help``.
-COMMAND_MODULES = ("dpcda.cli.privacy", "dpcda.cli.generate", "dpcda.cli.jobs")
+COMMAND_MODULES = ("dpcda.cli.privacy", "dpcda.cli.generate", "dpcda.cli.jobs", "dpcda.cli.store")
 
 
 class UsageError(Exception):

@@ -18,6 +18,8 @@ import sqlite3
 from pathlib import Path
 from typing import Any, Iterator
 
+from dpcda.jobs.store_errors import StoreError, precheck, translated
+
 SCHEMA_VERSION = 1
 BUSY_TIMEOUT_MS = 30_000
 JOB_STATUSES = ("queued", "running", "done", "failed", "cancelled")
@@ -104,38 +106,54 @@ def resolve_db_path(db: str | os.PathLike | None) -> Path:
 
 def _open(path: Path) -> sqlite3.Connection:
     # isolation_level=None: autocommit; transactions are explicit (BEGIN IMMEDIATE).
-    conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
-    conn.row_factory = sqlite3.Row
-    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-    conn.execute("PRAGMA foreign_keys = ON")
-    conn.execute("PRAGMA synchronous = NORMAL")
+    with translated(path):
+        conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+        try:
+            conn.row_factory = sqlite3.Row
+            conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            conn.execute("PRAGMA foreign_keys = ON")
+            conn.execute("PRAGMA synchronous = NORMAL")
+        except BaseException:
+            conn.close()
+            raise
     return conn
 
 
 def initialise(path: Path) -> None:
-    """Create the file, switch it to WAL and create the tables (idempotent)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """Create the file, switch it to WAL and create the tables (idempotent).
+
+    Any problem with the file raises :class:`~dpcda.jobs.store_errors.StoreError` (one plain
+    sentence with a ``code``); a corrupt file is never overwritten.
+    """
+    precheck(path)
     conn = _open(path)
     try:
-        if conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION and str(
-                conn.execute("PRAGMA journal_mode").fetchone()[0]).lower() == "wal":
-            return  # already set up: no write lock needed
-        mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
-        if str(mode).lower() != "wal":  # e.g. a file system without shared memory
-            raise RuntimeError(f"could not switch {path} to WAL mode (got {mode!r})")
-        version = conn.execute("PRAGMA user_version").fetchone()[0]
-        if version > SCHEMA_VERSION:
-            raise RuntimeError(
-                f"{path} has job-store schema version {version}; this dpcda understands "
-                f"up to {SCHEMA_VERSION}: upgrade dpcda"
-            )
-        conn.execute("BEGIN IMMEDIATE")
+        with translated(path):
+            _initialise(conn, path)
+    finally:
+        conn.close()
+
+
+def _initialise(conn: sqlite3.Connection, path: Path) -> None:
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    if version > SCHEMA_VERSION:
+        raise StoreError("newer-schema", path,
+                         f"schema version {version}; this dpcda understands {SCHEMA_VERSION}")
+    if version == SCHEMA_VERSION and str(
+            conn.execute("PRAGMA journal_mode").fetchone()[0]).lower() == "wal":
+        return  # already set up: no write lock needed
+    mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+    if str(mode).lower() != "wal":  # e.g. a file system without shared memory
+        raise StoreError("io", path, f"could not switch to WAL mode (got {mode!r})")
+    conn.execute("BEGIN IMMEDIATE")
+    try:
         for statement in _statements():  # not executescript(): it would COMMIT first
             conn.execute(statement)
         conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-        conn.execute("COMMIT")
-    finally:
-        conn.close()
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
 
 
 def _statements() -> list[str]:
@@ -144,10 +162,11 @@ def _statements() -> list[str]:
 
 @contextlib.contextmanager
 def connection(path: Path) -> Iterator[sqlite3.Connection]:
-    """A connection for reads (autocommit); closed on exit."""
+    """A connection for reads (autocommit); closed on exit. File problems: ``StoreError``."""
     conn = _open(path)
     try:
-        yield conn
+        with translated(path):
+            yield conn
     finally:
         conn.close()
 
@@ -158,13 +177,14 @@ def transaction(path: Path) -> Iterator[sqlite3.Connection]:
     read-then-update inside it is atomic with respect to every other process)."""
     conn = _open(path)
     try:
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            yield conn
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-        conn.execute("COMMIT")
+        with translated(path):
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
     finally:
         conn.close()
 

@@ -1,0 +1,28 @@
+"""A corrupt job store on the Utility page: one message, the path behind an expander, a button
+that moves it aside; no traceback."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "utility.py")
+
+
+def test_corrupt_store_is_one_message_and_can_be_moved_aside(monkeypatch, tmp_path):
+    monkeypatch.setenv("DPCDA_HOME", str(tmp_path))
+    db = tmp_path / "jobs.sqlite3"
+    db.write_bytes(os.urandom(8192))
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.run()
+    assert not at.exception, at.exception
+    assert [e.value for e in at.error] and len(at.error) == 1
+    assert "cannot be used" in at.error[0].value and str(tmp_path) not in at.error[0].value
+    button = at.button(key="jobs_move_aside")
+    button.click()
+    at.run()
+    assert not at.exception, at.exception
+    assert len(list(tmp_path.glob("jobs.sqlite3.corrupt-*"))) == 1
+    assert not at.error  # a fresh store: the page renders normally
