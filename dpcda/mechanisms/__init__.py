@@ -64,7 +64,10 @@ register_mechanism(Mechanism(
      *noise_params(("dpmix-clipped", "dpmix", "dpmix-low")), _C,
      _norm("scale")),
     ("dpmix-clipped", "dpmix", "dpmix-low"), "scale",
-    label_mode="soft", learner="auto", l_bound="n", paper_name="DP-Mix", compare_ls=(16, 64)))
+    label_mode="soft", learner="auto", l_bound="n", paper_name="DP-Mix", compare_ls=(16, 32),
+    notes="MNIST, epsilon = 10, 2 runs: lda + soft labels 0.793 / 0.818 / 0.824 / 0.815 / 0.803 "
+          "at l = 4 / 8 / 16 / 32 / 64; linear + soft 0.765 (l = 16), 0.799 (l = 64); "
+          "lda + hard 0.792 (l = 16)"))
 register_mechanism(Mechanism(
     "local", "Local perturbation", generate_local,
     "One random point plus Gaussian noise (DPMix with l = 1).",
@@ -72,7 +75,8 @@ register_mechanism(Mechanism(
      _norm("scale")),
     ("dpmix-clipped", "dpmix", "dpmix-low"), "scale",
     label_mode="hard", learner="auto", l_bound="n", onehot_label_noise=True,
-    paper_name="Local Perturbation"))
+    paper_name="Local Perturbation",
+    notes="MNIST, epsilon = 10, 2 runs: lda (noise-aware, hard labels) 0.686, linear + soft 0.541"))
 register_mechanism(Mechanism(
     "random-projection", "Random projection (DPPro)", generate_random_projection,
     "Every point clipped, projected by a Gaussian matrix R (p x d) plus Gaussian noise.",
@@ -83,7 +87,8 @@ register_mechanism(Mechanism(
      _norm("scale")),
     ("gaussian", "dppro"), "scale",
     label_mode="hard", learner="auto", target_epsilon=True, noise_scale=False, l_bound="n",
-    flat_output=True, paper_name="Random Projection"))
+    flat_output=True, paper_name="Random Projection",
+    notes="MNIST, epsilon = 10, 2 runs (gaussian accountant): lda 0.600, fc (10 epochs) 0.102"))
 
 
 def generate(mechanism: str, X, y, **params) -> Release:
