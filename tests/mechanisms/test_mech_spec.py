@@ -155,3 +155,15 @@ def test_gaussian_profile_matches_a_known_value():
     s = gaussian_sigma(2.0, 1e-6, sensitivity=3.0)
     assert gaussian_epsilon(s, 1e-6, sensitivity=3.0) == pytest.approx(2.0, rel=1e-8)
     assert get_accountant("gaussian").valid_for == ("random-projection",)
+
+
+def test_a_papers_accountant_that_is_not_a_bound_is_labelled_on_the_card():
+    rng = np.random.default_rng(1)
+    X, y = rng.uniform(size=(300, 6)), np.repeat([0, 1, 2], 100)
+    low = generate_dpmix(X, y, l=4, epsilon=5.0, accountant="dpmix-low", normalize="none", seed=1)
+    assert low.card["privacy"]["valid_bound"] is False
+    assert NOT_A_BOUND in low.card["privacy"]["epsilon_text"] and NOT_A_BOUND in low.summary()
+    ok = generate_dpmix(X, y, l=4, epsilon=5.0, normalize="none", seed=1)
+    assert ok.card["privacy"]["valid_bound"] is True
+    assert NOT_A_BOUND not in ok.summary()
+    assert ok.card["privacy"]["relation"].startswith("Two datasets are neighbours when one record")
