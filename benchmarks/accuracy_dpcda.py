@@ -7,7 +7,8 @@ A learner is ``model[:cnn_norm][+option=value...]``, e.g. ``cnn:bn+eval_noise=1`
 test images with noise of the release's sigma added), ``cnn:group+denoise=1.0``,
 ``linear+soft`` (soft-label cross-entropy), ``cnn:group+blur=1.0`` (filter train and test),
 ``cnn:bn+const`` (constant learning rate), ``lda`` (noise-aware LDA with the release's sigma),
-``lda+plain`` (ordinary shrinkage LDA), ``lda+nolabel`` (no label-noise model), ``lda+shrink=0.001``. Every run draws a fresh release (release seed
+``lda+plain`` (ordinary shrinkage LDA), ``lda+nolabel`` (no label-noise model), ``lda+shrink=0.001``.
+Every run draws a fresh release (release seed
 ``run``) and a fresh initialisation; figures are mean +- std (ddof=1) over runs.
 torch uses one thread (the machine is shared). Never prints the noise or the seeds' draws.
 """

@@ -95,8 +95,9 @@ def main() -> None:
         for rep in range(args.repeats):
             lo = (rep * n) % (60000 - n + 1)
             Xs, ys = X[lo:lo + n], y[lo:lo + n]
-            runs = [("fast", lambda: fast_loop(Xs, ys, Xte, yte, seed=rep, **kw)[0]),
-                    ("plain", lambda: dataloader_loop(Xs, ys, device=device, seed=rep, **kw))]
+            # the lambdas run within this iteration, so the loop variables they read are current
+            runs = [("fast", lambda: fast_loop(Xs, ys, Xte, yte, seed=rep, **kw)[0]),  # noqa: B023
+                    ("plain", lambda: dataloader_loop(Xs, ys, device=device, seed=rep, **kw))]  # noqa: B023
             for name, fn in (runs if rep % 2 == 0 else runs[::-1]):
                 (fast if name == "fast" else plain).append(fn())
         f, p = statistics.median(fast), statistics.median(plain)

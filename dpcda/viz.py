@@ -83,7 +83,8 @@ def release_images(X: np.ndarray, image_shape: Sequence[int], *,
     if scale is not None:
         scale = np.asarray(scale, dtype=np.float64)
         if X.ndim != 2 or scale.shape != (X.shape[1],):
-            raise ValueError(f"scale must have one entry per feature ({X.shape[-1]}), got shape {scale.shape}")
+            raise ValueError(f"scale must have one entry per feature ({X.shape[-1]}), "
+                             f"got shape {scale.shape}")
         X = X * scale
     imgs = as_images(X, image_shape)
     if imgs.shape[1] not in (1, 3):

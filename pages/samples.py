@@ -18,10 +18,12 @@ import numpy as np
 import streamlit as st
 
 from dpcda import viz
-from dpcda.data import MAX_UPLOAD_BYTES, decode_segments, get_dataset_spec, list_datasets, load_dataset, load_upload
+from dpcda.data import (MAX_UPLOAD_BYTES, DatasetUnavailable, available_datasets, decode_segments,
+                        how_to_get, load_dataset, load_upload)
 from dpcda.data.preprocess import fit_dataset_normalizer
 from dpcda.mechanisms import MECHANISMS, Release, generate_from_dataset, save_npz, to_csv_bytes
-from dpcda.privacy import ACCOUNTANT_INFO, CONVERSION_TITLES, PrivacyParams, calibrate, compute_epsilon, list_conversions
+from dpcda.privacy import (ACCOUNTANT_INFO, CONVERSION_TITLES, PrivacyParams, calibrate, compute_epsilon,
+                           list_conversions)
 from pages.common import (DELTA_VALUES, L_VALUES, SIGMA_GRID, SIGMA_VALUES, ensure_app_navigation,
                           fmt_alpha, fmt_delta, fmt_eps, fmt_int, fmt_sigma, nearest, privacy_footnote)
 
@@ -144,10 +146,11 @@ st.caption("Generate a DP-CDA release of a dataset, see what its samples look li
            "privacy level, and download it with its data card.")
 sb = st.sidebar
 sb.header("Data")
-names = list_datasets() + [UPLOAD]
+avail = {a.name: a for a in available_datasets()}  # the datasets present here come first
+names = list(avail) + [UPLOAD]
 ss.setdefault("samples_dataset", "digits")
 name = sb.selectbox("Dataset", names, key="samples_dataset", format_func=lambda n: (
-    "upload a CSV / NPZ" if n == UPLOAD else f"{get_dataset_spec(n).title}"),
+    "upload a CSV / NPZ" if n == UPLOAD else avail[n].title + ("" if avail[n].present else " (no files)")),
     help="digits ships with scikit-learn and always works offline; the others need their files.")
 if name == UPLOAD:
     mb = MAX_UPLOAD_BYTES // 2**20
@@ -172,9 +175,11 @@ if name == UPLOAD:
 else:
     try:
         ds = load_builtin(name)
-    except ValueError as exc:  # DatasetUnavailable: the message says which files to put where
+    except DatasetUnavailable:
+        st.info(how_to_get(name) + " Meanwhile **digits** always works offline.")
+        st.stop()
+    except ValueError as exc:  # e.g. a corrupt file
         st.error(str(exc))
-        st.info("The scikit-learn **digits** dataset ships with the library and always works offline.")
         st.stop()
     source = ("builtin", name)
 
@@ -327,7 +332,8 @@ if ds.is_image:
                "absolute brightness cannot be recovered, and the mean image is not added back.")
 
     st.subheader("l × ε mosaic")
-    cls = st.selectbox("Class", range(ds.n_classes), format_func=lambda k: ds.class_names[k], key="samples_class",
+    cls = st.selectbox("Class", range(ds.n_classes), format_func=lambda k: ds.class_names[k],
+                       key="samples_class",
                        width=240)
     mosaic = make_mosaic(source, tuple(kv for kv in last[1] if kv[0] not in ("l", "noise")), ds)
     scale = viz.display_scale(rel.preprocess.normalizer)

@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import math
 
-import pandas as pd
 import streamlit as st
 
-from dpcda.data import get_dataset_spec, list_datasets
+from dpcda.data import available_datasets, get_dataset_spec, how_to_get
 from dpcda.jobs import submit_sweep, sweep_results
 from dpcda.jobs.sweep import parse_epsilons, parse_sigmas, parse_Ts
 from dpcda.presets import PRESETS
@@ -62,11 +61,14 @@ class _Point:  # a job config seen as a results row (epsilon, sigma_target)
 
 @st.cache_data(ttl=60, show_spinner="Looking for the dataset's files…")
 def dataset_problem(name: str) -> str | None:
-    """Why ``name`` cannot be loaded here (the library's "put the files here" message), or None."""
-    from dpcda.data import load_dataset
+    """Why ``name`` cannot be loaded here (how to get its files), or None. Loading a missing
+    dataset downloads it when this machine is online."""
+    from dpcda.data import DatasetUnavailable, load_dataset
 
     try:
         load_dataset(name)
+    except DatasetUnavailable:
+        return how_to_get(name)
     except ValueError as exc:
         return str(exc)
     return None
@@ -83,15 +85,15 @@ store = open_job_store()
 # --- new sweep -------------------------------------------------------------------------------
 sb = st.sidebar
 sb.header("New sweep")
-names = list_datasets()
+avail = {a.name: a for a in available_datasets()}  # the datasets present here come first
+names = list(avail)
 dataset = sb.selectbox("Dataset", names, index=names.index("digits"), key="utility_dataset",
-                       format_func=lambda n: get_dataset_spec(n).title
-                       + (" (offline)" if get_dataset_spec(n).offline else ""),
+                       format_func=lambda n: avail[n].title + ("" if avail[n].present else " (no files)"),
                        help="digits ships with scikit-learn; the others need their files in "
                             "$DPCDA_DATA_DIR (or a download).")
-missing = dataset_problem(dataset)
+missing = None if avail[dataset].present else dataset_problem(dataset)
 if missing:
-    sb.error(missing)
+    sb.info(missing)
 tabular = get_dataset_spec(dataset).kind == "tabular"
 max_l = min(PRESETS.get(dataset).class_counts) if dataset in PRESETS else None
 n_total = sum(PRESETS.get(dataset).class_counts) if dataset in PRESETS else None

@@ -1,4 +1,5 @@
-"""Command-line interface: ``python -m dpcda <command> ...``.
+"""Command-line interface: ``dpcda <command> ...`` (the console script installed with the
+package) or, equally, ``python -m dpcda <command> ...``.
 
 Each command lives in its own module that defines ``register(subparsers)``; the module is
 imported only to build the parser, so it must keep heavy imports (torch) inside its handler.
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 # Command modules, in the order their commands are listed in ``--help``.
@@ -30,8 +32,9 @@ class OneLineParser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
+    invoked = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else ""
     parser = OneLineParser(
-        prog="python -m dpcda",
+        prog="python -m dpcda" if invoked == "__main__.py" else "dpcda",
         description="DP-CDA: differentially private synthetic data by class-centric mixing.",
     )
     from dpcda import __version__

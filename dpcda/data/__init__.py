@@ -16,6 +16,8 @@ from dpcda.data import idx  # noqa: F401,I001  (each import registers loaders)
 from dpcda.data import cifar  # noqa: F401
 from dpcda.data import digits  # noqa: F401
 from dpcda.data import adult  # noqa: F401
+from dpcda.data.availability import (DatasetAvailability, available_datasets, dataset_availability,
+                                     how_to_get)
 from dpcda.data.dataset import Dataset, DatasetUnavailable, Segment
 from dpcda.data.preprocess import (METHODS as NORMALIZERS, Normalizer, clip_rows,
                                    fit_dataset_normalizer, fit_normalizer,
@@ -24,7 +26,8 @@ from dpcda.data.registry import DATASETS, DatasetSpec, get_dataset_spec, list_da
 from dpcda.data.tabular import decode_segments, reencode_segments
 from dpcda.data.upload import MAX_UPLOAD_BYTES, load_upload
 
-__all__ = ["DATASETS", "Dataset", "DatasetSpec", "DatasetUnavailable", "MAX_UPLOAD_BYTES",
+__all__ = ["DATASETS", "Dataset", "DatasetAvailability", "DatasetSpec", "DatasetUnavailable",
+           "MAX_UPLOAD_BYTES", "available_datasets", "dataset_availability", "how_to_get",
            "NORMALIZERS", "Normalizer", "Segment", "clip_rows", "decode_segments",
            "fit_dataset_normalizer", "fit_normalizer", "get_dataset_spec", "list_datasets",
            "load_dataset", "load_upload", "normalize_and_clip", "reencode_segments"]

@@ -158,7 +158,13 @@ def _fetch(root: Path) -> None:
         (dest / f).write_bytes(data)
 
 
-@register_dataset("adult", title="UCI Adult (census income)", kind="tabular")
+def find_adult(data_dir: Path | None = None) -> Path | None:
+    hit = find_first(candidate_dirs("adult", data_dir, subdirs=("adult",)), find_adult_files)
+    return hit[0] if hit else None
+
+
+@register_dataset("adult", title="UCI Adult (census income)", kind="tabular", find=find_adult,
+                  files=FILES, download="from the UCI repository")
 def load_adult(data_dir: Path | None = None) -> Dataset:
     dirs = candidate_dirs("adult", data_dir, subdirs=("adult",))
     hit = find_first(dirs, find_adult_files)

@@ -115,9 +115,20 @@ def _fetch(root: Path) -> None:
     tvd.CIFAR10(str(root), train=True, download=True)
 
 
-@register_dataset("cifar10", title="CIFAR-10", kind="image")
+def _dirs(data_dir: Path | None) -> list[Path]:
+    return candidate_dirs("cifar10", data_dir, subdirs=(FOLDER, f"cifar10/{FOLDER}", "cifar10"))
+
+
+def find_cifar10(data_dir: Path | None = None) -> Path | None:
+    hit = find_first(_dirs(data_dir), find_batches)
+    return hit[0] if hit else None
+
+
+@register_dataset("cifar10", title="CIFAR-10", kind="image", find=find_cifar10,
+                  folder=FOLDER, files=(*TRAIN_FILES, TEST_FILE),
+                  alt_layout=f"`cifar10/{FOLDER}/`", download="with torchvision")
 def load_cifar10(data_dir: Path | None = None) -> Dataset:
-    dirs = candidate_dirs("cifar10", data_dir, subdirs=(FOLDER, f"cifar10/{FOLDER}", "cifar10"))
+    dirs = _dirs(data_dir)
     hit = find_first(dirs, find_batches)
     if hit is None:
         note = try_download(PROBE_URL, _fetch)

@@ -110,9 +110,24 @@ def _fetch(tv_class: str):
     return fetch
 
 
+def _dirs(name: str, tv_class: str, data_dir: Path | None) -> list[Path]:
+    return candidate_dirs(name, data_dir, subdirs=(name, f"{tv_class}/raw"),
+                          system=SYSTEM_DIRS.get(name, ()))
+
+
+def _finder(name: str, tv_class: str):
+    def find(data_dir: Path | None = None) -> Path | None:
+        hit = find_first(_dirs(name, tv_class, data_dir), find_idx_files)
+        return hit[0] if hit else None
+    return find
+
+
+FILES = tuple(_candidates(s)[0] for s in PARTS.values())
+
+
 def _load_idx_dataset(name: str, title: str, tv_class: str, class_names: tuple[str, ...],
-                      data_dir: Path | None, system: tuple[str, ...] = ()) -> Dataset:
-    dirs = candidate_dirs(name, data_dir, subdirs=(name, f"{tv_class}/raw"), system=system)
+                      data_dir: Path | None) -> Dataset:
+    dirs = _dirs(name, tv_class, data_dir)
     hit = find_first(dirs, find_idx_files)
     source = "files in {}"
     if hit is None:
@@ -121,19 +136,21 @@ def _load_idx_dataset(name: str, title: str, tv_class: str, class_names: tuple[s
             hit = find_first([cache_dir() / tv_class / "raw"], find_idx_files)
             source = "downloaded by torchvision into {}"
         if hit is None:
-            files = [_candidates(s)[0] for s in PARTS.values()]
-            raise unavailable(title, name, files, dirs, note or "download finished but no files found",
+            raise unavailable(title, name, FILES, dirs, note or "download finished but no files found",
                               layout=f"torchvision's <folder>/{tv_class}/raw/ layout works too")
     folder, files = hit
     return _load_cached(name, _key(files), class_names, source.format(folder))
 
 
-@register_dataset("mnist", title="MNIST", kind="image")
+@register_dataset("mnist", title="MNIST", kind="image", find=_finder("mnist", "MNIST"),
+                  files=FILES, alt_layout="torchvision's `MNIST/raw/`", download="with torchvision")
 def load_mnist(data_dir: Path | None = None) -> Dataset:
     return _load_idx_dataset("mnist", "MNIST", "MNIST", MNIST_CLASSES, data_dir)
 
 
-@register_dataset("fashion-mnist", title="Fashion-MNIST", kind="image")
+@register_dataset("fashion-mnist", title="Fashion-MNIST", kind="image",
+                  find=_finder("fashion-mnist", "FashionMNIST"), files=FILES,
+                  alt_layout="torchvision's `FashionMNIST/raw/`", download="with torchvision")
 def load_fashion_mnist(data_dir: Path | None = None) -> Dataset:
     return _load_idx_dataset("fashion-mnist", "Fashion-MNIST", "FashionMNIST", FASHION_CLASSES,
-                             data_dir, system=SYSTEM_DIRS["fashion-mnist"])
+                             data_dir)

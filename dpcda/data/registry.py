@@ -15,6 +15,7 @@ from dpcda.data.locate import check_data_dir
 from dpcda.registry import Registry
 
 Loader = Callable[[Path | None], Dataset]
+Finder = Callable[[Path | None], Path | None]
 
 
 @dataclass(frozen=True)
@@ -24,19 +25,32 @@ class DatasetSpec:
     kind: str  # "image" or "tabular"
     load: Loader
     offline: bool = False  # ships with a dependency (always available)
+    # Where the files go (for datasets read from files): the folder under $DPCDA_DATA_DIR, the
+    # file names, another layout that works ("torchvision's `MNIST/raw/`") and how they are
+    # downloaded when online ("with torchvision"); see dpcda.data.availability.how_to_get.
+    find: Finder | None = None  # the folder holding every file (searched, never downloaded), or None
+    folder: str = ""
+    files: tuple[str, ...] = ()
+    alt_layout: str = ""
+    download: str = ""
 
 
 DATASETS: Registry[DatasetSpec] = Registry("dataset")
 KINDS = ("image", "tabular")
 
 
-def register_dataset(name: str, *, title: str, kind: str,
-                     offline: bool = False) -> Callable[[Loader], Loader]:
+def register_dataset(name: str, *, title: str, kind: str, offline: bool = False,
+                     find: Finder | None = None, folder: str = "", files: tuple[str, ...] = (),
+                     alt_layout: str = "", download: str = "") -> Callable[[Loader], Loader]:
+    """Register a loader. File-based datasets also give ``find`` (see :class:`DatasetSpec`)."""
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {', '.join(KINDS)}, got kind={kind!r}")
+    if not offline and find is None:
+        raise ValueError(f"dataset {name!r}: a dataset read from files needs find=")
 
     def deco(fn: Loader) -> Loader:
-        DATASETS.add(name, DatasetSpec(name, title, kind, fn, offline))
+        DATASETS.add(name, DatasetSpec(name, title, kind, fn, offline, find, folder or name,
+                                       tuple(files), alt_layout, download))
         return fn
 
     return deco

@@ -76,7 +76,8 @@ class JobStore:
             args.append(int(sweep_id))
         if status is not None:
             if status not in _db.JOB_STATUSES:
-                raise ValueError(f"status must be one of {', '.join(_db.JOB_STATUSES)}, got status={status!r}")
+                raise ValueError(f"status must be one of {', '.join(_db.JOB_STATUSES)}, "
+                                 f"got status={status!r}")
             where.append("status = ?")
             args.append(status)
         sql = "SELECT * FROM jobs" + (" WHERE " + " AND ".join(where) if where else "") + " ORDER BY id"

@@ -20,7 +20,8 @@ from dpcda.privacy.rdp import log_b_even, rdp_subsampled_gaussian
 ACCOUNTANT_INFO = ACCOUNTANTS
 
 __all__ = [
-    "ACCOUNTANTS", "ACCOUNTANT_INFO", "ALLOCATIONS", "DEFAULT_ACCOUNTANT", "NOT_A_BOUND", "Accountant", "Calibration", "CONVERSION_TITLES",
+    "ACCOUNTANTS", "ACCOUNTANT_INFO", "ALLOCATIONS", "DEFAULT_ACCOUNTANT", "NOT_A_BOUND", "Accountant",
+    "Calibration", "CONVERSION_TITLES",
     "EpsilonResult", "PrivacyParams", "calibrate", "compute_epsilon", "epsilon_floor",
     "epsilon_grid", "get_accountant", "list_accountants", "list_conversions", "log_b_even",
     "rdp_subsampled_gaussian", "register_accountant", "samples_per_class",

@@ -135,7 +135,8 @@ class TrainConfig:
         _check_int("eval_noise_draws", self.eval_noise_draws, 1)
         _check_int("eval_batch_size", self.eval_batch_size, 1)
         if not isinstance(self.eval_every_epoch, bool):
-            raise ValueError(f"eval_every_epoch must be a bool, got eval_every_epoch={self.eval_every_epoch!r}")
+            raise ValueError(f"eval_every_epoch must be a bool, "
+                             f"got eval_every_epoch={self.eval_every_epoch!r}")
         if self.class_prior is not None:
             prior = tuple(self.class_prior)
             if len(prior) < 2 or not all(
@@ -175,7 +176,8 @@ class TrainConfig:
         known = set(cls.__dataclass_fields__)
         unknown = sorted(set(d) - known)
         if unknown:
-            raise ValueError(f"unknown TrainConfig field(s): {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+            raise ValueError(f"unknown TrainConfig field(s): {', '.join(unknown)}; "
+                             f"known: {', '.join(sorted(known))}")
         d = dict(d)
         if d.get("class_prior") is not None:
             d["class_prior"] = tuple(d["class_prior"])

@@ -91,7 +91,8 @@ def soft_targets(y_soft: Any, y: np.ndarray, n_classes: int) -> np.ndarray:
     return S
 
 
-def prior_shift(class_prior: tuple[float, ...] | None, y_train: np.ndarray, n_classes: int) -> np.ndarray | None:
+def prior_shift(class_prior: tuple[float, ...] | None, y_train: np.ndarray,
+                n_classes: int) -> np.ndarray | None:
     """Additive logit correction ``log(prior) - log(train frequency)`` (None if no prior)."""
     if class_prior is None:
         return None

@@ -52,7 +52,8 @@ def _prepare(X_train, y_train, X_test, y_test, y_soft, image_shape, config: Trai
     Xtr = as_batch(X_train, "X_train", shape)
     Xte = as_batch(X_test, "X_test", shape)
     if Xte.shape[1:] != Xtr.shape[1:]:
-        raise ValueError(f"X_test rows must have the shape of X_train rows {Xtr.shape[1:]}, got {Xte.shape[1:]}")
+        raise ValueError(f"X_test rows must have the shape of X_train rows {Xtr.shape[1:]}, "
+                         f"got {Xte.shape[1:]}")
     ytr = as_labels(y_train, "y_train", len(Xtr))
     yte = as_labels(y_test, "y_test", len(Xte))
     if config.n_classes is not None:

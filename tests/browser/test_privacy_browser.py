@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import socket
 import subprocess
 import sys
@@ -26,6 +27,25 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--headless=new",
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 
 
+def stop_workers(dpcda_home: Path, timeout: float = 20.0) -> None:
+    """SIGTERM every worker the dashboard started on its store (they run in their own session,
+    so they outlive the server by design); SIGKILL what is still alive after ``timeout``."""
+    from dpcda.jobs import JobStore, live_workers
+    from dpcda.jobs.procs import pid_alive
+
+    db = dpcda_home / "jobs.sqlite3"
+    if not db.exists():
+        return
+    pids = [w["pid"] for w in live_workers(JobStore(db), stale_after=1e9) if w["pid"]]
+    for pid in pids:
+        os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + timeout
+    while any(pid_alive(p) for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    for pid in (p for p in pids if pid_alive(p)):
+        os.kill(pid, signal.SIGKILL)
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -38,8 +58,9 @@ def server(request, tmp_path_factory):
     port = _free_port()
     home = tmp_path_factory.mktemp("streamlit")
     log = (home / "server.log").open("w+")
-    # A private job store (and worker log) for this server: never the user's ~/.dpcda.
-    env = dict(os.environ, DPCDA_HOME=str(home / "dpcda-home"))
+    # A private job store (and worker log) for this server: never the user's ~/.dpcda. Offline,
+    # so that picking a dataset whose files are missing never starts a download.
+    env = dict(os.environ, DPCDA_HOME=str(home / "dpcda-home"), DPCDA_OFFLINE="1")
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
          "--server.port", str(port), "--server.address", "127.0.0.1",
@@ -53,6 +74,7 @@ def server(request, tmp_path_factory):
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+        stop_workers(home / "dpcda-home")
         log.close()
 
     request.addfinalizer(stop)

@@ -1,4 +1,5 @@
-"""Loaders on the real files in DPCDA_DATA_DIR, generated CIFAR batches, and the missing-file error."""
+"""Loaders on tiny IDX / CSV files the tests write, on the real files in DPCDA_DATA_DIR where it
+holds them (skipped otherwise), generated CIFAR batches, and the missing-file error."""
 
 import gzip
 import os
@@ -15,6 +16,8 @@ from dpcda.data import (Dataset, DatasetUnavailable, decode_segments, list_datas
 from dpcda.data.cifar import load_cifar_folder
 from dpcda.data.idx import parse_idx, read_idx
 from dpcda.presets import get_preset
+from tiny_data import (ADULT_D_X, ADULT_N_ONEHOT, ADULT_TEST_COUNTS, ADULT_TRAIN_COUNTS,
+                       IDX_TEST_COUNTS, IDX_TRAIN_COUNTS, write_tiny_adult, write_tiny_idx)
 
 
 @pytest.fixture
@@ -32,8 +35,27 @@ def test_registry_lists_the_datasets():
         load_dataset("svhn")
 
 
+@pytest.mark.parametrize("gz", [True, False])
 @pytest.mark.parametrize("name", ["mnist", "fashion-mnist"])
-def test_idx_datasets_match_presets(name, data_dir):
+def test_idx_loader_on_tiny_files(name, gz, tmp_path):
+    write_tiny_idx(tmp_path / name, gz=gz)
+    ds = load_dataset(name, data_dir=tmp_path)
+    n = sum(IDX_TRAIN_COUNTS)
+    assert ds.X_train.shape == (n, 784) and ds.X_test.shape == (sum(IDX_TEST_COUNTS), 784)
+    assert ds.X_train.dtype == np.float32 and ds.y_train.dtype == np.int64
+    assert ds.image_shape == (1, 28, 28) and ds.segments == () and ds.n_classes == 10
+    assert ds.X_train.min() == 0 and ds.X_train.max() == 255
+    assert ds.class_counts == IDX_TRAIN_COUNTS
+    assert np.bincount(ds.y_test, minlength=10).tolist() == list(IDX_TEST_COUNTS)
+    assert ds.class_names[1] == {"mnist": "1", "fashion-mnist": "Trouser"}[name]
+    assert str(tmp_path / name) in ds.source
+    assert not ds.X_train.flags.writeable  # cached arrays are protected
+    assert load_dataset(name, data_dir=tmp_path) is ds  # parsed once per process
+
+
+@pytest.mark.parametrize("name", ["mnist", "fashion-mnist"])
+def test_idx_datasets_match_presets(name, real_data):
+    data_dir = real_data(name)
     ds = load_dataset(name, data_dir=data_dir)
     assert ds.X_train.shape == (60000, 784) and ds.X_test.shape == (10000, 784)
     assert ds.X_train.dtype == np.float32 and ds.y_train.dtype == np.int64
@@ -49,22 +71,23 @@ def test_idx_datasets_match_presets(name, data_dir):
     assert load_dataset(name, data_dir=data_dir) is ds  # parsed once per process
 
 
-def test_loading_does_not_import_torch(data_dir):
+def test_loading_does_not_import_torch(tiny_data_dir):
     code = ("import sys, dpcda.data as D; D.load_dataset('mnist'); D.load_dataset('adult'); "
             "D.load_dataset('digits'); assert 'torch' not in sys.modules, 'torch imported'")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                       env={**os.environ, "DPCDA_DATA_DIR": str(data_dir)}, timeout=60)
+                       env={**os.environ, "DPCDA_DATA_DIR": str(tiny_data_dir), "DPCDA_OFFLINE": "1"},
+                       timeout=60)
     assert r.returncode == 0, r.stderr
 
 
-def test_env_var_and_torchvision_layout(isolated, data_dir, monkeypatch):
+def test_env_var_and_torchvision_layout(isolated, tiny_data_dir, monkeypatch):
     raw = isolated / "root" / "MNIST" / "raw"
     raw.mkdir(parents=True)
-    for f in (data_dir / "mnist").iterdir():
+    for f in (tiny_data_dir / "mnist").iterdir():
         (raw / f.name).symlink_to(f)
     monkeypatch.setenv("DPCDA_DATA_DIR", str(isolated / "root"))
     ds = load_dataset("mnist")
-    assert str(raw) in ds.source and ds.class_counts == get_preset("mnist").class_counts
+    assert str(raw) in ds.source and ds.class_counts == IDX_TRAIN_COUNTS
 
 
 def test_idx_uncompressed_and_corrupt(tmp_path):
@@ -168,12 +191,36 @@ def test_digits_split_matches_preset():
     assert ds.X_train.max() == 16
 
 
+@pytest.fixture(scope="module", params=["tiny", "real"])
+def adult_dir(request, tmp_path_factory, real_data):
+    """A folder holding adult/: tiny CSVs written here, then the real files (or a skip)."""
+    if request.param == "real":
+        return real_data("adult")
+    root = tmp_path_factory.mktemp("adult-tiny")
+    write_tiny_adult(root / "adult")
+    return root
+
+
 @pytest.fixture(scope="module")
-def adult(data_dir):
-    return load_dataset("adult", data_dir=data_dir)
+def adult(adult_dir):
+    return load_dataset("adult", data_dir=adult_dir)
 
 
-def test_adult_matches_preset(adult):
+def test_tiny_adult_is_parsed(tmp_path):
+    write_tiny_adult(tmp_path / "adult", cross_validator_line=True)
+    ds = load_dataset("adult", data_dir=tmp_path)
+    assert ds.X_train.shape == (sum(ADULT_TRAIN_COUNTS), ADULT_D_X) and ds.d_x == ADULT_D_X
+    assert ds.class_counts == ADULT_TRAIN_COUNTS
+    assert np.bincount(ds.y_test).tolist() == list(ADULT_TEST_COUNTS)  # trailing "." handled
+    assert sum(s.size for s in ds.segments) == ADULT_N_ONEHOT and len(ds.segments) == 8
+    assert "?" in ds.segments[0].categories  # unknown kept as its own category
+    onehot = [c for s in ds.segments for c in range(s.start, s.stop)]
+    assert (ds.X_train[:, onehot].sum(axis=1) == 8).all()
+    assert ds.feature_names[:3] == ("age", "workclass=?", "workclass=Private")
+
+
+def test_adult_matches_preset(real_data):
+    adult = load_dataset("adult", data_dir=real_data("adult"))
     p = get_preset("adult")
     assert adult.X_train.shape == (32561, p.d_x) == (32561, 108)
     assert adult.X_test.shape == (16281, 108)
@@ -197,11 +244,11 @@ def test_adult_matches_preset(adult):
         (39, "State-gov", "Bachelors", "Male")
 
 
-def test_adult_with_cross_validator_line(adult, data_dir, tmp_path):
+def test_adult_with_cross_validator_line(adult, adult_dir, tmp_path):
     folder = tmp_path / "adult"
     folder.mkdir()
-    (folder / "adult.data").write_bytes((data_dir / "adult" / "adult.data").read_bytes())
-    test = (data_dir / "adult" / "adult.test").read_bytes()
+    (folder / "adult.data").write_bytes((adult_dir / "adult" / "adult.data").read_bytes())
+    test = (adult_dir / "adult" / "adult.test").read_bytes()
     assert not test.startswith(b"|")
     (folder / "adult.test").write_bytes(b"|1x3 Cross validator\n" + test)
     ds = load_dataset("adult", data_dir=tmp_path)
@@ -265,7 +312,7 @@ def test_dataset_validation():
     assert ds.X_train.dtype == np.float32 and ds.class_counts == (2, 2)
 
 
-def test_download_fallback_lands_in_cache(isolated, data_dir, monkeypatch):
+def test_download_fallback_lands_in_cache(isolated, tiny_data_dir, monkeypatch):
     """Online case, simulated: the fetcher writes torchvision's layout into the cache."""
     import dpcda.data.idx as idx
     import dpcda.data.locate as locate
@@ -277,7 +324,7 @@ def test_download_fallback_lands_in_cache(isolated, data_dir, monkeypatch):
         def fetch(root):
             raw = root / tv_class / "raw"
             raw.mkdir(parents=True)
-            for f in (data_dir / "fashion-mnist").iterdir():
+            for f in (tiny_data_dir / "fashion-mnist").iterdir():
                 (raw / f.name).symlink_to(f)
         return fetch
 
@@ -286,4 +333,4 @@ def test_download_fallback_lands_in_cache(isolated, data_dir, monkeypatch):
     ds = load_dataset("fashion-mnist")
     assert ds.source.startswith("downloaded by torchvision into ")
     assert str(isolated / "cache" / "FashionMNIST" / "raw") in ds.source
-    assert ds.class_counts == get_preset("fashion-mnist").class_counts
+    assert ds.class_counts == IDX_TRAIN_COUNTS

@@ -1,4 +1,5 @@
-"""Normalizers and row clipping."""
+"""Normalizers and row clipping (dataset checks on tiny files, and on the real ones where
+DPCDA_DATA_DIR holds them)."""
 
 import numpy as np
 import pytest
@@ -26,8 +27,17 @@ def test_zscore_population_std_and_constant_columns():
     np.testing.assert_allclose(norm.inverse_transform(Z)[:, [0, 2, 4]], X[:, [0, 2, 4]], rtol=1e-5)
 
 
-def test_zscore_on_mnist_border_pixels(data_dir):
-    ds = load_dataset("mnist", data_dir=data_dir)
+@pytest.fixture(params=["tiny", "real"])
+def datasets_dir(request, tiny_data_dir, real_data):
+    """A datasets folder holding mnist/ and adult/: the tiny files, then the real ones (or a skip)."""
+    if request.param == "real":
+        real_data("mnist")
+        return real_data("adult")
+    return tiny_data_dir
+
+
+def test_zscore_on_mnist_border_pixels(datasets_dir):
+    ds = load_dataset("mnist", data_dir=datasets_dir)
     norm = fit_normalizer(ds.X_train, "zscore")
     Z = norm.transform(ds.X_train[:1000])
     assert np.isfinite(Z).all() and norm.n_constant > 0
@@ -47,8 +57,8 @@ def test_scale_is_data_independent():
     np.testing.assert_allclose(b.transform(X * 10), X / 255, rtol=1e-6)
 
 
-def test_scale_with_adult_public_bounds(data_dir):
-    ds = load_dataset("adult", data_dir=data_dir)
+def test_scale_with_adult_public_bounds(datasets_dir):
+    ds = load_dataset("adult", data_dir=datasets_dir)
     norm = fit_dataset_normalizer(ds, "scale")
     Z = norm.transform(ds.X_test)
     onehot = np.zeros(ds.d_x, bool)

@@ -83,7 +83,8 @@ def test_end_to_end_sweep_on_digits(tmp_path):
     env.pop("DPCDA_JOB_PLUGINS", None)
     cmd = [sys.executable, "-m", "dpcda", "sweep", "--dataset", "digits", "--epsilons", "inf,10",
            "--ls", "1,4", "--runs", "1", "--epochs", "2", "--model", "linear", "--device", "cpu",
-           "--batch-size", "64", "--lr", "0.01", "--db", str(tmp_path / "jobs.sqlite3"), "--out", str(out_csv)]
+           "--batch-size", "64", "--lr", "0.01", "--db", str(tmp_path / "jobs.sqlite3"),
+           "--out", str(out_csv)]
     out = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-3000:]
     rows = {(r["epsilon"], r["l"]): r for r in csv.DictReader(out_csv.open())}

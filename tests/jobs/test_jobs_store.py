@@ -92,7 +92,8 @@ def test_identical_config_is_not_recomputed(store):
     assert store.get_job(c).status == "queued"
     d = store.submit("fake-epochs", {"epochs": 2, "value": 2.0})  # a different config
     assert store.get_job(d).status == "queued"
-    assert config_hash("fake-epochs", {"a": 1, "b": [1.0]}) == config_hash("fake-epochs", {"b": [1], "a": 1.0})
+    assert (config_hash("fake-epochs", {"a": 1, "b": [1.0]})
+            == config_hash("fake-epochs", {"b": [1], "a": 1.0}))
     assert config_hash("fake-epochs", {"a": 1}) != config_hash("fake-record", {"a": 1})
 
 

@@ -109,7 +109,8 @@ def test_model_default_follows_the_dataset(store, worker_calls):
     assert at.number_input(key="utility_epochs").value == 5
 
 
-def test_auto_launch_resolves_the_model_per_epsilon(store, worker_calls):
+def test_auto_launch_resolves_the_model_per_epsilon(store, worker_calls, monkeypatch, tiny_data_dir):
+    monkeypatch.setenv("DPCDA_DATA_DIR", str(tiny_data_dir))  # Launch needs the dataset's files
     at = page()
     at.selectbox(key="utility_dataset").set_value("fashion-mnist")
     run(at)
@@ -221,12 +222,14 @@ def test_a_dataset_without_files_cannot_be_launched(store, worker_calls, monkeyp
     assert not at.button(key="utility_launch").disabled  # digits is always there
     at.selectbox(key="utility_dataset").set_value("cifar10")
     run(at)
-    assert any("not found" in e.value for e in at.sidebar.error)
+    assert any("To get CIFAR-10" in i.value and "DPCDA_DATA_DIR" in i.value for i in at.sidebar.info)
+    assert str(tmp_path) not in " ".join(i.value for i in at.sidebar.info)  # no server paths
     assert at.button(key="utility_launch").disabled
     assert store.sweeps() == [] and not worker_calls
 
 
-def test_invalid_combination_is_reported(store, worker_calls):
+def test_invalid_combination_is_reported(store, worker_calls, monkeypatch, tiny_data_dir):
+    monkeypatch.setenv("DPCDA_DATA_DIR", str(tiny_data_dir))  # Launch needs the dataset's files
     at = page()
     at.selectbox(key="utility_dataset").set_value("adult")
     at.radio(key="utility_label_mode").set_value("soft")  # a decision tree takes no soft labels

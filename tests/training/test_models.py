@@ -62,7 +62,8 @@ def test_cnn_architecture_table2():
 
     m = get_model("cnn", input_shape=(1, 28, 28), norm="bn")
     convs = [x for x in m.modules() if isinstance(x, nn.Conv2d)]
-    assert [(c.out_channels, c.kernel_size, c.padding) for c in convs] == [(32, (5, 5), (2, 2)), (64, (3, 3), (1, 1))]
+    assert ([(c.out_channels, c.kernel_size, c.padding) for c in convs]
+            == [(32, (5, 5), (2, 2)), (64, (3, 3), (1, 1))])
     fcs = [x for x in m.modules() if isinstance(x, nn.Linear)]
     assert [(f.in_features, f.out_features) for f in fcs] == [(3136, 100), (100, 100), (100, 10)]
     assert sum(isinstance(x, nn.Dropout) and x.p == 0.5 for x in m.modules()) == 2
