@@ -147,8 +147,9 @@ if sid is not None:
     sweep_progress(store, sid, sweeps[sid].status, jobs, key="compare", noun="comparison",
                    failed_in_expander=False,
                    describe=lambda j: f"{mech_title(j.config['mechanism'])}"
-                                      + (f", l = {j.config['l']}" if MECHANISMS.get(j.config["mechanism"]).mixes
-                                         else "") + f", run {j.config['run'] + 1}")
+                                      + (f", l = {j.config['l']}"
+                                         if MECHANISMS.get(j.config["mechanism"]).mixes else "")
+                                      + f", run {j.config['run'] + 1}")
 
 # --- the table ----------------------------------------------------------------------------------
 title = f"{get_dataset_spec(dataset).title}, ε = {epsilon:g}"

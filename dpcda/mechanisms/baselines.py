@@ -147,7 +147,8 @@ class ProjectedPreprocessor:
 
 
 def generate_random_projection(X, y, *, epsilon: float, delta: float = 1e-5, p: int | None = None,
-                               c: float = 1.0, accountant: str = "gaussian", normalize="scale", bounds=None, n_classes=None,
+                               c: float = 1.0, accountant: str = "gaussian", normalize="scale", bounds=None,
+                               n_classes=None,
                                class_names=None, image_shape=None, dataset: str | None = None,
                                device=None, seed: int | None = None) -> Release:
     """DPPro: every record once, ``clip(x) R^T + noise``; ``p`` defaults to ``min(100, d)``."""

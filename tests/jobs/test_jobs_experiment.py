@@ -14,9 +14,9 @@ import pytest
 from dpcda.jobs.db import config_hash
 from dpcda.jobs.experiment import EXPERIMENT_VERSION, normalize
 from dpcda.mechanisms import MECHANISMS
+from tests.jobs.jobs_util import REPO
 
 CDA_DEFAULT = MECHANISMS.get("dp-cda").default_accountant  # its registry entry's first: a bound
-from tests.jobs.jobs_util import REPO
 
 
 def test_normalize_fills_defaults_and_moves_training_fields():

@@ -84,7 +84,8 @@ def test_renders_without_a_sweep(store, worker_calls):
     assert at.selectbox(key="utility_model").value == "auto"  # the default for every dataset
     assert at.selectbox(key="utility_model").options[0] == "auto (best measured per setting)"
     assert at.number_input(key="utility_epochs").value == 30
-    assert at.selectbox(key="utility_accountant").value == "class-aware"  # DP-CDA's first accountant: a valid bound
+    # DP-CDA's first accountant: a valid bound
+    assert at.selectbox(key="utility_accountant").value == "class-aware"
     assert at.selectbox(key="utility_sweep").value is None
     assert not at.error and not at.get("plotly_chart")
     assert not worker_calls and store.sweeps() == []
@@ -300,7 +301,8 @@ def test_accuracy_versus_fixed_sigma_runs_and_draws_epsilon_on_a_second_axis(sto
     assert table["sigma_fixed"].tolist()[1:] == [0.5, 2.0]
     assert table["epsilon_target"].tolist() == ["∞", "", ""]  # only σ = 0 is a target (∞)
     notes = " ".join(m.value for m in at.markdown)
-    assert "**Fixed σ**" in notes and f"**{CDA_DEFAULT}** accountant" in notes and "no privacy guarantee" in notes
+    assert "**Fixed σ**" in notes and f"**{CDA_DEFAULT}** accountant" in notes
+    assert "no privacy guarantee" in notes
     assert any("figures only" in c.value for c in at.caption)  # no thesis numbers to overlay
 
 
