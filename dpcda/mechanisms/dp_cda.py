@@ -23,10 +23,14 @@ from dpcda.mechanisms.card import data_block, make_card, privacy_from_result
 from dpcda.mechanisms.mixing import Mixed, mix_classwise
 from dpcda.mechanisms.prepare import affine_of, fit_preprocessor
 from dpcda.mechanisms.release import Release
+from dpcda.mechanisms.decoding import DEFAULT_DECODER, check_decoder
 from dpcda.mechanisms.segments import segment_spans, snap_segments
 from dpcda.mechanisms.validation import (check_delta, check_features, check_float, check_int,
                                          check_l_classwise, check_labels, check_release_size,
                                          check_sigmas, check_T)
+
+DECODE_TEXT = {"argmax": "argmax", "sample": "a category drawn from the mixture weights",
+               "posterior": "a category drawn from its calibrated posterior"}
 
 # The accountants shown side by side (SPEC §2): the card lists the other one's epsilon too.
 COMPARE = ("paper", "class-aware")
@@ -118,7 +122,8 @@ def generate_dpcda_traced(X, y, *, l: int, T: int, c: float = 1.0, sigma_x=None,
                           normalize="zscore", bounds=None, segments=None, n_classes=None,
                           class_names=None, image_shape=None, dataset: str | None = None,
                           device=None, seed: int | None = None, compare_accountants: bool = True,
-                          return_indices: bool = False) -> tuple[Release, Mixed]:
+                          return_indices: bool = False,
+                          decode: str = DEFAULT_DECODER) -> tuple[Release, Mixed]:
     """:func:`generate_dpcda` that also returns the raw :class:`Mixed` output (source class of
     each row and, with ``return_indices``, the rows mixed). For tests: never publish the trace."""
     cfg = DPCDAConfig(l=l, T=T, c=c, sigma_x=sigma_x, sigma_y=sigma_y, epsilon=epsilon,
@@ -134,6 +139,7 @@ def generate_dpcda_traced(X, y, *, l: int, T: int, c: float = 1.0, sigma_x=None,
     check_T(cfg.T, K)
     check_release_size(cfg.T // K * K, X.shape[1])
     spans = segment_spans(segments, X.shape[1]) if segments else []
+    check_decoder(decode)
     pre = fit_preprocessor(X, normalize, c=cfg.c, bounds=bounds)
     sx, sy, privacy = account(cfg, N=len(X), counts=counts, d=X.shape[1], K=K,
                               compare=compare_accountants)
@@ -146,9 +152,11 @@ def generate_dpcda_traced(X, y, *, l: int, T: int, c: float = 1.0, sigma_x=None,
     post = []
     if spans:
         shift, inv = affine_of(pre, X.shape[1])
-        Xs = snap_segments(Xs, spans, shift, inv)
-        post.append({"step": "one-hot segments decoded by argmax and re-encoded",
-                     "segments": len(spans), "costs_privacy": False})
+        rng = np.random.default_rng(None if seed is None else [int(seed), 1])
+        Xs = snap_segments(Xs, spans, shift, inv, decode=decode, sigma=sx, c=cfg.c, rng=rng,
+                           groups=mixed.y)
+        post.append({"step": f"one-hot segments decoded ({DECODE_TEXT[decode]}) and re-encoded",
+                     "decode": decode, "segments": len(spans), "costs_privacy": False})
     card = make_card(
         algorithm="dp-cda", title="DP-CDA (class-centric data aggregation, Algorithm 1)",
         parameters={"l": cfg.l, "T": cfg.T, "T_per_class": per_class, "c": cfg.c,
@@ -170,7 +178,8 @@ def generate_dpcda(X, y, *, l: int, T: int, c: float = 1.0, sigma_x=None, sigma_
                    conversion: str = "mironov", ratio: float = 1.0, max_alpha: int = 256,
                    normalize="zscore", bounds=None, segments=None, n_classes=None,
                    class_names=None, image_shape=None, dataset: str | None = None, device=None,
-                   seed: int | None = None, compare_accountants: bool = True) -> Release:
+                   seed: int | None = None, compare_accountants: bool = True,
+                   decode: str = DEFAULT_DECODER) -> Release:
     """A DP-CDA release of raw features ``X`` (N x d) with labels ``y`` in 0..K-1.
 
     Noise: ``sigma_x`` (and ``sigma_y``, default ``ratio * sigma_x``) or a target ``epsilon``
@@ -181,11 +190,13 @@ def generate_dpcda(X, y, *, l: int, T: int, c: float = 1.0, sigma_x=None, sigma_
     (``Dataset.segments``), decoded and re-encoded after mixing. ``device``: torch device
     (default cuda, then mps, then cpu). ``seed``: for experiments only; it is never recorded.
     ``compare_accountants``: also record the other of paper/class-aware's epsilon on the card.
+    ``decode``: how a one-hot segment's category is chosen after mixing (post-processing; see
+    :mod:`dpcda.mechanisms.decoding`): ``"posterior"`` (default), ``"sample"`` or ``"argmax"``.
     """
     rel, _ = generate_dpcda_traced(
         X, y, l=l, T=T, c=c, sigma_x=sigma_x, sigma_y=sigma_y, epsilon=epsilon, delta=delta,
         accountant=accountant, conversion=conversion, ratio=ratio, max_alpha=max_alpha,
         normalize=normalize, bounds=bounds, segments=segments, n_classes=n_classes,
         class_names=class_names, image_shape=image_shape, dataset=dataset, device=device,
-        seed=seed, compare_accountants=compare_accountants)
+        seed=seed, compare_accountants=compare_accountants, decode=decode)
     return rel

@@ -50,10 +50,22 @@ def segment_spans(segments, d: int) -> list[tuple[int, int]]:
 
 
 def snap_segments(Z: np.ndarray, spans: Sequence[tuple[int, int]], shift: np.ndarray,
-                  inv_scale: np.ndarray) -> np.ndarray:
-    """A copy of ``Z`` with every segment decoded and re-encoded (see the module docstring)."""
+                  inv_scale: np.ndarray, *, decode: str = "argmax", sigma: float = 0.0,
+                  c: float = 1.0, rng: np.random.Generator | None = None,
+                  groups: np.ndarray | None = None) -> np.ndarray:
+    """A copy of ``Z`` with every segment decoded and re-encoded (see the module docstring).
+
+    ``decode``: the rule choosing each row's category, one of
+    :data:`dpcda.mechanisms.decoding.DECODERS` (``sigma``: the feature noise ``sigma_x``;
+    ``c``: the clip norm; ``groups``: released hard labels, for the per-label marginals).
+    """
+    from dpcda.mechanisms.decoding import check_decoder, choose_codes
+
+    check_decoder(decode)
     out = np.array(Z, dtype=np.float32, copy=True)
     rows = np.arange(len(out))
+    d_live = max(1, int(np.count_nonzero(inv_scale)))
+    fallback_m = min(1.0, float(c) / np.sqrt(d_live))
     for a, b in spans:
         block = out[:, a:b].astype(np.float64)
         inv = inv_scale[a:b]
@@ -61,8 +73,10 @@ def snap_segments(Z: np.ndarray, spans: Sequence[tuple[int, int]], shift: np.nda
         live = inv != 0  # a constant column (category absent from the data) is never chosen
         if not live.any():
             continue
-        score = np.where(live, block / np.where(live, inv, 1.0), -np.inf)
-        code = np.argmax(score, axis=1)
+        cols = np.flatnonzero(live)
+        s = block[:, cols] / inv[cols]
+        code = cols[choose_codes(s, sh[cols], inv[cols], decoder=decode, sigma=float(sigma),
+                                 fallback_m=fallback_m, rng=rng, groups=groups)]
         target = np.broadcast_to(-sh * inv, (len(out), b - a)).copy()
         target[rows, code] = (1.0 - sh[code]) * inv[code]
         out[:, a:b] = target.astype(np.float32)
