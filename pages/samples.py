@@ -26,6 +26,7 @@ from dpcda.privacy import (ACCOUNTANT_INFO, CONVERSION_TITLES, PrivacyParams, ca
                            list_conversions)
 from pages.common import (DELTA_VALUES, L_VALUES, SIGMA_GRID, SIGMA_VALUES, ensure_app_navigation,
                           fmt_alpha, fmt_delta, fmt_eps, fmt_int, fmt_sigma, nearest, privacy_footnote)
+from pages.samples_fidelity import show_fidelity
 
 T_CAP = 10_000                       # largest T the page generates (display and download speed)
 MOSAIC_L = (1, 4, 16, 64)            # rows of the l x epsilon mosaic
@@ -369,6 +370,8 @@ else:
                "the normalizer (for z-score that uses the private mean and std: this table is for "
                "you to inspect, the downloads hold the release itself). Clipping every row to norm "
                "c before mixing pulls numeric values towards the normalizer's centre.")
+
+show_fidelity(rel, ds)
 
 # --- downloads --------------------------------------------------------------------------------
 st.subheader("Download")

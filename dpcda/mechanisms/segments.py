@@ -23,7 +23,7 @@ Post-processing of the released values only: it costs no privacy.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 

@@ -1,0 +1,47 @@
+"""Samples page, fidelity section: the release's marginals against the real test split.
+
+Drawing only; the numbers come from :mod:`dpcda.fidelity` and :mod:`dpcda.fidelity_display`.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from dpcda import viz
+from dpcda.fidelity import IMAGE_THRESHOLD, TV_THRESHOLD, W1_THRESHOLD, release_fidelity
+from dpcda.fidelity_display import fidelity_frame, mean_image_grid
+
+MAX_CLASSES = 20
+
+
+def show_fidelity(rel, ds) -> None:
+    """Fidelity table (tables) or per-class mean images (images), with a warning where far off."""
+    st.subheader("Fidelity: release against the real test split")
+    try:
+        rep = release_fidelity(rel, ds, preprocess=rel.preprocess)
+    except ValueError as exc:
+        st.error(f"No fidelity report for this release: {exc}")
+        return
+    if rep.warnings:
+        st.warning("**Some marginals of this release are far from the real data.** "
+                   + " ".join(f"{w.text}." for w in rep.warnings))
+    if ds.is_image:
+        K = min(ds.n_classes, MAX_CLASSES)
+        grid = mean_image_grid(rep, ds.image_shape, scale=viz.display_scale(
+            rel.preprocess.normalizer), max_classes=K)
+        big = viz.upscale(grid, viz.fit_factor(grid.shape[1], 160))
+        st.image(big, width=big.shape[1], output_format="PNG",
+                 caption="Per-class mean image: real test split (left), release by its hard "
+                         "label (right)")
+        st.dataframe({"class": list(rep.class_names[:K]),
+                      "relative L2 distance": [round(float(d), 3) for d in rep.distances[:K]]},
+                     hide_index=True)
+        st.caption(f"Distance ‖mean release − mean real‖ / ‖mean real‖ in the release's space "
+                   f"({rep.space}); flagged above {IMAGE_THRESHOLD:g}.")
+        return
+    st.dataframe(fidelity_frame(rep), hide_index=True, width="stretch")
+    st.caption(f"Compared in the release's space ({rep.space}). Categorical columns (and the "
+               f"label): total-variation distance of the category shares, flagged above "
+               f"{TV_THRESHOLD:g}. Numeric columns: Wasserstein-1 distance divided by the real "
+               f"column's range, flagged above {W1_THRESHOLD:g} (numeric values are averages "
+               "of l clipped rows plus noise, so their spread differs from single rows).")

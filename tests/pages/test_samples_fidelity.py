@@ -1,0 +1,108 @@
+"""AppTest of the Samples page's fidelity section (pages/samples_fidelity.py)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from pages.common import SIGMA_GRID, nearest
+
+ROOT = Path(__file__).resolve().parents[2]
+PAGE = str(ROOT / "pages" / "samples.py")
+FAR_TEXT = "Some marginals of this release are far from the real data"
+
+
+@pytest.fixture(autouse=True)
+def _one_torch_thread():
+    import torch
+
+    n = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(n)
+
+
+def run(at: AppTest) -> AppTest:
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def generate(at: AppTest) -> AppTest:
+    at.button(key="samples_generate").click()
+    return run(at)
+
+
+def fidelity_table(at: AppTest):
+    return next(d.value for d in at.dataframe if "distance" in d.value.columns
+                and "kind" in d.value.columns)
+
+
+def upload_page() -> AppTest:
+    at = run(AppTest.from_file(PAGE, default_timeout=60))
+    at.selectbox(key="samples_dataset").set_value("upload")
+    run(at)
+    rng = np.random.default_rng(0)
+    rows = "\n".join(f"{'yes' if i % 2 else 'no'},{v[0]:.3f},{v[1]:.3f}"
+                     for i, v in enumerate(rng.normal(size=(400, 2))))
+    at.file_uploader(key="samples_upload").set_value(("t.csv", ("y,a,b\n" + rows).encode(),
+                                                      "text/csv"))
+    run(at)
+    at.radio(key="samples_mode").set_value("explicit σ")
+    at.number_input(key="samples_T").set_value(300)
+    run(at)
+    return at
+
+
+def test_upload_fidelity_table_and_warning_only_when_far_off():
+    at = upload_page()
+    at.select_slider(key="samples_l").set_value(1)
+    at.select_slider(key="samples_sigma").set_value(0.0)   # no noise: close to the real split
+    generate(at)
+    table = fidelity_table(at)
+    assert table["column"].tolist() == ["label", "a", "b"]
+    assert table["kind"].tolist() == ["categorical", "numeric", "numeric"]
+    assert (table["distance"] < 0.1).all() and not table["far off"].any()
+    assert not any(FAR_TEXT in w.value for w in at.warning)
+    at.select_slider(key="samples_sigma").set_value(nearest(SIGMA_GRID, 3.0))  # noise swamps
+    generate(at)
+    table = fidelity_table(at)
+    far = table.loc[table["far off"], "column"].tolist()
+    assert "a" in far and "b" in far
+    warning = next(w.value for w in at.warning if FAR_TEXT in w.value)
+    assert "a: the released marginal is far" in warning and "Wasserstein" in warning
+
+
+def test_digits_shows_mean_images_and_class_distances():
+    at = run(AppTest.from_file(PAGE, default_timeout=60))
+    generate(at)
+    means = next(im for im in at.image if any("Per-class mean image" in c
+                                             for c in im.proto.imgs[0].caption.split("\n")))
+    assert means.proto.imgs[0].caption.endswith("(right)")
+    dist = next(d.value for d in at.dataframe if "relative L2 distance" in d.value.columns)
+    assert dist["class"].tolist() == [str(k) for k in range(10)]
+    assert np.isfinite(dist["relative L2 distance"]).all()
+
+
+@pytest.mark.skipif(not (Path(os.environ.get("DPCDA_DATA_DIR", "")) / "adult" / "adult.data")
+                    .is_file(), reason="UCI Adult not in DPCDA_DATA_DIR")
+def test_adult_categorical_marginals_within_tv_or_warned():
+    at = run(AppTest.from_file(PAGE, default_timeout=120))
+    at.selectbox(key="samples_dataset").set_value("adult")
+    run(at)
+    at.number_input(key="samples_T").set_value(10000)
+    at.select_slider(key="samples_l").set_value(16)
+    generate(at)
+    table = fidelity_table(at)
+    cat = table[table["kind"] == "categorical"]
+    assert len(cat) == 1 + 8 and "race" in cat["column"].tolist()
+    over = cat[cat["distance"] > 0.10]
+    assert over["far off"].all()
+    warned = " ".join(w.value for w in at.warning if FAR_TEXT in w.value)
+    assert all(f"{c}: the released marginal" in warned for c in over["column"])
+    race = cat.set_index("column").loc["race"]
+    assert race["real (test split)"].startswith("White 85")
