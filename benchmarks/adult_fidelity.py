@@ -87,9 +87,11 @@ def main() -> None:
                           f"{tv.max(axis=1).std():.3f}, mean {tv.mean():.3f} | reweighted: max "
                           f"TV {tw.max(axis=1).mean():.3f} ± {tw.max(axis=1).std():.3f}, mean "
                           f"{tw.mean():.3f}  ({time.time() - t0:.0f}s)", flush=True)
-                    per_col[(norm, eps, l, dec)] = {k: np.mean([r[k] for r in rew[dec]])
-                                                    for k in rew[dec][0]}
-    print("\nper-column TV, reweighted to the public class shares (mean over runs)")
+                    per_col[(norm, eps, l, dec, "as released")] = {
+                        k: np.mean([r[k] for r in rows[dec]]) for k in rows[dec][0]}
+                    per_col[(norm, eps, l, dec, "reweighted")] = {
+                        k: np.mean([r[k] for r in rew[dec]]) for k in rew[dec][0]}
+    print("\nper-column TV (mean over runs)")
     for key, cols in per_col.items():
         print(key, " ".join(f"{k}={v:.3f}" for k, v in cols.items()))
 
