@@ -11,7 +11,9 @@ scale ``s_j = z_j / inv_scale_j``, where ``w`` is the average of the ``l`` mixed
   (the majority of ``l`` rows wins).
 * ``"sample"``: a category drawn with probability proportional to the reconstructed mixture
   weights ``max(s_j / m + shift_j, 0)``. Unbiased without noise; with noise the clipped noise
-  adds mass to every category, so it also drifts towards uniform.
+  adds mass to every category, so it also drifts towards uniform. Without noise (``sigma_x =
+  0``, either rule) the weights are ``s_j + shift_j M`` with the row's own clip factor ``M``
+  (:func:`noise_free_amplitude`), so a real row (l = 1) keeps its category exactly.
 * ``"posterior"`` (calibrated): a category drawn from its posterior under a Gaussian model,
   ``log p(J | s) = (m s_J + m^2 shift_J - m^2 / 2) / sigma_J^2 + log pi_J + const``,
   with the prior ``pi`` fitted (iterative proportional fitting) so that the average posterior
@@ -53,6 +55,16 @@ def amplitude(s: np.ndarray, shift: np.ndarray, fallback: float) -> float:
         return float(fallback)
     m = float(s.sum(axis=1).mean()) / rest
     return float(np.clip(m, 1e-6, None)) if np.isfinite(m) else float(fallback)
+
+
+def noise_free_amplitude(s: np.ndarray, shift: np.ndarray) -> np.ndarray:
+    """Per row, the clip-factor average ``M`` of a noise-free row ``s = w - M shift`` (``w`` >= 0,
+    zero on the categories no mixed row has): ``M = max_j(-s_j / shift_j)`` over positive
+    shifts (0 when no shift is positive). Exact for l = 1 under any normalisation."""
+    pos = shift > 0
+    if not pos.any():
+        return np.zeros(len(s))
+    return np.maximum(0.0, (-s[:, pos] / shift[pos]).max(axis=1))
 
 
 def marginal_estimate(s: np.ndarray, shift: np.ndarray, m: float) -> np.ndarray:
@@ -101,7 +113,10 @@ def choose_codes(s: np.ndarray, shift: np.ndarray, inv: np.ndarray, *, decoder: 
     rng = rng if rng is not None else np.random.default_rng()
     m = amplitude(s, shift, fallback_m)
     if decoder == "sample" or sigma <= 0:
-        w = np.maximum(s / m + shift, 0.0)
+        if sigma <= 0:
+            w = np.maximum(s + shift * noise_free_amplitude(s, shift)[:, None], 0.0)
+        else:
+            w = np.maximum(s / m + shift, 0.0)
         dead = w.sum(axis=1) <= 0
         w[dead] = 1.0
         codes = _draw(w, rng)

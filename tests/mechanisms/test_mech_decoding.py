@@ -63,3 +63,15 @@ def test_snap_reencodes_exact_codes_and_rejects_unknown_decoder():
     assert np.all(out[:, 1:].sum(axis=1) == 1) and set(np.unique(out[:, 1:])) == {0.0, 1.0}
     with pytest.raises(ValueError, match="decode must be one of argmax, sample, posterior"):
         check_decoder("mode")
+
+
+def test_noise_free_rows_keep_their_category_under_a_zscore_shift():
+    # z-score-like shift (the category shares) and per-row clip factors 0.1..0.9, l = 1
+    mu = np.array([0.6, 0.3, 0.1])
+    cats = np.array([0, 1, 2, 2, 1, 0])
+    cf = np.linspace(0.1, 0.9, len(cats))[:, None]
+    s = cf * (np.eye(3)[cats] - mu)
+    for dec in ("sample", "posterior"):
+        codes = choose_codes(s, mu, np.ones(3), decoder=dec, sigma=0.0, fallback_m=0.5,
+                             rng=np.random.default_rng(0))
+        assert codes.tolist() == cats.tolist()
