@@ -20,10 +20,10 @@ import numpy as np
 
 from dpcda.mechanisms._torch import make_generator, resolve_device
 from dpcda.mechanisms.card import data_block, make_card, privacy_from_result
+from dpcda.mechanisms.decoding import DEFAULT_DECODER, check_decoder
 from dpcda.mechanisms.mixing import Mixed, mix_classwise
 from dpcda.mechanisms.prepare import affine_of, fit_preprocessor
 from dpcda.mechanisms.release import Release
-from dpcda.mechanisms.decoding import DEFAULT_DECODER, check_decoder
 from dpcda.mechanisms.segments import segment_spans, snap_segments
 from dpcda.mechanisms.validation import (check_delta, check_features, check_float, check_int,
                                          check_l_classwise, check_labels, check_release_size,
