@@ -80,6 +80,7 @@ def register(subparsers) -> None:
     w.add_argument("--stale-after", type=_positive_float("--stale-after"), default=None,
                    metavar="SECONDS",
                    help="a running job without a heartbeat for this long is requeued (default 60)")
+    _executor_args(w)
     w.set_defaults(handler=_worker)
 
     s = subparsers.add_parser(
@@ -135,7 +136,27 @@ def register(subparsers) -> None:
     s.add_argument("--force", action="store_true", help="recompute cells already in the store")
     s.add_argument("--name", help="a label for the sweep")
     s.add_argument("--quiet", action="store_true", help="no per-job lines on stderr")
+    _executor_args(s)
     s.set_defaults(handler=_sweep)
+
+
+def _executor_args(p) -> None:
+    p.add_argument("--executor", choices=("embedded", "ray"), default="embedded",
+                   help="embedded (default: worker processes on this machine) or ray (each job a "
+                        "Ray task; needs the optional ray package)")
+    p.add_argument("--address", metavar="ADDRESS",
+                   help="with --executor ray: auto, local, host:6379 or ray://host:10001 (default: "
+                        "$RAY_ADDRESS, else a cluster started with `ray start` here, else a new "
+                        "local Ray instance)")
+
+
+def _executor(args):
+    """The executor the command line asks for (ValueError: --address without ray, no ray)."""
+    from dpcda.jobs.executors import get_executor
+
+    if args.address is not None and args.executor != "ray":
+        raise ValueError(f"--address applies to --executor ray only, got --executor {args.executor}")
+    return get_executor(args.executor, address=args.address)
 
 
 def _raise_stop(signum, frame):  # SIGTERM -> hand the running job back, exit cleanly
@@ -161,10 +182,18 @@ def _worker(args) -> int:
         load_plugins()
     except ImportError as exc:
         raise ValueError(str(exc)) from None
+    executor = _executor(args)
     _setup_logging()
-    worker = Worker(args.db, worker_id=args.worker_id,
-                    heartbeat_interval=args.heartbeat or DEFAULT_HEARTBEAT,
-                    stale_after=args.stale_after or DEFAULT_STALE_AFTER)
+    if executor.name == "ray":
+        from dpcda.jobs.ray_runner import RayRunner
+
+        executor.open()
+        worker = RayRunner(args.db, worker_id=args.worker_id,
+                           stale_after=args.stale_after or DEFAULT_STALE_AFTER)
+    else:
+        worker = Worker(args.db, worker_id=args.worker_id,
+                        heartbeat_interval=args.heartbeat or DEFAULT_HEARTBEAT,
+                        stale_after=args.stale_after or DEFAULT_STALE_AFTER)
     previous = signal.signal(signal.SIGTERM, _raise_stop)
     try:
         worker.run(once=args.once, idle_exit=args.idle_exit)
@@ -172,6 +201,7 @@ def _worker(args) -> int:
         return 0
     finally:
         signal.signal(signal.SIGTERM, previous)
+        executor.close()
     return 0
 
 
@@ -203,8 +233,8 @@ def _sweep(args) -> int:
     from dpcda.jobs.experiment import max_l_for
     from dpcda.jobs.store import JobStore
     from dpcda.jobs.sweep import (format_table, parse_epsilons, parse_ls, parse_sigmas, parse_Ts,
-                                  submit_sweep, sweep_finished, sweep_results)
-    from dpcda.jobs.worker import Worker, WorkerStop
+                                  submit_sweep, sweep_results)
+    from dpcda.jobs.worker import WorkerStop
 
     if args.sigmas is not None and args.epsilons is not None:
         raise ValueError("give either --epsilons (sigma calibrated per point) or --sigmas (fixed "
@@ -217,6 +247,7 @@ def _sweep(args) -> int:
         ls = [l for l in parse_ls(DEFAULT_LS) if max_l is None or l <= max_l]
     else:
         ls = parse_ls(args.ls, max_l=max_l, what=what)
+    executor = _executor(args)  # no ray package: exit 2 before anything is queued
     store = JobStore(args.db)
     sweep_id = submit_sweep(store, _base_config(args), epsilons=epsilons, sigmas=sigmas, ls=ls,
                             Ts=Ts, runs=args.runs, x=args.x, name=args.name, force=args.force)
@@ -240,16 +271,21 @@ def _sweep(args) -> int:
               f"{job.status}, {what}",
               file=sys.stderr, flush=True)
 
-    worker = Worker(store, sweep_id=sweep_id, on_finish=report)
+    try:
+        executor.open()  # connect to Ray (a bad address: one line, exit 2)
+    except ValueError:
+        store.cancel_sweep(sweep_id)
+        raise
     previous = signal.signal(signal.SIGTERM, _raise_stop)
     try:
-        worker.run(until=lambda: sweep_finished(store, sweep_id))
+        executor.run_sweep(store, sweep_id, on_finish=report)
     except (WorkerStop, KeyboardInterrupt):
         store.cancel_sweep(sweep_id)
         print(f"sweep {sweep_id} cancelled", file=sys.stderr)
         return 130
     finally:
         signal.signal(signal.SIGTERM, previous)
+        executor.close()
     table = sweep_results(store, sweep_id)
     accountants = sorted(set(table["accountant"].astype(str)))
     models = {}

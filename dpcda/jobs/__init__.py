@@ -11,10 +11,15 @@
 Workers claim jobs atomically (one job, one worker), beat a heartbeat from a thread, and a job
 whose worker died is requeued (or failed once its attempts are spent), never left running.
 Identical configurations are computed once (``force=True`` recomputes). Nothing here imports
-torch, pandas or streamlit at import time.
+torch, pandas, ray or streamlit at import time.
+
+What runs the jobs is an executor (:mod:`dpcda.jobs.executors`): ``embedded`` (the worker
+processes above, the default) or ``ray`` (each job a Ray task; the store stays the record):
+``get_executor("ray", address="auto").run_sweep(store, sweep_id)``.
 """
 
 from dpcda.jobs.db import default_db_path
+from dpcda.jobs.executors import EXECUTORS, Executor, get_executor, list_executors, ray_setting
 from dpcda.jobs.kinds import JOB_KINDS, JobCancelled, JobContext, JobKind, load_plugins, register_kind
 from dpcda.jobs.store import Job, JobStore, Sweep
 from dpcda.jobs.worker import Worker, ensure_worker, live_workers
@@ -55,6 +60,7 @@ def list_sweeps(db=None):
     return _list(db)
 
 
-__all__ = ["JOB_KINDS", "Job", "JobCancelled", "JobContext", "JobKind", "JobStore", "Sweep", "Worker",
-           "cancel_job", "cancel_sweep", "default_db_path", "ensure_worker", "list_sweeps",
-           "live_workers", "load_plugins", "register_kind", "submit_sweep", "sweep_results"]
+__all__ = ["EXECUTORS", "JOB_KINDS", "Executor", "Job", "JobCancelled", "JobContext", "JobKind", "JobStore",
+           "Sweep", "Worker", "cancel_job", "cancel_sweep", "default_db_path", "ensure_worker",
+           "get_executor", "list_executors", "list_sweeps", "live_workers", "load_plugins",
+           "ray_setting", "register_kind", "submit_sweep", "sweep_results"]

@@ -164,6 +164,17 @@ class JobStore:
             return "lost"
         return "cancel" if row[0] else "ok"
 
+    def beat_jobs(self, worker_id: str) -> dict[int, bool]:
+        """Refresh the heartbeat of a worker and of every job it is running (a Ray driver has
+        several in flight); returns {job id: cancel requested} for those jobs."""
+        now = time.time()
+        with _db.transaction(self.path) as conn:
+            conn.execute("UPDATE workers SET heartbeat_at = ?, status = CASE WHEN status = 'dead' "
+                         "THEN 'running' ELSE status END WHERE id = ?", (now, worker_id))
+            rows = conn.execute("UPDATE jobs SET heartbeat_at = ? WHERE worker_id = ? AND status = "
+                                "'running' RETURNING id, cancel_requested", (now, worker_id)).fetchall()
+        return {r[0]: bool(r[1]) for r in rows}
+
     def report_progress(self, job_id: int, worker_id: str, epoch: int, n_epochs: int | None,
                         metrics: dict | None = None) -> str:
         """Record one finished epoch; returns like :meth:`heartbeat`."""

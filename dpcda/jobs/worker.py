@@ -36,8 +36,24 @@ class WorkerStop(BaseException):
     goes back to the queue."""
 
 
-def new_worker_id() -> str:
-    return f"w-{uuid.uuid4().hex[:12]}"
+def new_worker_id(prefix: str = "w") -> str:
+    """``w-...`` for an embedded worker, ``r-...`` for a Ray driver."""
+    return f"{prefix}-{uuid.uuid4().hex[:12]}"
+
+
+def register_worker(store: JobStore, worker_id: str, *, sweep_id: int | None = None) -> None:
+    """Record this process as a running worker of the store (pid, host, heartbeat)."""
+    now, pid = time.time(), os.getpid()
+    with _db.transaction(store.path) as conn:
+        conn.execute("INSERT OR REPLACE INTO workers (id, pid, pid_token, hostname, started, "
+                     "heartbeat_at, status, sweep_id) VALUES (?, ?, ?, ?, ?, ?, 'running', ?)",
+                     (worker_id, pid, pid_token(pid), hostname(), now, now, sweep_id))
+
+
+def unregister_worker(store: JobStore, worker_id: str) -> None:
+    with _db.transaction(store.path) as conn:
+        conn.execute("UPDATE workers SET status = 'stopped', stopped = ?, current_job = NULL "
+                     "WHERE id = ?", (time.time(), worker_id))
 
 
 class Worker:
@@ -73,16 +89,10 @@ class Worker:
     # --- registration and heartbeat -----------------------------------------------------
 
     def _register(self) -> None:
-        now, pid = time.time(), os.getpid()
-        with _db.transaction(self.store.path) as conn:
-            conn.execute("INSERT OR REPLACE INTO workers (id, pid, pid_token, hostname, started, "
-                         "heartbeat_at, status, sweep_id) VALUES (?, ?, ?, ?, ?, ?, 'running', ?)",
-                         (self.worker_id, pid, pid_token(pid), hostname(), now, now, self.sweep_id))
+        register_worker(self.store, self.worker_id, sweep_id=self.sweep_id)
 
     def _unregister(self) -> None:
-        with _db.transaction(self.store.path) as conn:
-            conn.execute("UPDATE workers SET status = 'stopped', stopped = ?, current_job = NULL "
-                         "WHERE id = ?", (time.time(), self.worker_id))
+        unregister_worker(self.store, self.worker_id)
 
     def _beat_forever(self) -> None:
         while not self._stop.wait(self.heartbeat_interval):
@@ -204,30 +214,39 @@ def _live(conn, stale_after: float, general_only: bool = False) -> list[dict]:
 
 
 def worker_command(db_path: Path, *, worker_id: str, idle_exit: float | None,
-                   heartbeat_interval: float, stale_after: float) -> list[str]:
+                   heartbeat_interval: float, stale_after: float, executor: str = "embedded",
+                   address: str | None = None) -> list[str]:
     cmd = [sys.executable, "-m", "dpcda", "worker", "--db", str(db_path), "--worker-id", worker_id,
            "--heartbeat", str(heartbeat_interval), "--stale-after", str(stale_after)]
     if idle_exit is not None:
         cmd += ["--idle-exit", str(idle_exit)]
+    if executor != "embedded":
+        cmd += ["--executor", executor] + (["--address", address] if address else [])
     return cmd
 
 
 def ensure_worker(db=None, *, idle_exit: float | None = DEFAULT_IDLE_EXIT,
                   heartbeat_interval: float = DEFAULT_HEARTBEAT,
                   stale_after: float = DEFAULT_STALE_AFTER, env: dict | None = None,
-                  log_path: str | os.PathLike | None = None) -> dict:
-    """Start a background worker process for the store unless a live one is registered.
+                  log_path: str | os.PathLike | None = None, executor: str = "embedded",
+                  address: str | None = None) -> dict:
+    """Start a background worker process for the store unless a live one of that executor is
+    registered (``executor="ray"``: a Ray driver, ``python -m dpcda worker --executor ray``).
 
     Returns ``{"worker_id", "pid", "started"}``. The check and the reservation of the new
     worker's row share one write transaction, so concurrent callers start one worker. Its
     output goes to ``worker.log`` beside the store.
     """
+    if executor not in ("embedded", "ray"):
+        raise ValueError(f"executor must be one of embedded, ray, got executor={executor!r}")
     store = db if isinstance(db, JobStore) else JobStore(db)
     store.recover(stale_after=stale_after)
-    worker_id = new_worker_id()
+    prefix = "r" if executor == "ray" else "w"
+    worker_id = new_worker_id(prefix)
     now = time.time()
     with _db.transaction(store.path) as conn:
-        live = _live(conn, stale_after, general_only=True)
+        live = [w for w in _live(conn, stale_after, general_only=True)
+                if w["id"].startswith("r-") == (executor == "ray")]
         if live:
             return {"worker_id": live[0]["id"], "pid": live[0]["pid"], "started": False}
         conn.execute("INSERT INTO workers (id, pid, hostname, started, heartbeat_at, status) "
@@ -237,7 +256,8 @@ def ensure_worker(db=None, *, idle_exit: float | None = DEFAULT_IDLE_EXIT,
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [pkg_root, env.get("PYTHONPATH")]))
     log_path = Path(log_path) if log_path is not None else store.path.parent / "worker.log"
     cmd = worker_command(store.path, worker_id=worker_id, idle_exit=idle_exit,
-                         heartbeat_interval=heartbeat_interval, stale_after=stale_after)
+                         heartbeat_interval=heartbeat_interval, stale_after=stale_after,
+                         executor=executor, address=address)
     try:
         with open(log_path, "ab") as out:
             proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=out, env=env,

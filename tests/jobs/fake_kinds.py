@@ -52,3 +52,27 @@ def _normalize(config: dict) -> dict:
 
 
 register_kind("fake-normalized", normalize=_normalize)(lambda config, ctx: {"x": config["x"]})
+
+
+@register_kind("fake-die-once")
+def fake_die_once(config: dict, ctx) -> dict:
+    """Appends its pid to ``marker``; the first attempt (no marker yet) then SIGKILLs its own
+    process, as if the machine running it had died: the Ray executor's retry test."""
+    import signal
+
+    first = not os.path.exists(config["marker"])
+    with open(config["marker"], "a") as fh:
+        fh.write(f"{os.getpid()}\n")
+    if first or config.get("always"):
+        os.kill(os.getpid(), signal.SIGKILL)
+    return {"pid": os.getpid()}
+
+
+@register_kind("fake-sleep")
+def fake_sleep(config: dict, ctx) -> dict:
+    """Appends its pid to ``marker`` when it starts, then sleeps ``seconds`` (no cancel checks:
+    only killing its process stops it early)."""
+    with open(config["marker"], "a") as fh:
+        fh.write(f"{os.getpid()}\n")
+    time.sleep(float(config.get("seconds", 30.0)))
+    return {"pid": os.getpid(), "slept": True}
