@@ -19,7 +19,7 @@ from dpcda.privacy import NOT_A_BOUND
 from dpcda.training import AUTO, list_models, model_spec
 from pages.common import (DELTA_VALUES, POWERS_OF_TWO, accountant_assumptions, ensure_app_navigation,
                           fmt_delta, privacy_footnote)
-from pages.jobs_ui import open_job_store, start_worker, sweep_progress
+from pages.jobs_ui import executor_choice, open_job_store, start_worker, sweep_progress
 
 DATASETS = ("digits", "mnist", "fashion-mnist", "cifar10")
 MECHS = tuple(MECHANISMS.names())
@@ -101,6 +101,7 @@ for m in mechs:
                      "bold entries; optimistic, since the test split picks it).")
         accountants[m] = st.selectbox("Accountant", spec.accountants, key=f"compare_acc_{m}",
                                       format_func=lambda a, m=m: acc_label(m, a))
+executor = executor_choice(sb, "compare")
 launch = sb.button("Launch comparison", type="primary", key="compare_launch", width="stretch")
 
 new_id = None
@@ -117,7 +118,7 @@ if launch:
     except ValueError as exc:
         st.error(f"Nothing to launch: {exc}.")
     else:
-        start_worker(store, "comparison")
+        start_worker(store, "comparison", executor)
 
 # --- which comparison ---------------------------------------------------------------------------
 sweeps = {s.id: s for s in reversed(store.sweeps()) if (s.config or {}).get("page") == "compare"}

@@ -60,16 +60,32 @@ def sweep_progress(store, sid: int, status_at_start: str, jobs: list, *, key: st
     progress()
 
 
-def start_worker(store, noun: str = "sweep") -> None:
-    """Make sure a background worker runs the store's queue; if none can be started, say how to
-    start one by hand (the jobs stay queued)."""
-    from dpcda.jobs import ensure_worker
+def executor_choice(container, key: str) -> str:
+    """``"embedded"``, or ``"ray"`` when ``$DPCDA_RAY_ADDRESS`` is set (and ray installed) and
+    the user picks it; draws nothing otherwise."""
+    from dpcda.jobs import ray_setting
 
+    address = ray_setting()
+    if address is None:
+        return "embedded"
+    pick = container.radio("Run jobs on", ["this machine", f"Ray ({address})"], key=f"{key}_executor",
+                           help="Ray: each job a Ray task on the cluster at $DPCDA_RAY_ADDRESS; "
+                                "results are stored here as usual.")
+    return "embedded" if pick == "this machine" else "ray"
+
+
+def start_worker(store, noun: str = "sweep", executor: str = "embedded") -> None:
+    """Make sure a background worker (a Ray driver for ``executor="ray"``) runs the store's
+    queue; if none can be started, say how to start one by hand (the jobs stay queued)."""
+    from dpcda.jobs import get_executor, ray_setting
+
+    address = ray_setting() if executor == "ray" else None
     try:
-        ensure_worker(store)
+        get_executor(executor, address=address).ensure_background(store)
     except (OSError, RuntimeError, ValueError) as exc:
+        ray = f" --executor ray --address {address}" if address else ""
         st.warning(f"The {noun} is queued but no worker could be started ({exc}). Run "
-                   f"`python -m dpcda worker --db {store.path}` in a shell.")
+                   f"`python -m dpcda worker --db {store.path}{ray}` in a shell.")
 
 
 def open_job_store():

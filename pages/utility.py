@@ -22,7 +22,7 @@ from dpcda.mechanisms import MECHANISMS
 from dpcda.training import AUTO, list_models, model_spec
 from pages.common import (DELTA_VALUES, POWERS_OF_TWO, accountant_assumptions, ensure_app_navigation,
                           fmt_delta, fmt_int, privacy_footnote)
-from pages.jobs_ui import open_job_store, start_worker, sweep_progress
+from pages.jobs_ui import executor_choice, open_job_store, start_worker, sweep_progress
 from pages.utility_views import (EXPERIMENTS, accuracy_figure, calibration_notes, eps_label, fmt_achieved,
                                  privacy_label, results_table, sweep_x)
 
@@ -180,6 +180,7 @@ sb.caption(f"{n_jobs} job(s): {len(privacy_values)} {'ε' if sigmas is None else
            + (f" × {n_T} T" if Ts else "") + f" × {runs} run(s).")
 if list_ok and (not privacy_values or not ls):
     sb.warning("Select at least one target ε and one l." if x == "l" else "Select at least one l.")
+executor = executor_choice(sb, "utility")
 launch = sb.button("Launch sweep", type="primary", key="utility_launch", width="stretch",
                    disabled=bool(missing), help="Disabled: this dataset's files are missing."
                    if missing else None)
@@ -204,7 +205,7 @@ if launch:
         except ValueError as exc:
             st.error(f"Cannot launch this sweep: {exc}")
         else:
-            start_worker(store, "sweep")
+            start_worker(store, "sweep", executor)
 
 # --- which sweep -------------------------------------------------------------------------------
 sweeps = {s.id: s for s in reversed(store.sweeps()) if "ls" in (s.config or {})}  # newest first
