@@ -233,7 +233,7 @@ def _sweep(args) -> int:
     from dpcda.jobs.experiment import max_l_for
     from dpcda.jobs.store import JobStore
     from dpcda.jobs.sweep import (format_table, parse_epsilons, parse_ls, parse_sigmas, parse_Ts,
-                                  submit_sweep, sweep_results)
+                                  submit_sweep, sweep_finished, sweep_results)
     from dpcda.jobs.worker import WorkerStop
 
     if args.sigmas is not None and args.epsilons is not None:
@@ -271,14 +271,17 @@ def _sweep(args) -> int:
               f"{job.status}, {what}",
               file=sys.stderr, flush=True)
 
+    pending = not sweep_finished(store, sweep_id)  # all reused: no need to start Ray
     try:
-        executor.open()  # connect to Ray (a bad address: one line, exit 2)
+        if pending:
+            executor.open()  # connect to Ray (a bad address: one line, exit 2)
     except ValueError:
         store.cancel_sweep(sweep_id)
         raise
     previous = signal.signal(signal.SIGTERM, _raise_stop)
     try:
-        executor.run_sweep(store, sweep_id, on_finish=report)
+        if pending:
+            executor.run_sweep(store, sweep_id, on_finish=report)
     except (WorkerStop, KeyboardInterrupt):
         store.cancel_sweep(sweep_id)
         print(f"sweep {sweep_id} cancelled", file=sys.stderr)
