@@ -275,7 +275,7 @@ def _sweep(args) -> int:
     try:
         if pending:
             executor.open()  # connect to Ray (a bad address: one line, exit 2)
-    except ValueError:
+    except BaseException:  # also Ctrl-C while Ray connects: nothing stays queued
         store.cancel_sweep(sweep_id)
         raise
     previous = signal.signal(signal.SIGTERM, _raise_stop)

@@ -44,6 +44,7 @@ def connect(address: str | None = None, *, num_cpus: int | None = None, owner: A
     ray = import_ray()
     if ray.is_initialized():
         return False
+    check_reachable(address)
     kw: dict[str, Any] = {"log_to_driver": False}
     if address == "local":
         kw["include_dashboard"] = False
@@ -56,6 +57,24 @@ def connect(address: str | None = None, *, num_cpus: int | None = None, owner: A
         raise ValueError(f"cannot connect to Ray at address={address!r}: {first}") from None
     _owner[:] = [owner]
     return True
+
+
+def check_reachable(address: str | None, timeout: float = 5.0) -> None:
+    """For a ``host:port`` or ``ray://host:port`` address, a ValueError at once when nothing
+    listens there (Ray itself would retry for minutes)."""
+    import socket
+
+    if address is None or address in ("auto", "local"):
+        return
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    if not host or not port.isdigit():
+        raise ValueError(f"address must be auto, local, host:port or ray://host:port, got "
+                         f"address={address!r}")
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()
+    except OSError as exc:
+        raise ValueError(f"cannot connect to Ray at address={address!r}: nothing answers there "
+                         f"({exc}); is `ray start --head` running?") from None
 
 
 def disconnect(*, owner: Any = None) -> None:

@@ -4,6 +4,7 @@ the optional ray package is missing (simulated, so these run everywhere)."""
 from __future__ import annotations
 
 import sys
+import time
 
 import pytest
 
@@ -92,3 +93,22 @@ def test_task_resources_follow_the_job(store):
 def test_ensure_worker_rejects_an_unknown_executor(store):
     with pytest.raises(ValueError, match="executor must be one of embedded, ray"):
         ensure_worker(store, executor="dask")
+
+
+def test_an_address_where_nothing_listens_is_refused_at_once(tmp_path, capsys):
+    pytest.importorskip("ray", reason="the address is checked only when ray is installed")
+    from dpcda.cli import main
+
+    db = tmp_path / "s.sqlite3"
+    t0 = time.monotonic()
+    code = main(["sweep", "--dataset", "digits", "--epsilons", "inf", "--ls", "1", "--db", str(db),
+                 "--executor", "ray", "--address", "127.0.0.1:1"])
+    err = capsys.readouterr().err
+    last = err.strip().splitlines()[-1]  # after the "sweep N: ..." line
+    assert code == 2 and last.startswith("dpcda: error: cannot connect to Ray at address='127.0.0.1:1'")
+    assert time.monotonic() - t0 < 30
+    assert [j.status for j in JobStore(db).jobs()] == ["cancelled"]  # nothing left queued
+    with pytest.raises(ValueError, match="address must be auto, local, host:port"):
+        from dpcda.jobs.ray_runner import check_reachable
+
+        check_reachable("no-port-here")
