@@ -18,6 +18,7 @@ from pages.common import (DELTA_VALUES, EPS_PLOT_MAX, L_VALUES, POWERS_OF_TWO, S
                           calibration_rows, dataset_picker, ensure_app_navigation, epsilon_table,
                           figure4, figure4_grid, fmt_alpha, fmt_delta, fmt_eps, fmt_int,
                           fmt_sigma, nearest, paper_vs_class_aware, privacy_footnote)
+from pages.audit_ui import audit_section
 
 ensure_app_navigation()
 st.title("Privacy explorer")
@@ -176,6 +177,11 @@ with cal_right:
                         key="privacy_calfig")
 st.caption(f"σ_y = {'σ_x' if ratio == 1 else f'{ratio:.3g} × σ_x'}; the achieved ε never exceeds "
            "the target. This is how the paper sets the noise for every l in its Table 3.")
+
+# --- audit ----------------------------------------------------------------------------------
+if ds.class_counts:
+    audit_section(l=l, sigma_x=sigma_x, c=c, T=T, delta=delta, class_counts=ds.class_counts,
+                  params=p if r is not None else None)
 
 accountant_assumptions(accountants)
 privacy_footnote(accountant, conversion, delta=delta,

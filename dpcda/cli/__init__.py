@@ -18,7 +18,7 @@ import sys
 
 # Command modules, in the order their commands are listed in ``--help``.
 COMMAND_MODULES = ("dpcda.cli.privacy", "dpcda.cli.generate", "dpcda.cli.jobs", "dpcda.cli.store",
-                   "dpcda.cli.fidelity")
+                   "dpcda.cli.fidelity", "dpcda.cli.audit")
 
 
 class UsageError(Exception):

@@ -21,7 +21,7 @@ from typing import Callable
 from dpcda.registry import Registry
 
 PLUGINS_ENV = "DPCDA_JOB_PLUGINS"
-BUILTIN_KIND_MODULES = ("dpcda.jobs.experiment",)
+BUILTIN_KIND_MODULES = ("dpcda.jobs.experiment", "dpcda.jobs.audit_job")
 
 
 @dataclass(frozen=True)

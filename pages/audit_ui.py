@@ -1,0 +1,128 @@
+"""The Audit section of the Privacy page (not a page itself): launch an empirical privacy
+audit as a background job, follow it, and set what it finds beside what the accountants claim.
+Everything computed lives in :mod:`dpcda.audit`; this module reads widgets and draws."""
+
+from __future__ import annotations
+
+import plotly.graph_objects as go
+import streamlit as st
+
+from dpcda.audit import default_trials
+from dpcda.audit.report import (audited_points, claims_over_l, job_config, paper_gap,
+                                settings_for_release)
+from pages.common import POWERS_OF_TWO, fmt_eps, fmt_int
+
+KEY = "privacy_audit"
+VALID_NOTE = "as published, not a bound for this implementation"
+
+
+def _audit_jobs(store) -> list:
+    return [j for j in store.jobs() if j.kind == "audit"]
+
+
+def _figure(claims: dict, ls: list[int], points: list[dict], valid: list[str]) -> go.Figure:
+    fig = go.Figure()
+    for name, eps in claims.items():
+        tag = "" if name in valid else " (as published)"
+        fig.add_scatter(x=ls, y=eps, mode="lines", name=f"claimed: {name}{tag}",
+                        line={"dash": "solid" if name in valid else "dot"})
+    if points:
+        fig.add_scatter(x=[p["l"] for p in points], y=[p["epsilon_lower"] for p in points],
+                        mode="markers", marker={"size": 11, "symbol": "triangle-up"},
+                        name="audited lower bound (95%)")
+        fig.add_scatter(x=[p["l"] for p in points], y=[p["epsilon_gdp"] for p in points],
+                        mode="markers", marker={"size": 9, "symbol": "circle-open"},
+                        name="audited Gaussian-DP estimate")
+    fig.update_xaxes(type="log", title="l", tickvals=ls)
+    fig.update_yaxes(type="log", title="ε")
+    fig.update_layout(height=380, margin={"t": 30, "b": 10}, legend={"font": {"size": 11}})
+    return fig
+
+
+def audit_section(*, l: int, sigma_x: float, c: float, T: int, delta: float, class_counts,
+                  params) -> None:
+    """Draw the section for the page's setting (``params``: its PrivacyParams, for the gap)."""
+    from pages.jobs_ui import open_job_store, start_worker
+
+    st.subheader("Audit: does the code spend what the accountants claim?")
+    st.caption("Runs DP-CDA's own mixing kernel many times on the smallest class with and "
+               "without a worst-case canary record (norm c, replacing a record at the opposite "
+               "side, label kept) and turns the outcomes into a **rigorous 95% lower bound** on "
+               "ε (Clopper–Pearson, thresholds chosen on a separate half of the trials) and a "
+               "**Gaussian-DP estimate** (Nasr et al. 2023). A lower bound above a valid upper "
+               "bound would be a bug. Derivation: docs/audit.md.")
+    gap = paper_gap(params) if params is not None else None
+    if gap:
+        st.warning(f"The published `paper` ε = {fmt_eps(gap['paper'])} is **below** the exact "
+                   f"PLD ε of Algorithm 1 ({fmt_eps(gap['pld'])}) at this setting, by "
+                   f"{fmt_eps(gap['difference'])} ({gap['ratio']:.2f}×): {VALID_NOTE}.")
+    if sigma_x <= 0:
+        st.info("The audit needs noise: σ_x = 0 is the non-private setting (ε = ∞).")
+        return
+    n_k = min(class_counts)
+    T_k = int(T) // len(class_counts)
+    trials = st.number_input("Trials per arm (with / without the canary)", min_value=20,
+                             max_value=10**6, value=default_trials(l, max(T_k, 1)), step=100,
+                             key=f"{KEY}_trials",
+                             help="The default keeps one audit under about 5 minutes on 2 CPU "
+                                  "cores. More trials give tighter bounds.")
+    try:
+        s = settings_for_release(l=l, sigma_x=sigma_x, c=c, T=T, delta=delta,
+                                 class_counts=class_counts, trials=int(trials))
+    except ValueError as exc:
+        st.error(f"Cannot audit this setting: {exc}")
+        return
+    st.caption(f"Audited: N_k = {fmt_int(n_k)} records, T_k = {fmt_int(T_k)} mixtures, "
+               f"l = {l}, σ_x = {sigma_x:g}, c = {c:g}, δ = {delta:g}, {fmt_int(s.trials)} "
+               "trials per arm.")
+    store = open_job_store()
+    if st.button("Run the audit", key=f"{KEY}_run"):
+        store.submit("audit", job_config(s))
+        start_worker(store, noun="audit")
+    _progress(store)
+    jobs = _audit_jobs(store)
+    results = [j.result for j in jobs if j.status == "done" and j.result]
+    points = audited_points(results, s)
+    mine = next((p for p in points if p["l"] == l), None)
+    ls = [v for v in POWERS_OF_TWO if v <= n_k]
+    claims = claims_over_l(s, ls)
+    from dpcda.audit import claimed_epsilons
+    now = claimed_epsilons(s)
+    left, right = st.columns([1, 2], gap="large")
+    with left:
+        if mine:
+            st.metric("Audited lower bound on ε (95%)", fmt_eps(mine["epsilon_lower"]))
+            st.metric("Gaussian-DP estimate of ε", fmt_eps(mine["epsilon_gdp"]))
+        else:
+            st.info("No finished audit at this setting yet: press **Run the audit**.")
+        rows = [{"accountant": n, "claimed ε": fmt_eps(e),
+                 "valid for DP-CDA": "yes" if n in now["valid"] else VALID_NOTE}
+                for n, e in now["claimed"].items()]
+        st.dataframe(rows, hide_index=True, key=f"{KEY}_claims")
+        bad = [n for n in now["valid"] if mine and mine["epsilon_lower"] > now["claimed"][n]]
+        if bad:
+            st.error(f"The audited lower bound exceeds the valid bound of {', '.join(bad)}: a bug.")
+    with right:
+        st.plotly_chart(_figure(claims, ls, points, now["valid"]), key=f"{KEY}_fig",
+                        width="stretch")
+        st.caption("Lines: what each accountant claims at this σ_x over l (dotted: "
+                   f"{VALID_NOTE}). Markers: finished audits of this setting (any l).")
+
+
+def _progress(store) -> None:
+    active = [j for j in _audit_jobs(store) if not j.terminal]
+
+    @st.fragment(run_every=2 if active else None)
+    def poll() -> None:
+        now = [j for j in _audit_jobs(store) if not j.terminal]
+        if len(now) != len(active):
+            st.rerun()
+        for j in now:
+            frac = (j.epoch or 0) / (j.n_epochs or 100)
+            st.progress(min(frac, 1.0), text=f"audit job #{j.id} (l = {j.config.get('l')}): "
+                        f"{j.status}, {int(100 * frac)}% of the trials")
+        failed = [j for j in _audit_jobs(store) if j.status == "failed"][-1:]
+        for j in failed:
+            st.warning(f"audit job #{j.id} failed: {(j.message or 'failed').splitlines()[0]}")
+
+    poll()
