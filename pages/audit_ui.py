@@ -98,7 +98,7 @@ def audit_section(*, l: int, sigma_x: float, c: float, T: int, delta: float, cla
         rows = [{"accountant": n, "claimed ε": fmt_eps(e),
                  "valid for DP-CDA": "yes" if n in now["valid"] else VALID_NOTE}
                 for n, e in now["claimed"].items()]
-        st.dataframe(rows, hide_index=True, key=f"{KEY}_claims")
+        st.dataframe(rows, hide_index=True)
         bad = [n for n in now["valid"] if mine and mine["epsilon_lower"] > now["claimed"][n]]
         if bad:
             st.error(f"The audited lower bound exceeds the valid bound of {', '.join(bad)}: a bug.")

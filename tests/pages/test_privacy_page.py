@@ -17,6 +17,12 @@ MNIST = dict(n=60000, class_counts=(5923, 6742, 5958, 6131, 5842, 5421, 5918, 62
              d_x=784, d_y=10)
 
 
+@pytest.fixture(autouse=True)
+def _private_job_store(monkeypatch, tmp_path):
+    """The page's Audit section opens the job store: never the user's."""
+    monkeypatch.setenv("DPCDA_HOME", str(tmp_path))
+
+
 def run_page() -> AppTest:
     at = AppTest.from_file(PAGE, default_timeout=30)
     at.run()
