@@ -8,8 +8,13 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from dpcda.audit import default_trials
-from dpcda.audit.report import (audited_points, claims_over_l, job_config, paper_gap,
-                                settings_for_release)
+from dpcda.audit.report import (
+    audited_points,
+    claims_over_l,
+    job_config,
+    paper_gap,
+    settings_for_release,
+)
 from pages.common import POWERS_OF_TWO, fmt_eps, fmt_int
 
 KEY = "privacy_audit"

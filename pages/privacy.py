@@ -10,15 +10,40 @@ import math
 import pandas as pd
 import streamlit as st
 
-from dpcda.privacy import (ACCOUNTANT_INFO, CONVERSION_TITLES, PrivacyParams, compute_epsilon,
-                           list_accountants, list_conversions)
+from dpcda.privacy import (
+    ACCOUNTANT_INFO,
+    CONVERSION_TITLES,
+    PrivacyParams,
+    compute_epsilon,
+    list_accountants,
+    list_conversions,
+)
 from dpcda.privacy.params import MAX_ALPHA_LIMIT
-from pages.common import (DELTA_VALUES, EPS_PLOT_MAX, L_VALUES, POWERS_OF_TWO, SIGMA_GRID,
-                          SIGMA_VALUES, accountant_assumptions, calibration_figure,
-                          calibration_rows, dataset_picker, ensure_app_navigation, epsilon_table,
-                          figure4, figure4_grid, fmt_alpha, fmt_delta, fmt_eps, fmt_int,
-                          fmt_sigma, nearest, paper_vs_class_aware, privacy_footnote)
 from pages.audit_ui import audit_section
+from pages.common import (
+    DELTA_VALUES,
+    EPS_PLOT_MAX,
+    L_VALUES,
+    POWERS_OF_TWO,
+    SIGMA_GRID,
+    SIGMA_VALUES,
+    accountant_assumptions,
+    calibration_figure,
+    calibration_rows,
+    dataset_picker,
+    ensure_app_navigation,
+    epsilon_table,
+    figure4,
+    figure4_grid,
+    fmt_alpha,
+    fmt_delta,
+    fmt_eps,
+    fmt_int,
+    fmt_sigma,
+    nearest,
+    paper_vs_class_aware,
+    privacy_footnote,
+)
 
 ensure_app_navigation()
 st.title("Privacy explorer")

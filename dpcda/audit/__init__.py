@@ -12,8 +12,14 @@ of the worst case and of the statistics is in ``docs/audit.md``.
 
 from dpcda.audit.run import claim_params, claimed_epsilons, run_audit
 from dpcda.audit.settings import STATISTICS, AuditSettings, default_trials
-from dpcda.audit.stats import (bounds_from_statistics, clopper_pearson_upper, epsilon_from_rates,
-                               gdp_delta, gdp_epsilon, gdp_mu)
+from dpcda.audit.stats import (
+                               bounds_from_statistics,
+                               clopper_pearson_upper,
+                               epsilon_from_rates,
+                               gdp_delta,
+                               gdp_epsilon,
+                               gdp_mu,
+)
 
 __all__ = ["STATISTICS", "AuditSettings", "bounds_from_statistics", "claim_params",
            "claimed_epsilons", "clopper_pearson_upper", "default_trials", "epsilon_from_rates",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from dpcda.audit.settings import AuditSettings
 from dpcda.audit.simulate import run_trials
@@ -20,17 +20,33 @@ def claim_params(s: AuditSettings, *, delta: float | None = None):
                          class_counts=(s.n_class,) * s.n_classes)
 
 
+def dpcda_accountants() -> list[str]:
+    """Registered accountants that speak about DP-CDA: those the mechanism lists and those that
+    declare themselves valid for it (a PLD accountant registered later appears here)."""
+    from dpcda.mechanisms import MECHANISMS
+    from dpcda.privacy import ACCOUNTANTS
+
+    listed = set(MECHANISMS.get("dp-cda").accountants)
+    return [n for n, a in ACCOUNTANTS.items()
+            if n in listed or "dp-cda" in getattr(a, "valid_for", ())]
+
+
 def claimed_epsilons(s: AuditSettings) -> dict:
     """``{"claimed": {name: eps}, "valid": [names valid for DP-CDA], "skipped": {name: why}}``.
 
-    Every registered accountant is asked; one that needs inputs the audit does not have
-    (feature dimensions: the audit runs in one dimension) is listed under ``skipped``.
+    Every registered accountant is considered: one for another mechanism, or one that needs
+    inputs the audit does not have (feature dimensions: the audit runs in one dimension), is
+    listed under ``skipped`` with the reason.
     """
     from dpcda.privacy import ACCOUNTANTS, compute_epsilon, list_accountants
 
     p = claim_params(s)
+    ours = dpcda_accountants()
     claimed, skipped, valid = {}, {}, []
     for name in list_accountants():
+        if name not in ours:
+            skipped[name] = "an accountant for another mechanism, not for DP-CDA"
+            continue
         try:
             claimed[name] = float(compute_epsilon(p, accountant=name).epsilon)
         except ValueError as exc:

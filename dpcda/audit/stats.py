@@ -100,7 +100,7 @@ def bounds_from_statistics(s0, s1, *, delta: float, confidence: float = 0.95,
     split. Returns a plain dict (thresholds and rates of the chosen tests, no raw data).
     """
     s0, s1 = np.asarray(s0, float), np.asarray(s1, float)
-    k0, k1 = int(round(len(s0) * select_fraction)), int(round(len(s1) * select_fraction))
+    k0, k1 = round(len(s0) * select_fraction), round(len(s1) * select_fraction)
     sel0, ev0, sel1, ev1 = s0[:k0], s0[k0:], s1[:k1], s1[k1:]
     ts = candidate_thresholds(sel0, sel1)
     # (a): the threshold with the best bound on the selection split, evaluated on the rest.

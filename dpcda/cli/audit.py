@@ -18,7 +18,7 @@ def register(sub) -> None:
     p.add_argument("--sigma-x", type=float, required=True, help="feature noise (> 0)")
     p.add_argument("--trials", type=float, default=None,
                    help="runs per arm (with / without the canary); default: about "
-                        "2.4e8 / (T_k l), within [200, 10000] (<= 5 min on 2 CPU cores)")
+                        "1.2e8 / (T_k l), within [100, 10000] (<= 5 min on 2 CPU cores)")
     p.add_argument("--n-class", type=float, default=6000,
                    help="N_k, records of the audited class (default 6000, MNIST-like)")
     p.add_argument("--T-class", type=float, default=6000,
@@ -44,11 +44,11 @@ def _plain(x):
 
 
 def summary_lines(r: dict) -> list[str]:
-    """The human-readable report of an audit result (also used by the job kind's message)."""
+    """The human-readable report of an audit result."""
     s = r["settings"]
-    lines = [f"audit: l = {s['l']}, sigma_x = {s['sigma_x']:g}, N_k = {s['n_class']}, "
-             f"T_k = {s['T_class']}, c = {s['c']:g}, delta = {s['delta']:g}, "
-             f"{s['trials']} trials per arm",
+    lines = [(f"audit: l = {s['l']}, sigma_x = {s['sigma_x']:g}, N_k = {s['n_class']}, "
+              f"T_k = {s['T_class']}, c = {s['c']:g}, delta = {s['delta']:g}, "
+              f"{s['trials']} trials per arm"),
              f"epsilon lower bound (95%, rigorous): {r['epsilon_lower']:.4g}",
              f"epsilon under a Gaussian-DP fit:     {r['epsilon_gdp']:.4g} (mu = {r['mu_gdp']:.4g})"]
     for name, eps in r["claimed"].items():

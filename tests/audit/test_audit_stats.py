@@ -8,8 +8,14 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dpcda.audit import (bounds_from_statistics, clopper_pearson_upper, epsilon_from_rates,
-                         gdp_delta, gdp_epsilon, gdp_mu)
+from dpcda.audit import (
+    bounds_from_statistics,
+    clopper_pearson_upper,
+    epsilon_from_rates,
+    gdp_delta,
+    gdp_epsilon,
+    gdp_mu,
+)
 
 
 def test_clopper_pearson_zero_and_all_and_coverage():
