@@ -1,41 +1,16 @@
 """Real-browser test of the Audit section of the Privacy page: Chromium sets the trials,
 launches an audit, the page starts a real background worker (the server's private job store)
 and, polling, shows the audited bounds beside the accountants' claims and in the plot over l.
-Fixtures: see test_privacy_browser.py."""
+Fixtures (the server stops the workers it started): see test_privacy_browser.py."""
 
 from __future__ import annotations
 
-import os
 import re
-import signal
-from pathlib import Path
-
-import pytest
 
 from tests.browser.test_privacy_browser import ARTIFACTS, _wait_idle, browser, server  # noqa: F401
 
 
-@pytest.fixture
-def stop_workers(tmp_path_factory):
-    """Stop the worker the page started (its store lies under this session's pytest basetemp)."""
-    yield
-    base = str(tmp_path_factory.getbasetemp())
-    for proc in Path("/proc").iterdir():
-        if not proc.name.isdigit():
-            continue
-        try:
-            cmd = (proc / "cmdline").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        args = [c.decode(errors="replace") for c in cmd]
-        if "worker" in args and "--db" in args and args[args.index("--db") + 1].startswith(base):
-            try:
-                os.kill(int(proc.name), signal.SIGTERM)
-            except OSError:
-                pass
-
-
-def test_audit_runs_in_a_background_worker_and_is_plotted(server, browser, stop_workers):  # noqa: F811
+def test_audit_runs_in_a_background_worker_and_is_plotted(server, browser):  # noqa: F811
     page = browser.new_page(viewport={"width": 1400, "height": 2400})
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))

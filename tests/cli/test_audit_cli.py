@@ -58,6 +58,7 @@ def test_bad_input_is_one_line_and_exit_2(capsys, args, word):
 def test_subprocess_error_path():
     env = dict(os.environ, PYTHONPATH=str(REPO))
     p = subprocess.run([sys.executable, "-m", "dpcda", "audit", "--l", "0", "--sigma-x", "1",
-                        "--json"], check=False, cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
+                        "--json"], check=False,
+                       cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
     assert p.returncode == 2 and p.stdout == ""
     assert p.stderr.count("\n") == 1 and "Traceback" not in p.stderr
