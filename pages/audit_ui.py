@@ -7,7 +7,7 @@ from __future__ import annotations
 import plotly.graph_objects as go
 import streamlit as st
 
-from dpcda.audit import default_trials
+from dpcda.audit import claimed_epsilons, default_trials
 from dpcda.audit.report import (
     audited_points,
     claims_over_l,
@@ -19,6 +19,13 @@ from pages.common import POWERS_OF_TWO, fmt_eps, fmt_int
 
 KEY = "privacy_audit"
 VALID_NOTE = "as published, not a bound for this implementation"
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _claims_over_l(settings: dict, ls: tuple[int, ...]) -> dict:
+    from dpcda.audit import AuditSettings
+
+    return claims_over_l(AuditSettings(**settings), ls)
 
 
 def _audit_jobs(store) -> list:
@@ -46,8 +53,12 @@ def _figure(claims: dict, ls: list[int], points: list[dict], valid: list[str]) -
 
 def audit_section(*, l: int, sigma_x: float, c: float, T: int, delta: float, class_counts,
                   params) -> None:
-    """Draw the section for the page's setting (``params``: its PrivacyParams, for the gap)."""
+    """Draw the section for the page's setting (``params``: its PrivacyParams, for the gap;
+    nothing is drawn without class counts: the audit needs N_k)."""
     from pages.jobs_ui import open_job_store, start_worker
+
+    if not class_counts:
+        return
 
     st.subheader("Audit: does the code spend what the accountants claim?")
     st.caption("Runs DP-CDA's own mixing kernel many times on the smallest class with and "
@@ -90,8 +101,7 @@ def audit_section(*, l: int, sigma_x: float, c: float, T: int, delta: float, cla
     points = audited_points(results, s)
     mine = next((p for p in points if p["l"] == l), None)
     ls = [v for v in POWERS_OF_TWO if v <= n_k]
-    claims = claims_over_l(s, ls)
-    from dpcda.audit import claimed_epsilons
+    claims = _claims_over_l(s.to_dict(), tuple(ls))
     now = claimed_epsilons(s)
     left, right = st.columns([1, 2], gap="large")
     with left:

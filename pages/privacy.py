@@ -203,11 +203,8 @@ with cal_right:
 st.caption(f"σ_y = {'σ_x' if ratio == 1 else f'{ratio:.3g} × σ_x'}; the achieved ε never exceeds "
            "the target. This is how the paper sets the noise for every l in its Table 3.")
 
-# --- audit ----------------------------------------------------------------------------------
-if ds.class_counts:
-    audit_section(l=l, sigma_x=sigma_x, c=c, T=T, delta=delta, class_counts=ds.class_counts,
-                  params=p if r is not None else None)
-
+audit_section(l=l, sigma_x=sigma_x, c=c, T=T, delta=delta, class_counts=ds.class_counts,
+              params=p if r is not None else None)
 accountant_assumptions(accountants)
 privacy_footnote(accountant, conversion, delta=delta,
                  what="the headline ε (and Figure 4 and the calibration)")
