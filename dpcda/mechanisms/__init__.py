@@ -24,6 +24,8 @@ from dpcda.mechanisms.baselines import (
 )
 from dpcda.mechanisms.denoise import denoise, gaussian_filter_images
 from dpcda.mechanisms.dp_cda import DPCDAConfig, generate_dpcda
+from dpcda.mechanisms.dp_merf import LABEL_CHOICES as _MERF_LABELS
+from dpcda.mechanisms.dp_merf import generate_dp_merf
 from dpcda.mechanisms.prepare import NORMALIZE_CHOICES, Preprocessor, fit_preprocessor
 from dpcda.mechanisms.release import Release, load_npz, save_npz, to_csv_bytes
 from dpcda.mechanisms.sampling import sample_subsets
@@ -95,6 +97,27 @@ register_mechanism(Mechanism(
     label_mode="hard", learner="auto", target_epsilon=True, noise_scale=False, l_bound="n",
     flat_output=True, paper_name="Random Projection",
     notes="MNIST, epsilon = 10, 2 runs (gaussian accountant): lda 0.600, fc (10 epochs) 0.102"))
+register_mechanism(Mechanism(
+    "dp-merf", "DP-MERF", generate_dp_merf,
+    "Per-class mean embedding of random Fourier features released once with Gaussian noise; "
+    "a generator trained against it (post-processing).",
+    (Param("T", "int", None, lo=1, doc="synthetic samples (None: N)"),
+     Param("epsilon", "float", None, lo=0.0, lo_open=True, doc="target epsilon"),
+     Param("delta", "float", 1e-5, lo=0.0, hi=1.0, lo_open=True, hi_open=True),
+     Param("noise_multiplier", "float", None, lo=0.0,
+           doc="1/mu of the whole release instead of epsilon (0: non-private)"), _C,
+     Param("n_features", "int", 4000, lo=2, doc="random features D (even)"),
+     Param("length_scale", "float", None, lo=0.0, lo_open=True,
+           doc="Gaussian kernel length (None: c)"),
+     Param("labels", "str", "private", choices=_MERF_LABELS,
+           doc="private: noisy class counts in the same release; uniform: none (as published)"),
+     Param("count_share", "float", 0.05, lo=0.0, hi=1.0, lo_open=True, hi_open=True,
+           doc="share of mu^2 spent on the class counts"),
+     Param("steps", "int", 600, lo=1, doc="generator training steps"),
+     _norm("scale")),
+    ("embedding-gaussian",), "scale",
+    label_mode="hard", learner="auto", target_epsilon=True, noise_scale=False, l_bound="n",
+    paper_name="DP-Merf"))
 
 
 def generate(mechanism: str, X, y, **params) -> Release:
@@ -121,6 +144,6 @@ def generate_from_dataset(dataset, mechanism: str = "dp-cda", **params) -> Relea
 __all__ = ["DPCDAConfig", "MECHANISMS", "Mechanism", "NORMALIZE_CHOICES", "Param", "Preprocessor",
            "all_accountants", "register_mechanism", "unregister_mechanism",
            "Release", "denoise", "fit_preprocessor", "gaussian_filter_images", "generate",
-           "generate_dpcda", "generate_dpmix", "generate_from_dataset", "generate_local",
+           "generate_dp_merf", "generate_dpcda", "generate_dpmix", "generate_from_dataset", "generate_local",
            "generate_random_projection", "list_mechanisms", "load_npz", "sample_subsets",
            "save_npz", "to_csv_bytes"]

@@ -1,0 +1,143 @@
+"""DP-MERF's machinery in torch: random Fourier features, the per-class mean embedding, and a
+conditional generator fitted to a (noisy) embedding.
+
+Harder, Adamczewski & Park, "DP-MERF: Differentially private mean embeddings with random
+features for practical privacy-preserving data generation", AISTATS 2021:
+
+* features (their Eq. 3): ``phi(x) = [cos(W x), sin(W x)] / sqrt(D/2)`` with the ``D/2`` rows of
+  ``W`` drawn i.i.d. ``N(0, I / length_scale^2)``, so that ``phi(x) . phi(x')`` approximates the
+  Gaussian kernel ``exp(-||x - x'||^2 / (2 length_scale^2))`` and ``||phi(x)|| = 1`` exactly,
+  for every ``x``;
+* the joint embedding of ``(x, onehot(y))`` (their Eq. 6): ``E = (1/N) sum_i phi(x_i)
+  onehot(y_i)^T`` (D x K), column k holding ``(1/N) sum_{i: y_i = k} phi(x_i)``;
+* the generator ``G(z, k)`` minimises ``sum_k ||E_k - p_k m_k(G)||^2`` with ``m_k(G)`` the mean
+  feature of a batch of generated class-k samples and ``p_k`` the class proportion: the
+  squared MMD (in the random-feature space) between the embedding and the generator's, with
+  the generator's labels drawn with probabilities ``p``.
+
+Everything is chunked (at most :data:`~dpcda.mechanisms._torch.CHUNK_BYTES` per temporary) and
+runs on any torch device.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from dpcda.mechanisms._torch import CHUNK_BYTES
+
+
+def draw_frequencies(d: int, n_features: int, length_scale: float, *, generator, device):
+    """``W`` (``n_features/2`` x d), entries ``N(0, 1/length_scale^2)`` (data-independent)."""
+    import torch
+
+    W = torch.randn((n_features // 2, d), generator=generator, device=device, dtype=torch.float32)
+    return W / float(length_scale)
+
+
+def features(X, W):
+    """``phi(X)`` (n x D): ``[cos(X W^T), sin(X W^T)] / sqrt(D/2)``; every row has norm 1."""
+    import torch
+
+    Z = X @ W.T
+    return torch.cat((torch.cos(Z), torch.sin(Z)), dim=1) / math.sqrt(W.shape[0])
+
+
+def class_embedding(X: np.ndarray, y: np.ndarray, K: int, W, *, device):
+    """``E`` (D x K) = ``(1/N) sum_i phi(x_i) onehot(y_i)^T`` in float64, in row chunks."""
+    import torch
+
+    N, D = len(X), 2 * W.shape[0]
+    rows = max(1, CHUNK_BYTES // (4 * (D + X.shape[1])))
+    E = torch.zeros((D, K), dtype=torch.float64, device=device)
+    for s in range(0, N, rows):
+        xb = torch.from_numpy(np.ascontiguousarray(X[s:s + rows], dtype=np.float32)).to(device)
+        yb = torch.from_numpy(y[s:s + rows]).to(device)
+        onehot = torch.nn.functional.one_hot(yb, K).to(torch.float32)
+        E += (features(xb, W).T @ onehot).to(torch.float64)
+    return E / N
+
+
+def make_generator_net(code_dim: int, K: int, d: int, hidden: tuple[int, ...], bounded: bool):
+    """MLP ``[z, onehot(k)] -> hidden (ReLU, batch norm) -> d`` (sigmoid when features are in
+    [0, 1]); the published fully connected conditional generator's shape."""
+    from torch import nn
+
+    layers, width = [], code_dim + K
+    for h in hidden:
+        layers += [nn.Linear(width, h), nn.BatchNorm1d(h), nn.ReLU()]
+        width = h
+    layers.append(nn.Linear(width, d))
+    if bounded:
+        layers.append(nn.Sigmoid())
+    return nn.Sequential(*layers)
+
+
+def clip_rows_torch(X, c: float | None):
+    """Scale rows with norm above ``c`` down to ``c`` (differentiable); ``c=None``: identity."""
+    import torch
+
+    if c is None:
+        return X
+    norms = torch.linalg.vector_norm(X, dim=1, keepdim=True)
+    return X * torch.clamp(c / torch.clamp(norms, min=1e-12), max=1.0)
+
+
+def _inputs(labels, K: int, code_dim: int, generator, device):
+    import torch
+
+    z = torch.randn((len(labels), code_dim), generator=generator, device=device)
+    return torch.cat((z, torch.nn.functional.one_hot(labels, K).to(z.dtype)), dim=1)
+
+
+def fit_generator(E, p: np.ndarray, d: int, W, *, c: float | None, bounded: bool,
+                  hidden: tuple[int, ...], code_dim: int, steps: int, batch_size: int, lr: float,
+                  generator, device):
+    """Train a generator against the embedding ``E`` (D x K) and class proportions ``p``
+    (post-processing: it sees only ``E``, ``p`` and data-independent settings)."""
+    import torch
+
+    K = E.shape[1]
+    net = make_generator_net(code_dim, K, d, hidden, bounded).to(device)
+    opt = torch.optim.Adam(net.parameters(), lr=lr)
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda t: 0.9 ** (5.0 * t / steps))
+    target = E.to(torch.float32)
+    w = torch.as_tensor(p, dtype=torch.float32, device=device)
+    per_class = max(2, batch_size // K)
+    labels = torch.arange(K, device=device).repeat_interleave(per_class)
+    onehot_mean = torch.nn.functional.one_hot(labels, K).to(torch.float32) / per_class
+    net.train()
+    for _ in range(steps):
+        out = clip_rows_torch(net(_inputs(labels, K, code_dim, generator, device)), c)
+        gen_emb = features(out, W).T @ onehot_mean  # D x K: per-class mean features
+        loss = torch.sum((target - gen_emb * w) ** 2)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+        sched.step()
+    net.eval()
+    return net
+
+
+def sample(net, labels: np.ndarray, K: int, *, c: float | None, code_dim: int, generator,
+           device, chunk: int = 8192) -> np.ndarray:
+    """Generated features for the given labels (float32, rows clipped to ``c``)."""
+    import torch
+
+    out = []
+    with torch.no_grad():
+        for s in range(0, len(labels), chunk):
+            lb = torch.from_numpy(labels[s:s + chunk]).to(device)
+            out.append(clip_rows_torch(net(_inputs(lb, K, code_dim, generator, device)), c).cpu())
+    return torch.cat(out).numpy().astype(np.float32, copy=False)
+
+
+def allocate(n: int, p: np.ndarray) -> np.ndarray:
+    """Integer counts summing to ``n`` proportional to ``p`` (largest remainder)."""
+    raw = n * np.asarray(p, dtype=float)
+    counts = np.floor(raw).astype(np.int64)
+    rest = n - int(counts.sum())
+    if rest > 0:
+        counts[np.argsort(-(raw - counts), kind="stable")[:rest]] += 1
+    return counts
