@@ -24,7 +24,7 @@ def _unit_blocks(seed=0):
 
 
 def test_registry_names_and_lookup():
-    assert list_mechanisms() == ["dp-cda", "dpmix", "local", "random-projection"]
+    assert list_mechanisms() == ["dp-cda", "dpmix", "local", "random-projection", "dp-merf"]
     assert MECHANISMS.get("dp-cda").generate is generate_dpcda
     with pytest.raises(ValueError, match="unknown mechanism 'gan'; known: dp-cda, dpmix"):
         MECHANISMS.get("gan")
