@@ -35,9 +35,21 @@ from dpcda.mechanisms._torch import cpu_threads, make_generator, resolve_device
 from dpcda.mechanisms.card import data_block, make_card
 from dpcda.mechanisms.prepare import fit_preprocessor
 from dpcda.mechanisms.release import Release
-from dpcda.mechanisms.rff import allocate, class_embedding, draw_frequencies, fit_generator, sample
-from dpcda.mechanisms.validation import (check_delta, check_features, check_float, check_int,
-                                         check_labels, check_release_size)
+from dpcda.mechanisms.rff import (
+    allocate,
+    class_embedding,
+    draw_frequencies,
+    fit_generator,
+    sample,
+)
+from dpcda.mechanisms.validation import (
+    check_delta,
+    check_features,
+    check_float,
+    check_int,
+    check_labels,
+    check_release_size,
+)
 
 LABEL_CHOICES = ("private", "uniform")
 ACCOUNTANT = "embedding-gaussian"

@@ -6,15 +6,20 @@ import math
 
 import numpy as np
 import pytest
+from mech_data import make_blocks
 
 from dpcda.data import Dataset
-from dpcda.mechanisms import MECHANISMS, generate, generate_dp_merf, generate_from_dataset
+from dpcda.mechanisms import (
+    MECHANISMS,
+    generate,
+    generate_dp_merf,
+    generate_from_dataset,
+)
 from dpcda.mechanisms.dp_merf import noise_plan
 from dpcda.mechanisms.release import FORBIDDEN_CARD_KEYS
 from dpcda.privacy.gaussian import gaussian_epsilon
-from mech_data import make_blocks
 
-FAST = dict(n_features=200, steps=60, batch_size=64, hidden=(32,), device="cpu")
+FAST = {"n_features": 200, "steps": 60, "batch_size": 64, "hidden": (32,), "device": "cpu"}
 BOUNDS = (0.0, 2.0)  # make_blocks' public range
 
 
@@ -116,21 +121,21 @@ def test_registry_library_and_dataset_entry_points(blocks):
 
 
 @pytest.mark.parametrize("kw, match", [
-    (dict(epsilon=1.0, noise_multiplier=1.0), "exactly one of epsilon"),
-    (dict(), "exactly one of epsilon"),
-    (dict(epsilon=-1.0), "epsilon must be a finite number"),
-    (dict(noise_multiplier=-2.0), "noise_multiplier must be a finite number"),
-    (dict(epsilon=1.0, n_features=201), "n_features must be even"),
-    (dict(epsilon=1.0, n_features=0), "n_features must be an integer"),
-    (dict(epsilon=1.0, labels="public"), "labels must be one of private, uniform"),
-    (dict(epsilon=1.0, count_share=1.0), "count_share must be a finite number in \\(0, 1\\)"),
-    (dict(epsilon=1.0, c=0.0), "c must be a finite number"),
-    (dict(epsilon=1.0, length_scale=-1.0), "length_scale must be a finite number"),
-    (dict(epsilon=1.0, delta=1.5), "delta must be a finite number in"),
-    (dict(epsilon=1.0, T=2), "T must be an integer"),
-    (dict(epsilon=1.0, batch_size=3), "batch_size must be an integer"),
-    (dict(epsilon=1.0, hidden=5), "hidden must be a sequence"),
-    (dict(epsilon=1.0, normalize="pca"), "normalize must be one of"),
+    ({"epsilon": 1.0, "noise_multiplier": 1.0}, "exactly one of epsilon"),
+    ({}, "exactly one of epsilon"),
+    ({"epsilon": -1.0}, "epsilon must be a finite number"),
+    ({"noise_multiplier": -2.0}, "noise_multiplier must be a finite number"),
+    ({"epsilon": 1.0, "n_features": 201}, "n_features must be even"),
+    ({"epsilon": 1.0, "n_features": 0}, "n_features must be an integer"),
+    ({"epsilon": 1.0, "labels": "public"}, "labels must be one of private, uniform"),
+    ({"epsilon": 1.0, "count_share": 1.0}, "count_share must be a finite number in \\(0, 1\\)"),
+    ({"epsilon": 1.0, "c": 0.0}, "c must be a finite number"),
+    ({"epsilon": 1.0, "length_scale": -1.0}, "length_scale must be a finite number"),
+    ({"epsilon": 1.0, "delta": 1.5}, "delta must be a finite number in"),
+    ({"epsilon": 1.0, "T": 2}, "T must be an integer"),
+    ({"epsilon": 1.0, "batch_size": 3}, "batch_size must be an integer"),
+    ({"epsilon": 1.0, "hidden": 5}, "hidden must be a sequence"),
+    ({"epsilon": 1.0, "normalize": "pca"}, "normalize must be one of"),
 ])
 def test_bad_input_names_the_parameter(blocks, kw, match):
     X, y = blocks
