@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from dpcda.mechanisms import MECHANISMS
 from tests.browser.test_privacy_browser import ARTIFACTS, _wait_idle, browser, server  # noqa: F401
 
 
@@ -45,7 +46,8 @@ def test_accuracy_versus_sigma_runs_in_a_background_worker(server, browser):  # 
     text = page.locator("body").inner_text()
     assert "Accuracy vs σ (thesis, Fig. 4.3)" in text
     legend = page.get_by_test_id("stPlotlyChart").first.inner_text()
-    assert "ε (paper)" in legend and "ours" in legend, legend
+    acc = MECHANISMS.get("dp-cda").default_accountant  # the Utility page's default accountant
+    assert f"ε ({acc})" in legend and "ours" in legend, legend
     assert "Fixed σ" in text and "no privacy guarantee" in text  # how each ε was reached
     assert "Privacy footnote" in text
     assert not page.get_by_test_id("stException").count() and not errors, errors
