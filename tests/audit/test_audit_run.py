@@ -111,7 +111,10 @@ def test_claims_list_every_applicable_accountant_and_skip_the_others():
     assert "dpmix" in c["skipped"]  # needs feature dimensions the audit does not have
     assert "dpmix-clipped" in c["skipped"]  # an accountant of another mechanism
     if "class-aware-pld" in ACCOUNTANTS:  # the exact accountant, once registered
-        assert c["claimed"]["class-aware-pld"] == pytest.approx(pld_reference(s), rel=0.02)
+        # An upper bound at least the exact PLD of the pair (dp_accounting, which matches a
+        # direct numerical integration at T_k = 1 and 2) and never above the RDP bound.
+        pld = c["claimed"]["class-aware-pld"]
+        assert pld_reference(s) * (1 - 1e-3) <= pld <= c["claimed"]["class-aware"]
         assert "class-aware-pld" in c["valid"]
     assert all(math.isfinite(v) for v in c["claimed"].values())
 
