@@ -1,9 +1,11 @@
 """The accountants of SPEC §2 as a registry, and :func:`compute_epsilon`.
 
-Each accountant maps a batch of settings (arrays ``l``, ``sigma_x``, ``sigma_y`` plus the shared
-scalars of a :class:`~dpcda.privacy.params.PrivacyParams`) to the RDP of the whole release at
-integer orders. Objects here only record what was asked and what came out; the math is in
-:mod:`dpcda.privacy.rdp` and :mod:`dpcda.privacy.conversion`.
+An RDP accountant maps a batch of settings (arrays ``l``, ``sigma_x``, ``sigma_y`` plus the
+shared scalars of a :class:`~dpcda.privacy.params.PrivacyParams`) to the RDP of the whole release
+at integer orders; a direct accountant (``class-aware-pld``) maps it to epsilon itself, with a
+lower bound that states its discretisation error. Objects here only record what was asked and
+what came out; the math is in :mod:`dpcda.privacy.rdp`, :mod:`dpcda.privacy.conversion` and
+:mod:`dpcda.privacy.pld`.
 """
 
 from __future__ import annotations
@@ -20,14 +22,19 @@ from dpcda.privacy.rdp import rdp_subsampled_gaussian
 
 @dataclass(frozen=True)
 class Accountant:
-    """One way of accounting a DP-CDA release; ``rdp(p, l, sx, sy, max_alpha) -> (P, A)``."""
+    """One way of accounting a DP-CDA release.
+
+    RDP accountants give ``rdp(p, l, sx, sy, max_alpha) -> (P, A)`` (RDP at orders 2..max_alpha);
+    direct ones give ``rdp=None`` and ``direct(p, l, sx, sy, value_interval, lower) ->
+    (eps, eps_lower)`` arrays (``eps`` an upper bound; ``eps_lower`` NaN unless ``lower``).
+    """
 
     name: str
     title: str
     assumptions: str
     min_alpha: int
     needs: tuple[str, ...]
-    rdp: Callable[..., np.ndarray]
+    rdp: Callable[..., np.ndarray] | None
     # Optional closed form: (p, l, sx, sy, delta, conversion, max_alpha) -> (eps, alpha) arrays.
     closed_form: Callable[..., tuple[np.ndarray, np.ndarray]] | None = None
     #: The neighbouring relation in plain words (shown next to every epsilon).
@@ -38,6 +45,12 @@ class Accountant:
     #: False for accountants of a single Gaussian release (no mixtures, no RDP over T draws):
     #: their generators calibrate directly (see :mod:`dpcda.privacy.gaussian`).
     mixture: bool = True
+    #: Direct (non-RDP) accountant, see above; it has no order alpha and no conversion.
+    direct: Callable[..., tuple[np.ndarray, np.ndarray]] | None = None
+
+    @property
+    def uses_rdp(self) -> bool:
+        return self.direct is None
 
 
 ACCOUNTANTS: dict[str, Accountant] = {}
@@ -218,6 +231,49 @@ register_accountant(Accountant(
     "Gaussian profile gives δ ≈ 1e-4 even for sensitivity c·s(R), and replacing a record moves "
     "its row by up to 2c·s(R). Kept to reproduce the paper's Table 5." + _COMMON,
     2, (), _rdp_single_release, relation=RELATION_FEATURES, mixture=False))
+#: Above this class-aware RDP epsilon, ``class-aware-pld`` reports that RDP bound instead.
+PLD_RDP_CAP = 50.0
+
+
+def _pld_class_aware(p: PrivacyParams, l, sx, sy, value_interval, lower):
+    """max over classes of the PLD epsilon of T_k steps at rate l/N_k (docs/pld.md)."""
+    from dpcda.privacy.pld import class_bounds  # lazy: scipy.fft only when used
+
+    if p.class_counts is None:
+        raise ValueError("accountant 'class-aware-pld' needs class_counts (N_k, the records per "
+                         "class, at least 2 classes), got class_counts=None")
+    counts, t_k = np.asarray(p.class_counts), np.asarray(p.samples_per_class)
+    # The epsilon grows with gamma = l/N_k: per distinct T_k only the smallest class counts.
+    groups = [(int(t), int(counts[t_k == t].min())) for t in np.unique(t_k)]
+    eps, low = np.zeros(len(l)), np.zeros(len(l))
+    # Where even the class-aware RDP bound (improved conversion) exceeds PLD_RDP_CAP, the PLD
+    # (slow there: huge losses) is skipped and that RDP bound, also valid, is reported.
+    rdp_eps, _ = best_epsilon(np.arange(2, 257), _rdp_class_aware(p, l, sx, sy, 256), p.delta,
+                              "improved")
+    for i, (li, si) in enumerate(zip(l, sx)):
+        if rdp_eps[i] > PLD_RDP_CAP:
+            eps[i], low[i] = rdp_eps[i], np.nan
+            continue
+        with np.errstate(divide="ignore"):
+            s = 2.0 * p.c / (li * si) if si > 0 else np.inf
+        for t, n_k in groups:
+            b = class_bounds(float(s), float(li) / n_k, t, p.delta, value_interval, lower)
+            eps[i], low[i] = max(eps[i], b.epsilon), max(low[i], b.epsilon_lower)
+    return eps, (low if lower else np.full(len(l), np.nan))
+
+
+register_accountant(Accountant(
+    "class-aware-pld", "What Algorithm 1 actually does, exact composition (PLD)",
+    "Replace-one neighbours that keep the label; the class counts N_k are public. A record of "
+    "class k only enters the **T_k** mixtures of its own class, each an l-subset drawn without "
+    "replacement from **N_k** records (rate γ = l/N_k), with feature sensitivity 2c/l. One "
+    "mixture is dominated by the pair (γ·N(2c/l, σ²) + (1−γ)·N(0, σ²), N(0, σ²)) in both "
+    "directions; the **T_k** compositions are computed exactly on a privacy-loss grid "
+    "(privacy loss distribution), maximum over classes. The epsilon is an upper bound; the "
+    "discretisation error is reported beside it (the exact value lies between the two)."
+    + _COMMON,
+    2, ("class_counts",), None, relation=RELATION_CLASS, valid_for=("dp-cda",),
+    direct=_pld_class_aware))
 
 register_accountant(Accountant(
     "embedding-gaussian", "One Gaussian release of the mean embedding (exact, Balle & Wang 2018)",
@@ -247,6 +303,17 @@ class EpsilonResult:
     at_max_alpha: bool
     private: bool
     max_alpha: int
+    #: Direct (PLD) accountants: a lower bound on the same analysis' epsilon and the loss-grid
+    #: step behind it (``epsilon - epsilon_lower`` is the discretisation bound); else None.
+    epsilon_lower: float | None = None
+    value_interval: float | None = None
+
+    @property
+    def discretisation_bound(self) -> float | None:
+        """Width of the interval holding the exact epsilon (None for RDP accountants)."""
+        if self.epsilon_lower is None:
+            return None
+        return float(self.epsilon - self.epsilon_lower) if np.isfinite(self.epsilon) else 0.0
 
     @property
     def assumptions(self) -> str:
@@ -258,12 +325,19 @@ def check_max_alpha(max_alpha) -> int:
 
 
 def batch_epsilon(p: PrivacyParams, l, sigma_x, sigma_y, *, accountant: str, conversion: str,
-                  max_alpha: int):
-    """Vectorized core: epsilon, minimizing order and RDP for arrays of (l, sigma_x, sigma_y)."""
+                  max_alpha: int, value_interval: float | None = None):
+    """Vectorized core: epsilon, minimizing order and RDP for arrays of (l, sigma_x, sigma_y).
+
+    Direct accountants return NaN orders and an empty RDP curve; ``value_interval`` is their
+    loss-grid step (None: the accountant's default for one epsilon).
+    """
     acc = get_accountant(accountant)
     CONVERSIONS.get(conversion)
     l, sx, sy = (np.atleast_1d(np.asarray(v, dtype=float)) for v in (l, sigma_x, sigma_y))
     l, sx, sy = np.broadcast_arrays(l, sx, sy)
+    if not acc.uses_rdp:
+        eps, _ = acc.direct(p, l, sx, sy, _interval(value_interval), False)
+        return eps, np.full(len(eps), np.nan), np.zeros(0, dtype=int), np.zeros((len(eps), 0))
     orders_all = np.arange(2, max_alpha + 1)
     rdp = acc.rdp(p, l, sx, sy, max_alpha)[:, acc.min_alpha - 2:]
     orders = orders_all[acc.min_alpha - 2:]
@@ -275,23 +349,45 @@ def batch_epsilon(p: PrivacyParams, l, sigma_x, sigma_y, *, accountant: str, con
     return eps, alpha, orders, rdp
 
 
+def _interval(value_interval):
+    from dpcda.privacy.pld import VALUE_INTERVAL, check_value_interval
+
+    return VALUE_INTERVAL if value_interval is None else check_value_interval(value_interval)
+
+
 def compute_epsilon(params: PrivacyParams, *, accountant: str = "paper",
-                    conversion: str = "mironov", max_alpha: int = 256) -> EpsilonResult:
+                    conversion: str = "mironov", max_alpha: int = 256,
+                    value_interval: float | None = None) -> EpsilonResult:
     """(epsilon, delta) of a DP-CDA release under one accountant and conversion.
 
     Returns the epsilon (``inf`` for the non-private setting), the minimizing order, the RDP
     curve of the whole release at the orders used, and warnings (minimizing order at
-    ``max_alpha``; ``delta >= 1/N``).
+    ``max_alpha``; ``delta >= 1/N``). A direct accountant (``class-aware-pld``) has no order
+    (``alpha`` None), no conversion (``conversion`` None) and reports ``epsilon_lower``, so that
+    ``epsilon - epsilon_lower`` bounds its discretisation error (``value_interval``: its grid).
     """
     if not isinstance(params, PrivacyParams):
         raise ValueError(f"params must be a PrivacyParams, got {type(params).__name__}")
     max_alpha = check_max_alpha(max_alpha)
+    acc = get_accountant(accountant)
+    if not acc.uses_rdp:
+        return _direct_result(params, acc, conversion, max_alpha, _interval(value_interval))
     eps, alpha, orders, rdp = batch_epsilon(
         params, params.l, params.sigma_x, params.sigma_y, accountant=accountant,
         conversion=conversion, max_alpha=max_alpha)
     eps, alpha = float(eps[0]), float(alpha[0])
-    warnings: list[str] = []
     at_max = bool(np.isfinite(eps) and alpha >= max_alpha)
+    warnings = _warnings(params, at_max and params.private, max_alpha)
+    alpha_out = None if not np.isfinite(alpha) else (
+        int(alpha) if float(alpha).is_integer() else alpha)
+    return EpsilonResult(
+        epsilon=eps, alpha=alpha_out, orders=orders, rdp=rdp[0], accountant=accountant,
+        conversion=conversion, delta=params.delta, warnings=tuple(warnings), at_max_alpha=at_max,
+        private=params.private, max_alpha=max_alpha)
+
+
+def _warnings(params: PrivacyParams, at_max: bool, max_alpha: int) -> list[str]:
+    warnings: list[str] = []
     if not params.private:
         warnings.append("sigma_x = sigma_y = 0: the non-private setting, epsilon = infinity "
                         "(no privacy)")
@@ -301,9 +397,24 @@ def compute_epsilon(params: PrivacyParams, *, accountant: str = "paper",
     if params.delta >= 1.0 / params.n:
         warnings.append(f"delta={params.delta:g} is not below 1/N={1.0 / params.n:.3g}: a "
                         "mechanism that publishes a random record meets it; choose delta < 1/N")
-    alpha_out = None if not np.isfinite(alpha) else (
-        int(alpha) if float(alpha).is_integer() else alpha)
+    return warnings
+
+
+def _direct_result(params: PrivacyParams, acc: Accountant, conversion: str, max_alpha: int,
+                   value_interval: float) -> EpsilonResult:
+    CONVERSIONS.get(conversion)  # still validated: callers pass one for every accountant
+    one = np.ones(1)
+    eps, low = acc.direct(params, one * params.l, one * params.sigma_x, one * params.sigma_y,
+                          value_interval, True)
+    warnings = _warnings(params, False, max_alpha)
+    low = float(low[0])
+    if params.private and not np.isfinite(low):
+        warnings.append(f"the class-aware RDP bound exceeds {PLD_RDP_CAP:g}: the PLD was not "
+                        "computed and that RDP bound (improved conversion), also valid, is shown")
     return EpsilonResult(
-        epsilon=eps, alpha=alpha_out, orders=orders, rdp=rdp[0], accountant=accountant,
-        conversion=conversion, delta=params.delta, warnings=tuple(warnings), at_max_alpha=at_max,
-        private=params.private, max_alpha=max_alpha)
+        epsilon=float(eps[0]), alpha=None, orders=np.zeros(0, dtype=int), rdp=np.zeros(0),
+        accountant=acc.name, conversion=None, delta=params.delta,
+        warnings=tuple(warnings), at_max_alpha=False,
+        private=params.private, max_alpha=max_alpha,
+        epsilon_lower=low if np.isfinite(low) or not params.private else None,
+        value_interval=value_interval)

@@ -4,6 +4,11 @@ Epsilon decreases monotonically in sigma. :func:`calibrate` brackets the target 
 (widening geometrically), solves with Brent's method and then nudges sigma up until the achieved
 epsilon is at most the target: calibration never overshoots. This is how the paper's Table 3
 sets the noise for every l.
+
+A direct (PLD) accountant is first solved on its coarse curve grid (an upper bound of the fine
+one: the coarse grid's chords lie above the fine grid's), then refined on the fine grid between
+a slightly smaller sigma and the coarse root; the final check uses the fine grid. Its curves
+(:func:`epsilon_grid`) use the coarse grid: valid upper bounds, cheaper.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from dpcda.privacy.accountants import (EpsilonResult, batch_epsilon, check_max_a
                                        compute_epsilon, get_accountant)
 from dpcda.privacy.conversion import epsilon_floor
 from dpcda.privacy.params import PrivacyParams, check_float
+from dpcda.privacy.pld import CURVE_VALUE_INTERVAL
 
 _SIGMA_MIN, _SIGMA_MAX = 1e-6, 1e8
 
@@ -52,32 +58,40 @@ def calibrate(*, epsilon: float, delta: float, l: int, T: int, c: float = 1.0,
     base = _setting(l=l, T=T, c=c, n=n, class_counts=class_counts, d_x=d_x, d_y=d_y,
                     delta=delta)
     acc = get_accountant(accountant)
-    floor = epsilon_floor(base.delta, max_alpha, conversion, acc.min_alpha)
-    if target <= floor * (1 + 1e-9):
+    floor = epsilon_floor(base.delta, max_alpha, conversion, acc.min_alpha) if acc.uses_rdp else 0
+    if acc.uses_rdp and target <= floor * (1 + 1e-9):
         raise ValueError(
             f"epsilon={target:g} cannot be reached: with delta={base.delta:g} and orders up to "
             f"max_alpha={max_alpha} no noise level gives epsilon below {floor:.4g} "
             f"(the {conversion} conversion's log(1/delta) term); raise max_alpha or delta")
 
-    def eps_at(log_sigma: float) -> float:
+    def eps_at(log_sigma: float, interval: float | None = None) -> float:
         s = math.exp(log_sigma)
         e, _, _, _ = batch_epsilon(base, base.l, s, ratio * s, accountant=accountant,
-                                   conversion=conversion, max_alpha=max_alpha)
+                                   conversion=conversion, max_alpha=max_alpha,
+                                   value_interval=interval)
         return float(e[0])
 
-    def f(log_sigma: float) -> float:  # log(eps / target): decreasing in sigma
-        e = eps_at(log_sigma)
+    def f(log_sigma: float, interval: float | None = None) -> float:  # log(eps / target)
+        e = eps_at(log_sigma, interval)
         if not math.isfinite(e):
             return 1e3
         return math.log(e / target) if e > 0 else -1e3
 
+    coarse = None if acc.uses_rdp else CURVE_VALUE_INTERVAL
     lo, hi = math.log(0.5), math.log(2.0)
-    while f(lo) <= 0:
+    if not acc.uses_rdp and base.class_counts is not None:
+        # start from the class-aware RDP noise: PLD needs less, rarely much less
+        ref = calibrate(epsilon=target, delta=base.delta, l=base.l, T=base.T, c=base.c,
+                        class_counts=base.class_counts, accountant="class-aware",
+                        conversion="improved", ratio=ratio)
+        lo, hi = math.log(ref.sigma_x) - 1.0, math.log(ref.sigma_x)
+    while f(lo, coarse) <= 0:
         lo -= 2.0
         if lo < math.log(_SIGMA_MIN):
             raise ValueError(f"epsilon={target:g} needs sigma below {_SIGMA_MIN:g}: any noise "
                              "meets it; did you mean a smaller epsilon?")
-    while f(hi) > 0:
+    while f(hi, coarse) > 0:
         hi += 2.0
         if hi > math.log(_SIGMA_MAX):
             raise ValueError(f"epsilon={target:g} needs sigma above {_SIGMA_MAX:g} for l={base.l} "
@@ -85,8 +99,15 @@ def calibrate(*, epsilon: float, delta: float, l: int, T: int, c: float = 1.0,
                              "delta or max_alpha")
     from scipy.optimize import brentq  # lazy: keeps `import dpcda.privacy` light
 
-    root = brentq(f, lo, hi, xtol=1e-12, rtol=1e-12, maxiter=200)
-    step = 1e-12
+    # PLD: the coarse grid's epsilon bounds the fine one's, so its root already meets the
+    # target on the fine grid (at most ~1e-4 relative more noise than needed).
+    tol = 1e-12 if acc.uses_rdp else 1e-6
+    root = brentq(f, lo, hi, args=(coarse,), xtol=tol, rtol=tol, maxiter=200)
+    if not acc.uses_rdp:
+        while eps_at(root, coarse) > target:
+            root += tol
+        root = _refine(root, target, eps_at, coarse)
+    step = 1e-12 if acc.uses_rdp else 1e-8
     while eps_at(root) > target:  # never overshoot the target
         root += step
         step *= 4
@@ -99,6 +120,26 @@ def calibrate(*, epsilon: float, delta: float, l: int, T: int, c: float = 1.0,
                        alpha=res.alpha, result=res)
 
 
+def _refine(root: float, target: float, eps_at, coarse: float) -> float:
+    """One Newton step on the fine grid from the coarse root (slope from the coarse curve);
+    kept only if it still meets the target."""
+    k = (math.log(eps_at(root - 0.01, coarse)) - math.log(eps_at(root, coarse))) / 0.01
+    if not k > 0:
+        return root
+    for _ in range(3):
+        fine = eps_at(root)
+        if not 0 < fine < target * (1 - 1e-5):
+            break
+        for frac in (1.0, 0.5):
+            cand = root - frac * (math.log(target) - math.log(fine)) / k
+            if eps_at(cand) <= target:
+                root = cand
+                break
+        else:
+            break
+    return root
+
+
 def epsilon_grid(*, ls, sigmas, T: int, delta: float, c: float = 1.0, n: int | None = None,
                  class_counts=None, d_x: int | None = None, d_y: int | None = None,
                  accountant: str = "paper", conversion: str = "mironov", ratio: float = 1.0,
@@ -106,7 +147,9 @@ def epsilon_grid(*, ls, sigmas, T: int, delta: float, c: float = 1.0, n: int | N
     """Epsilon for every ``l`` in ``ls`` and ``sigma_x`` in ``sigmas`` (``sigma_y = ratio*sigma_x``).
 
     Returns an array of shape ``(len(ls), len(sigmas))`` (and the minimizing orders if
-    ``return_alpha``): the paper's Figure 4 family in one vectorized call.
+    ``return_alpha``, NaN for a PLD accountant): the paper's Figure 4 family in one vectorized
+    call. A PLD accountant uses its coarse grid ``CURVE_VALUE_INTERVAL`` here: still an upper
+    bound, at most a few percent above the one-epsilon value (docs/pld.md §6).
     """
     ls = [int(v) for v in np.atleast_1d(ls)]
     sig = np.atleast_1d(np.asarray(sigmas, dtype=float))
@@ -123,8 +166,10 @@ def epsilon_grid(*, ls, sigmas, T: int, delta: float, c: float = 1.0, n: int | N
                         delta=delta)
     L = np.repeat(np.asarray(ls, dtype=float), sig.size)
     S = np.tile(sig, len(ls))
+    curve = None if get_accountant(accountant).uses_rdp else CURVE_VALUE_INTERVAL
     eps, alpha, _, _ = batch_epsilon(base, L, S, ratio * S, accountant=accountant,
-                                     conversion=conversion, max_alpha=max_alpha)
+                                     conversion=conversion, max_alpha=max_alpha,
+                                     value_interval=curve)
     eps = eps.reshape(len(ls), sig.size)
     if return_alpha:
         return eps, alpha.reshape(len(ls), sig.size)
