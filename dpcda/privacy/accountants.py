@@ -206,31 +206,6 @@ register_accountant(Accountant(
     2, ("d_x", "d_y"), _rdp_dpmix_low, _closed_dpmix_low, relation=RELATION_REPLACE))
 
 
-def _rdp_single_release(p, l, sx, sy, max_alpha):
-    raise ValueError("this accountant accounts one Gaussian release of each record: its "
-                     "generator calibrates the noise itself (it takes no PrivacyParams)")
-
-
-RELATION_FEATURES = ("Two datasets are neighbours when one record's features are replaced by any "
-                     "other features, its label kept.")
-
-register_accountant(Accountant(
-    "gaussian", "One Gaussian release of each record (exact, Balle & Wang 2018)",
-    "Features-only neighbours: one record's features are replaced, its label kept (the labels "
-    "are released unchanged and are not protected). Each record is released once, as "
-    "clip(x)·Rᵀ + N(0, s² I): the L2 sensitivity is 2c·s(R) (s(R) the spectral norm of the "
-    "public projection R), and s is the smallest std meeting (ε, δ) by the exact Gaussian "
-    "privacy profile (Balle & Wang 2018, Theorem 8)." + _COMMON,
-    2, (), _rdp_single_release, relation=RELATION_FEATURES, valid_for=("random-projection",),
-    mixture=False))
-register_accountant(Accountant(
-    "dppro", "DPPro's Gaussian mechanism (as published)",
-    "As DPMix's comparison states it for DPPro (Xu et al. 2017): noise std "
-    "c·s(R)·√(log(1/(2δ)) + ε)/ε on each projected coordinate, i.e. sensitivity c·s(R). That "
-    "classical form is not a valid (ε, δ) bound at large ε: at ε = 10, δ = 1e-5 the exact "
-    "Gaussian profile gives δ ≈ 1e-4 even for sensitivity c·s(R), and replacing a record moves "
-    "its row by up to 2c·s(R). Kept to reproduce the paper's Table 5." + _COMMON,
-    2, (), _rdp_single_release, relation=RELATION_FEATURES, mixture=False))
 #: Above this class-aware RDP epsilon, ``class-aware-pld`` reports that RDP bound instead.
 PLD_RDP_CAP = 50.0
 
@@ -286,6 +261,33 @@ register_accountant(Accountant(
     "generator trained on it is post-processing." + _COMMON,
     2, (), _rdp_single_release, relation=RELATION_REPLACE, valid_for=("dp-merf",),
     mixture=False))
+
+
+def _rdp_single_release(p, l, sx, sy, max_alpha):
+    raise ValueError("this accountant accounts one Gaussian release of each record: its "
+                     "generator calibrates the noise itself (it takes no PrivacyParams)")
+
+
+RELATION_FEATURES = ("Two datasets are neighbours when one record's features are replaced by any "
+                     "other features, its label kept.")
+
+register_accountant(Accountant(
+    "gaussian", "One Gaussian release of each record (exact, Balle & Wang 2018)",
+    "Features-only neighbours: one record's features are replaced, its label kept (the labels "
+    "are released unchanged and are not protected). Each record is released once, as "
+    "clip(x)·Rᵀ + N(0, s² I): the L2 sensitivity is 2c·s(R) (s(R) the spectral norm of the "
+    "public projection R), and s is the smallest std meeting (ε, δ) by the exact Gaussian "
+    "privacy profile (Balle & Wang 2018, Theorem 8)." + _COMMON,
+    2, (), _rdp_single_release, relation=RELATION_FEATURES, valid_for=("random-projection",),
+    mixture=False))
+register_accountant(Accountant(
+    "dppro", "DPPro's Gaussian mechanism (as published)",
+    "As DPMix's comparison states it for DPPro (Xu et al. 2017): noise std "
+    "c·s(R)·√(log(1/(2δ)) + ε)/ε on each projected coordinate, i.e. sensitivity c·s(R). That "
+    "classical form is not a valid (ε, δ) bound at large ε: at ε = 10, δ = 1e-5 the exact "
+    "Gaussian profile gives δ ≈ 1e-4 even for sensitivity c·s(R), and replacing a record moves "
+    "its row by up to 2c·s(R). Kept to reproduce the paper's Table 5." + _COMMON,
+    2, (), _rdp_single_release, relation=RELATION_FEATURES, mixture=False))
 
 
 @dataclass(frozen=True)

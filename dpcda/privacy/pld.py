@@ -263,6 +263,13 @@ def epsilon_for_delta(j0: int, pmf: np.ndarray, inf_mass: float, h: float, delta
     return max(eps, floor)
 
 
+def delta_for_epsilon(j0: int, pmf: np.ndarray, inf_mass: float, h: float, eps: float) -> float:
+    """Hockey-stick divergence ``inf_mass + sum_L pmf(L) (1 - e^{eps - L})_+`` of a grid PLD."""
+    loss = (j0 + np.arange(len(pmf))) * h
+    keep = loss > eps
+    return float(inf_mass + np.dot(pmf[keep], -np.expm1(eps - loss[keep])))
+
+
 def check_value_interval(value_interval) -> float:
     """The loss-grid step: a number in [1e-6, 0.1]."""
     try:
@@ -305,7 +312,7 @@ def pld_bounds(*, s: float, gamma: float, T: int, delta: float,
     (no noise): infinity. Where the losses are huge the grid is coarsened (``value_interval``
     of the result: the step used).
     """
-    h = float(value_interval)
+    h = check_value_interval(value_interval)
     _check(s, gamma, T, delta, h)
     return class_bounds(s, gamma, T, delta, h, lower)
 
@@ -350,7 +357,7 @@ def directional_epsilon(*, s: float, gamma: float, T: int, delta: float,
                         directions: tuple[str, ...] = ("remove", "add")) -> float:
     """Max over ``directions`` of the composed one-direction epsilon (what ``dp_accounting``'s
     ``from_gaussian_mechanism(sampling_prob=gamma)`` gives); a lower bound for Algorithm 1."""
-    h = float(value_interval)
+    h = check_value_interval(value_interval)
     _check(s, gamma, T, delta, h)
     out = 0.0
     for d in directions:

@@ -37,7 +37,8 @@ def best(orders, rdp, delta, conversion):
 
 
 def test_registry_names_and_info():
-    assert list_accountants() == ["paper", "class-aware", "dpmix", "dpmix-clipped", "dpmix-low"]
+    assert list_accountants() == ["paper", "class-aware", "dpmix", "dpmix-clipped", "dpmix-low",
+                                  "class-aware-pld"]
     # single-release accountants (their generators calibrate directly) are listed on request
     assert list_accountants(every=True)[-2:] == ["gaussian", "dppro"]
     assert list_conversions() == ["mironov", "improved"]
