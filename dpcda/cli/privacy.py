@@ -7,8 +7,13 @@ import json
 import math
 import sys
 
-_ACCOUNTANTS = ("paper", "class-aware", "dpmix", "dpmix-low")
 _CONVERSIONS = ("mironov", "improved")
+
+
+def _accountants() -> list[str]:
+    from dpcda.privacy import list_accountants  # numpy/scipy only, never torch
+
+    return list_accountants()
 
 
 def _int_list(text: str) -> list[int]:
@@ -31,7 +36,7 @@ def _positive_float(text: str) -> float:
 
 
 def _common(p: argparse.ArgumentParser, *, sigma: bool) -> None:
-    p.add_argument("--accountant", default="paper", choices=_ACCOUNTANTS,
+    p.add_argument("--accountant", default="paper", choices=_accountants(),
                    help="which accountant (default: paper, DP-CDA Theorem 1 as published)")
     p.add_argument("--conversion", default="mironov", choices=_CONVERSIONS,
                    help="RDP -> (eps, delta) conversion (default: mironov, as published)")
@@ -96,7 +101,10 @@ def _setting(args) -> dict:
         d_y = d_y if d_y is not None else pre.d_y
     if n is None and counts is None:
         raise ValueError("give --n (number of private records), --class-counts or --preset")
-    if counts is not None and args.accountant != "class-aware" and n is None:
+    from dpcda.privacy import get_accountant
+
+    if counts is not None and "class_counts" not in get_accountant(args.accountant).needs \
+            and n is None:
         n = sum(counts)
     T = args.T if args.T is not None else (n if n is not None else sum(counts))
     return dict(c=args.c, T=T, delta=args.delta, n=n,
@@ -118,6 +126,14 @@ def _emit(obj: dict, as_json: bool, lines: list[str]) -> None:
         sys.stdout.write("\n".join(lines) + "\n")
 
 
+def _where(r) -> str:
+    """``at order alpha = 12`` (RDP) or the discretisation bound (PLD: no order)."""
+    if r.alpha is not None or r.epsilon_lower is None:
+        return f"at order alpha = {r.alpha}"
+    return (f"(exact value in [{r.epsilon_lower:.6g}, {r.epsilon:.6g}]: discretisation bound "
+            f"{r.discretisation_bound:.2g})")
+
+
 def _cmd_epsilon(args) -> int:
     from dpcda.privacy import ACCOUNTANT_INFO, PrivacyParams, compute_epsilon
 
@@ -130,9 +146,12 @@ def _cmd_epsilon(args) -> int:
            "accountant": r.accountant, "conversion": r.conversion, "l": p.l,
            "sigma_x": p.sigma_x, "sigma_y": p.sigma_y, "c": p.c, "T": p.T, "n": p.n,
            "max_alpha": r.max_alpha, "at_max_alpha": r.at_max_alpha, "private": r.private,
+           "epsilon_lower": _finite(r.epsilon_lower),
+           "discretisation_bound": _finite(r.discretisation_bound),
            "warnings": list(r.warnings)}
-    lines = [f"epsilon = {r.epsilon:.6g} at order alpha = {r.alpha} (delta = {r.delta:g})",
-             f"accountant: {ACCOUNTANT_INFO[r.accountant].title}; conversion: {r.conversion}"]
+    lines = [f"epsilon = {r.epsilon:.6g} {_where(r)} (delta = {r.delta:g})",
+             f"accountant: {ACCOUNTANT_INFO[r.accountant].title}"
+             + (f"; conversion: {r.conversion}" if r.conversion else "")]
     lines += [f"warning: {w}" for w in r.warnings]
     _emit(obj, args.json, lines)
     return 0
@@ -146,11 +165,14 @@ def _cmd_calibrate(args) -> int:
                     conversion=args.conversion, ratio=args.ratio, max_alpha=args.max_alpha, **s)
     obj = {"sigma_x": cal.sigma_x, "sigma_y": cal.sigma_y, "epsilon": cal.epsilon,
            "target": cal.target, "alpha": cal.alpha, "delta": cal.result.delta, "l": args.l,
-           "accountant": args.accountant, "conversion": args.conversion,
+           "accountant": args.accountant, "conversion": cal.result.conversion,
+           "epsilon_lower": _finite(cal.result.epsilon_lower),
+           "discretisation_bound": _finite(cal.result.discretisation_bound),
            "warnings": list(cal.result.warnings)}
     lines = [f"sigma_x = {cal.sigma_x:.6g}, sigma_y = {cal.sigma_y:.6g} -> epsilon = "
-             f"{cal.epsilon:.6g} (target {cal.target:g}) at alpha = {cal.alpha}",
-             f"accountant: {ACCOUNTANT_INFO[args.accountant].title}; conversion: {args.conversion}"]
+             f"{cal.epsilon:.6g} (target {cal.target:g}) {_where(cal.result)}",
+             f"accountant: {ACCOUNTANT_INFO[args.accountant].title}"
+             + (f"; conversion: {cal.result.conversion}" if cal.result.conversion else "")]
     lines += [f"warning: {w}" for w in cal.result.warnings]
     _emit(obj, args.json, lines)
     return 0

@@ -51,8 +51,8 @@ _C = Param("c", "float", 1.0, lo=0.0, lo_open=True, doc="L2 clip norm of the row
 
 # DP-CDA's: the project's default (the tightest valid bound for Algorithm 1) first, then the
 # published ones, kept for reproducing the papers.
-_CDA_ACCOUNTANTS = tuple(dict.fromkeys((DEFAULT_ACCOUNTANT, "class-aware", "paper", "dpmix",
-                                        "dpmix-low")))
+_CDA_ACCOUNTANTS = tuple(dict.fromkeys((DEFAULT_ACCOUNTANT, "class-aware-pld", "class-aware",
+                                        "paper", "dpmix", "dpmix-low")))
 
 # The registered mechanisms. Every default below is what the CLI, the jobs and the pages use.
 register_mechanism(Mechanism(
