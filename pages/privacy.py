@@ -122,8 +122,14 @@ with left:
                      "release would carry no privacy guarantee at all.")
         else:
             st.metric(label, fmt_eps(r.epsilon))
-            st.caption(f"at Rényi order α = {fmt_alpha(r.alpha)}, δ = {fmt_delta(delta)}, "
-                       f"{conversion} conversion")
+            if r.alpha is None and r.epsilon_lower is not None:  # PLD: no order, a bound
+                st.caption(f"privacy loss distribution (no Rényi order): the exact ε of this "
+                           f"analysis lies in [{fmt_eps(r.epsilon_lower)}, {fmt_eps(r.epsilon)}]"
+                           f" (discretisation bound {r.discretisation_bound:.2g}), δ = "
+                           f"{fmt_delta(delta)}")
+            else:
+                st.caption(f"at Rényi order α = {fmt_alpha(r.alpha)}, δ = {fmt_delta(delta)}, "
+                           f"{conversion} conversion")
         for w in r.warnings:  # max_alpha at the edge, delta >= 1/N (non-private: shown above)
             if r.private or "non-private" not in w:
                 st.warning(w + (" (α_max is under Advanced.)" if "max_alpha" in w else ""))
@@ -136,7 +142,7 @@ st.dataframe(pd.DataFrame({
     "accountant": [row["accountant"] for row in rows],
     "what it is": [ACCOUNTANT_INFO[row["accountant"]].title for row in rows],
     "ε": [fmt_eps(row["epsilon"]) if row["epsilon"] is not None else "—" for row in rows],
-    "α": [fmt_alpha(row["alpha"]) for row in rows],
+    "α": [fmt_alpha(row["alpha"], row.get("bound")) for row in rows],
     "warnings": [row["notes"] for row in rows],
 }), hide_index=True, width="stretch", column_config={
     "accountant": st.column_config.TextColumn(width=100),
@@ -193,7 +199,7 @@ with cal_left:
         "σ_x": [f"{row['sigma_x']:.4g}" if row["sigma_x"] is not None else "—" for row in cal],
         "σ_y": [f"{row['sigma_y']:.4g}" if row["sigma_y"] is not None else "—" for row in cal],
         "achieved ε": [fmt_eps(row["epsilon"]) for row in cal],
-        "α": [fmt_alpha(row["alpha"]) for row in cal],
+        "α": [fmt_alpha(row["alpha"], row.get("bound")) for row in cal],
         "notes": [row["notes"] for row in cal],
     }), hide_index=True, width="stretch")
 with cal_right:

@@ -11,7 +11,7 @@ from dpcda.privacy.accountants import (ACCOUNTANTS, DEFAULT_ACCOUNTANT, NOT_A_BO
                                        Accountant, EpsilonResult, compute_epsilon,
                                        get_accountant, list_accountants, register_accountant)
 from dpcda.privacy.allocation import ALLOCATIONS, samples_per_class
-from dpcda.privacy.calibration import Calibration, calibrate, epsilon_grid
+from dpcda.privacy.calibration import Calibration, calibrate, calibrate_on_curve, epsilon_grid
 from dpcda.privacy.conversion import CONVERSION_TITLES, epsilon_floor, list_conversions
 from dpcda.privacy.params import PrivacyParams
 from dpcda.privacy.rdp import log_b_even, rdp_subsampled_gaussian
@@ -22,7 +22,7 @@ ACCOUNTANT_INFO = ACCOUNTANTS
 __all__ = [
     "ACCOUNTANTS", "ACCOUNTANT_INFO", "ALLOCATIONS", "DEFAULT_ACCOUNTANT", "NOT_A_BOUND", "Accountant",
     "Calibration", "CONVERSION_TITLES",
-    "EpsilonResult", "PrivacyParams", "calibrate", "compute_epsilon", "epsilon_floor",
+    "EpsilonResult", "PrivacyParams", "calibrate", "calibrate_on_curve", "compute_epsilon", "epsilon_floor",
     "epsilon_grid", "get_accountant", "list_accountants", "list_conversions", "log_b_even",
     "rdp_subsampled_gaussian", "register_accountant", "samples_per_class",
 ]

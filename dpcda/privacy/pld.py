@@ -1,19 +1,23 @@
 """Privacy-loss-distribution (PLD) accounting of DP-CDA as implemented (``class-aware-pld``).
 
-Derivation, validity and error bounds: ``docs/pld.md``. In short, one mixture of class k is,
-for the label-preserving replace-one relation, dominated in both directions by the pair
+Derivation, validity and error bounds: ``docs/pld.md``. In short, for the label-preserving
+replace-one relation one mixture of class k (an l-subset drawn without replacement from N_k
+records, sensitivity 2c/l) is dominated for every order alpha >= 1, in both directions, by
 
-    P = gamma * N(mu, 1) + (1 - gamma) * N(0, 1),   Q = N(0, 1),   mu = 2c / (l sigma_x),
+    P' = gamma * N(s, 1) + (1 - gamma) * N(0, 1),   Q' = N(0, 1),   s = 2c / (l sigma_x),
 
-with ``gamma = l / N_k`` (fixed-size subset without replacement; Balle, Barthe & Gaboardi 2018,
-Theorem 10; Zhu, Dong & Wang, AISTATS 2022, Section 5). The privacy loss of one step is
-discretised on the grid ``{i h}``: the *pessimistic* PLD splits each bucket's mass between its two
-grid points so that the hockey-stick curve is the chord through the exact values ("connect the
-dots", Doroshenko et al. 2022) -- an upper bound; the *optimistic* PLD rounds every loss down --
-a lower bound. Both are composed ``T_k`` times by one FFT power on a window chosen from Chernoff
-bounds (the mass outside it is added to delta, or subtracted, accordingly), and epsilon for
-``delta`` is read off the hockey-stick divergence exactly. The reported epsilon is the pessimistic
-one; the optimistic one bounds the discretisation error from below.
+``gamma = l / N_k`` (Balle, Barthe & Gaboardi 2018, Theorems 2 and 10; Zhu, Dong & Wang,
+AISTATS 2022). For all orders (what composition needs) the accountant uses the *symmetrised*
+pair: the positive losses of (P', Q'), mirrored (docs/pld.md §3; Dong, Roth & Su 2022, Thm 4.2).
+The per-direction maximum that ``dp_accounting`` computes for this pair is realised by datasets,
+so it is a lower bound on Algorithm 1's worst case (:func:`directional_epsilon`, §4).
+
+The loss of one step is put on the grid ``{i h}``: *pessimistically* by splitting each bucket's
+mass between its ends ("connect the dots", Doroshenko et al. 2022), an upper bound; and
+*optimistically* by contracting each bucket to one loss and rounding down, shifted back by a
+Hoeffding bound on the total rounding, a lower bound (§5). Both are composed ``T_k`` times by one
+FFT power on a window chosen by Chernoff bounds (the mass outside it is added to delta, or
+subtracted), and epsilon for ``delta`` is read off the hockey-stick divergence exactly (§6).
 
 Pure numpy/scipy, vectorised over the grid; no torch.
 """

@@ -151,3 +151,15 @@ def test_needs_class_counts():
                         accountant="class-aware-pld")
     with pytest.raises(ValueError, match="value_interval"):
         compute_epsilon(params(), accountant="class-aware-pld", value_interval=5.0)
+
+
+def test_default_accountant_is_valid_for_dp_cda_and_tightest_valid():
+    from dpcda.privacy import ACCOUNTANTS, DEFAULT_ACCOUNTANT
+
+    assert DEFAULT_ACCOUNTANT == "class-aware-pld"
+    assert "dp-cda" in ACCOUNTANTS[DEFAULT_ACCOUNTANT].valid_for
+    p = params(l=16, sigma_x=0.2, sigma_y=0.2)
+    mine = compute_epsilon(p, accountant=DEFAULT_ACCOUNTANT).epsilon
+    for name, acc in ACCOUNTANTS.items():
+        if "dp-cda" in acc.valid_for and name != DEFAULT_ACCOUNTANT:
+            assert mine < compute_epsilon(p, accountant=name, conversion="improved").epsilon
