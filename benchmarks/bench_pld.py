@@ -31,8 +31,13 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from dpcda.privacy import PrivacyParams, calibrate, compute_epsilon, epsilon_grid  # noqa: E402
-from dpcda.privacy import pld  # noqa: E402
+from dpcda.privacy import (
+    PrivacyParams,
+    calibrate,
+    compute_epsilon,
+    epsilon_grid,
+    pld,
+)
 
 MNIST = (5923, 6742, 5958, 6131, 5842, 5421, 5918, 6265, 5851, 5949)
 DELTA = 1e-5
@@ -65,27 +70,27 @@ def timings(repeats: int) -> None:
     except ImportError:
         dpl = None
     for l, sig in ((4, 0.228), (64, 0.0354)):
-        kw = dict(s=2.0 / (l * sig), gamma=l / 6000, T=6000, delta=DELTA)
-        up, w1, c1 = timed(lambda: pld.pld_bounds(lower=False, **kw), repeats)
-        both, w2, c2 = timed(lambda: pld.pld_bounds(**kw), repeats)
+        kw = {"s": 2.0 / (l * sig), "gamma": l / 6000, "T": 6000, "delta": DELTA}
+        up, w1, c1 = timed(lambda kw=kw: pld.pld_bounds(lower=False, **kw), repeats)
+        both, w2, c2 = timed(lambda kw=kw: pld.pld_bounds(**kw), repeats)
         line = (f"l={l:3d} sigma={sig}: upper {up.epsilon:.4f} in {w1 * 1e3:.0f} ms "
                 f"(CPU {c1 * 1e3:.0f}); upper+lower [{both.epsilon_lower:.4f}, "
                 f"{both.epsilon:.4f}] in {w2 * 1e3:.0f} ms (CPU {c2 * 1e3:.0f})")
         if dpl is not None:
-            def ref():
+            def ref(sig=sig, l=l):
                 return dpl.from_gaussian_mechanism(
                     standard_deviation=sig, sensitivity=2.0 / l, sampling_prob=l / 6000,
                     value_discretization_interval=1e-4).self_compose(6000
                                                                      ).get_epsilon_for_delta(DELTA)
             e_ref, w3, c3 = timed(ref, repeats)
-            mine, w4, _ = timed(lambda: pld.directional_epsilon(**kw), repeats)
+            mine, w4, _ = timed(lambda kw=kw: pld.directional_epsilon(**kw), repeats)
             line += (f"; dp_accounting (both directions) {e_ref:.4f} in {w3 * 1e3:.0f} ms "
                      f"(CPU {c3 * 1e3:.0f}), ours for that pair {mine:.4f} in {w4 * 1e3:.0f} ms "
                      f"-> {w3 / w4:.1f}x")
         print(line + f" [{load()}]", flush=True)
     for eps in (1.0, 10.0):
         for l in (4, 64):
-            cal, w, c = timed(lambda: calibrate(epsilon=eps, delta=DELTA, l=l, T=60000,
+            cal, w, c = timed(lambda eps=eps, l=l: calibrate(epsilon=eps, delta=DELTA, l=l, T=60000,
                                                 class_counts=MNIST,
                                                 accountant="class-aware-pld"), repeats)
             print(f"calibrate eps={eps:g} l={l}: sigma={cal.sigma_x:.5g} eps={cal.epsilon:.5f} "
@@ -130,7 +135,7 @@ def numbers() -> None:
                   flush=True)
     print("\n## the issue's points, N_k = T_k = 6000 (symmetrised pair vs per-direction max)")
     for l, s in ((4, 0.228), (64, 0.0354), (64, 0.1)):
-        kw = dict(s=2.0 / (l * s), gamma=l / 6000, T=6000, delta=DELTA)
+        kw = {"s": 2.0 / (l * s), "gamma": l / 6000, "T": 6000, "delta": DELTA}
         b = pld.pld_bounds(**kw)
         print(f"l={l} sigma={s}: class-aware-pld {b.epsilon:.3f} [{b.epsilon_lower:.3f}]; "
               f"per-direction max (dp_accounting's) {pld.directional_epsilon(**kw):.3f}",
@@ -141,7 +146,7 @@ def numbers() -> None:
             s = calibrate(epsilon=target, delta=DELTA, l=l, T=60000, class_counts=MNIST,
                           accountant="paper").sigma_x
             r = eps("class-aware-pld", l, s)
-            kw = dict(s=2.0 / (l * s), gamma=l / min(MNIST), T=6000, delta=DELTA)
+            kw = {"s": 2.0 / (l * s), "gamma": l / min(MNIST), "T": 6000, "delta": DELTA}
             print(f"l={l} paper eps={target:g} (sigma {s:.4g}): class-aware-pld {r.epsilon:.3f}; "
                   f"per-direction max {pld.directional_epsilon(**kw):.3f}; class-aware RDP "
                   f"{eps('class-aware', l, s).epsilon:.3f}", flush=True)

@@ -22,7 +22,6 @@ from dpcda.privacy.accountants import (EpsilonResult, batch_epsilon, check_max_a
                                        compute_epsilon, get_accountant)
 from dpcda.privacy.conversion import epsilon_floor
 from dpcda.privacy.params import PrivacyParams, check_float
-from dpcda.privacy.pld import CURVE_VALUE_INTERVAL
 
 _SIGMA_MIN, _SIGMA_MAX = 1e-6, 1e8
 
@@ -37,6 +36,12 @@ class Calibration:
     target: float
     alpha: float | None
     result: EpsilonResult
+
+
+def _curve_interval() -> float:
+    from dpcda.privacy.pld import CURVE_VALUE_INTERVAL  # lazy: scipy.special on first use
+
+    return CURVE_VALUE_INTERVAL
 
 
 def _setting(**kw) -> PrivacyParams:
@@ -78,7 +83,7 @@ def calibrate(*, epsilon: float, delta: float, l: int, T: int, c: float = 1.0,
             return 1e3
         return math.log(e / target) if e > 0 else -1e3
 
-    coarse = None if acc.uses_rdp else CURVE_VALUE_INTERVAL
+    coarse = None if acc.uses_rdp else _curve_interval()
     lo, hi = math.log(0.5), math.log(2.0)
     if not acc.uses_rdp and base.class_counts is not None:
         # start from the class-aware RDP noise: PLD needs less, rarely much less
@@ -128,7 +133,7 @@ def _refine(root: float, target: float, eps_at, coarse: float) -> float:
         return root
     for _ in range(3):
         fine = eps_at(root)
-        if not 0 < fine < target * (1 - 1e-5):
+        if not 0 < fine < target * (1 - 1e-4):
             break
         for frac in (1.0, 0.5):
             cand = root - frac * (math.log(target) - math.log(fine)) / k
@@ -166,7 +171,7 @@ def epsilon_grid(*, ls, sigmas, T: int, delta: float, c: float = 1.0, n: int | N
                         delta=delta)
     L = np.repeat(np.asarray(ls, dtype=float), sig.size)
     S = np.tile(sig, len(ls))
-    curve = None if get_accountant(accountant).uses_rdp else CURVE_VALUE_INTERVAL
+    curve = None if get_accountant(accountant).uses_rdp else _curve_interval()
     eps, alpha, _, _ = batch_epsilon(base, L, S, ratio * S, accountant=accountant,
                                      conversion=conversion, max_alpha=max_alpha,
                                      value_interval=curve)

@@ -176,7 +176,7 @@ def directional_step(s: float, gamma: float, h: float, direction: str):
 def _log_mgf(i0: int, pmf: np.ndarray, h: float, lam: np.ndarray) -> np.ndarray:
     """``log sum_k pmf_k exp(lam L_k)`` for every ``lam`` (either sign), exactly, with few
     exponentials: ``L_k = L_{b0} + j h`` on blocks of B points, so the sum is ``u^T P v``."""
-    B = max(1, int(math.isqrt(len(pmf))))
+    B = max(1, math.isqrt(len(pmf)))
     m = -(-len(pmf) // B) * B
     P = np.zeros(m)
     P[: len(pmf)] = pmf

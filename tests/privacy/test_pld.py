@@ -1,19 +1,19 @@
 """The PLD accountant (``class-aware-pld``): bounds, references, calibration, bad input."""
 
+import itertools
 import math
 
 import numpy as np
 import pytest
 
-from dpcda.privacy import PrivacyParams, calibrate, compute_epsilon, epsilon_grid
-from dpcda.privacy import pld
+from dpcda.privacy import PrivacyParams, calibrate, compute_epsilon, epsilon_grid, pld
 
 COUNTS = (500, 620, 555)          # small classes keep the FFTs small on a shared CPU
 H = 1e-3
 
 
 def params(**kw):
-    base = dict(l=4, sigma_x=0.5, sigma_y=0.5, T=1200, class_counts=COUNTS, delta=1e-5)
+    base = {"l": 4, "sigma_x": 0.5, "sigma_y": 0.5, "T": 1200, "class_counts": COUNTS, "delta": 1e-5}
     base.update(kw)
     return PrivacyParams(**base)
 
@@ -56,7 +56,7 @@ def test_one_step_hockey_stick_matches_monte_carlo(s, gamma, eps):
 
 
 def test_bounds_bracket_and_shrink_with_the_grid():
-    kw = dict(s=2 / (4 * 0.4), gamma=4 / 500, T=600, delta=1e-5)
+    kw = {"s": 2 / (4 * 0.4), "gamma": 4 / 500, "T": 600, "delta": 1e-5}
     coarse = pld.pld_bounds(value_interval=1e-2, **kw)
     fine = pld.pld_bounds(value_interval=1e-3, **kw)
     assert coarse.epsilon_lower <= fine.epsilon_lower <= fine.epsilon <= coarse.epsilon
@@ -131,15 +131,15 @@ def test_calibration_never_overshoots_and_is_monotone():
         assert cal.epsilon <= target and cal.epsilon >= 0.98 * target
         assert cal.alpha is None and cal.result.epsilon_lower <= cal.epsilon
         sigmas.append(cal.sigma_x)
-    assert all(a > b for a, b in zip(sigmas, sigmas[1:]))
+    assert all(a > b for a, b in itertools.pairwise(sigmas))
 
 
 @pytest.mark.parametrize("kw,name", [
-    (dict(value_interval=0.0), "value_interval"), (dict(value_interval="x"), "value_interval"),
-    (dict(gamma=0.0), "gamma"), (dict(T=0), "T"), (dict(delta=1.0), "delta"),
-    (dict(s=-1.0), "s")])
+    ({"value_interval": 0.0}, "value_interval"), ({"value_interval": "x"}, "value_interval"),
+    ({"gamma": 0.0}, "gamma"), ({"T": 0}, "T"), ({"delta": 1.0}, "delta"),
+    ({"s": -1.0}, "s")])
 def test_bad_input_names_the_parameter(kw, name):
-    base = dict(s=1.0, gamma=0.01, T=10, delta=1e-5, value_interval=1e-3)
+    base = {"s": 1.0, "gamma": 0.01, "T": 10, "delta": 1e-5, "value_interval": 1e-3}
     base.update(kw)
     with pytest.raises(ValueError, match=name):
         pld.pld_bounds(**base)
@@ -163,3 +163,17 @@ def test_default_accountant_is_valid_for_dp_cda_and_tightest_valid():
     for name, acc in ACCOUNTANTS.items():
         if "dp-cda" in acc.valid_for and name != DEFAULT_ACCOUNTANT:
             assert mine < compute_epsilon(p, accountant=name, conversion="improved").epsilon
+
+
+def test_calibrate_on_curve_never_overshoots():
+    from dpcda.privacy import calibrate_on_curve
+
+    sig = np.geomspace(0.05, 2.0, 15)
+    setting = {"T": 1200, "class_counts": COUNTS, "delta": 1e-5, "accountant": "class-aware-pld"}
+    curve = epsilon_grid(ls=[8], sigmas=sig, **setting)[0]
+    for target in (0.7, 2.0):
+        s, e = calibrate_on_curve(epsilon=target, sigmas=sig, curve=curve, l=8, **setting)
+        assert e <= target
+        exact = calibrate(epsilon=target, l=8, **setting).sigma_x
+        assert exact * (1 - 1e-3) <= s <= exact * 1.3  # at most one grid step above
+    assert calibrate_on_curve(epsilon=1e-4, sigmas=sig, curve=curve, l=8, **setting) is None
