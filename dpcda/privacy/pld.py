@@ -251,6 +251,9 @@ def epsilon_for_delta(j0: int, pmf: np.ndarray, inf_mass: float, h: float, delta
     """Smallest ``eps >= floor`` with ``inf_mass + sum_L pmf(L) (1 - e^{eps - L})_+ <= delta``."""
     if inf_mass >= delta:
         return math.inf
+    if math.isfinite(floor):  # sums from the top: the part below the floor is not needed
+        cut = max(0, min(len(pmf) - 1, math.floor(floor / h) - 1 - j0))
+        j0, pmf = j0 + cut, pmf[cut:]
     loss = np.clip((j0 + np.arange(len(pmf))) * h, -700.0, 700.0)
     # From the top: S_t = sum_{u >= t} p_u and E_t = sum_{u >= t} p_u e^{-L_u}.
     s = np.cumsum(pmf[::-1])[::-1]
