@@ -44,6 +44,11 @@ def privacy_from_result(res, *, calibrated_to: float | None = None,
         "warnings": list(res.warnings),
         "calibrated_to_epsilon": calibrated_to,
     }
+    lower = getattr(res, "epsilon_lower", None)
+    if lower is not None and res.private:  # PLD: the exact epsilon lies in [lower, epsilon]
+        block["epsilon_lower"] = _num(lower)
+        block["discretisation_bound"] = _num(res.discretisation_bound)
+        block["epsilon_text"] += f" (exact value within {res.discretisation_bound:.2g} below)"
     if mechanism is not None:
         block["relation"] = acc.relation
         block["valid_bound"] = mechanism in acc.valid_for

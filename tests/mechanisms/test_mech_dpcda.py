@@ -184,6 +184,20 @@ def test_target_epsilon_is_calibrated_with_the_class_counts(blocks):
     assert priv["assumptions"] == ACCOUNTANT_INFO["class-aware"].assumptions
 
 
+def test_pld_accountant_card_reports_the_discretisation_bound(blocks):
+    X, y = blocks
+    rel = generate_dpcda(X, y, l=3, T=100, epsilon=2.0, delta=1e-4,
+                         accountant="class-aware-pld")
+    priv = rel.card["privacy"]
+    assert priv["accountant"] == "class-aware-pld" and priv["epsilon"] <= 2.0
+    assert priv["alpha"] is None and priv["conversion"] is None
+    assert 0 <= priv["epsilon_lower"] <= priv["epsilon"]
+    assert priv["discretisation_bound"] == pytest.approx(priv["epsilon"] - priv["epsilon_lower"])
+    assert "exact value within" in priv["epsilon_text"]
+    rdp = generate_dpcda(X, y, l=3, T=100, epsilon=2.0, delta=1e-4, accountant="class-aware")
+    assert rel.card["parameters"]["sigma_x"] < rdp.card["parameters"]["sigma_x"]
+
+
 def test_seed_reproduces_and_os_randomness_differs(blocks):
     X, y = blocks
     kw = dict(l=3, T=60, sigma_x=0.2, compare_accountants=False)

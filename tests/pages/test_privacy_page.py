@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dpcda.privacy import PrivacyParams, compute_epsilon, list_accountants
+from dpcda.privacy import PrivacyParams, calibrate, compute_epsilon, list_accountants
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = str(ROOT / "pages" / "privacy.py")
@@ -199,3 +199,24 @@ def test_unreachable_calibration_target_is_an_error_not_an_exception():
     at = rerun(at)
     assert at.error and "0.01" in at.error[0].value
     assert len(at.metric) == 1  # the rest of the page still works
+
+
+def test_pld_accountant_shows_its_discretisation_bound_and_calibrates_from_curves():
+    at = run_page()
+    at.selectbox(key="privacy_accountant").select("class-aware-pld")
+    at.run(timeout=600)  # first PLD curves on a shared CPU
+    assert not at.exception, at.exception
+    assert "class-aware-pld" in at.metric[0].label
+    sigma = float(at.select_slider(key="privacy_sigma_x").value)
+    p = PrivacyParams(l=4, sigma_x=sigma, sigma_y=sigma, c=1.0, T=60000, delta=1e-5, **MNIST)
+    r = compute_epsilon(p, accountant="class-aware-pld")
+    assert headline(at) == pytest.approx(r.epsilon, rel=5e-3)
+    assert any("discretisation bound" in c.value for c in at.caption)
+    df = at.dataframe[0].value
+    row = list(df["accountant"]).index("class-aware-pld")
+    assert "PLD" in df["α"][row]
+    sx, _, eps = calibration_table(at)
+    assert all(e <= 10.0 for e in eps) and sx == sorted(sx, reverse=True)
+    cal = calibrate(epsilon=10.0, delta=1e-5, l=4, T=60000, class_counts=MNIST["class_counts"],
+                    accountant="class-aware-pld")
+    assert cal.sigma_x <= sx[2] <= cal.sigma_x * 1.1  # from the curve grid, never below
