@@ -24,6 +24,7 @@ PAGE = str(ROOT / "pages" / "utility.py")
 INF = math.inf
 
 from dpcda.mechanisms import MECHANISMS  # noqa: E402
+from dpcda.privacy import get_accountant  # noqa: E402
 
 CDA_DEFAULT = MECHANISMS.get("dp-cda").default_accountant
 
@@ -85,7 +86,7 @@ def test_renders_without_a_sweep(store, worker_calls):
     assert at.selectbox(key="utility_model").options[0] == "auto (best measured per setting)"
     assert at.number_input(key="utility_epochs").value == 30
     # DP-CDA's first accountant: a valid bound
-    assert at.selectbox(key="utility_accountant").value == "class-aware"
+    assert at.selectbox(key="utility_accountant").value == CDA_DEFAULT
     assert at.selectbox(key="utility_sweep").value is None
     assert not at.error and not at.get("plotly_chart")
     assert not worker_calls and store.sweeps() == []
@@ -171,7 +172,10 @@ def test_launch_queues_a_sweep_and_starts_a_worker_then_shows_results(store, wor
     table = at.dataframe[0].value
     assert len(table) == 4 and set(table["runs"]) == {2}
     private = table[table["epsilon_target"] == "10"]
-    assert (private["accountant"] == CDA_DEFAULT).all() and (private["conversion"] == "mironov").all()
+    # a PLD accountant has no RDP conversion (None); an RDP one records mironov
+    conv = "mironov" if get_accountant(CDA_DEFAULT).uses_rdp else None
+    assert (private["accountant"] == CDA_DEFAULT).all()
+    assert all(v == conv or (conv is None and v != v) for v in private["conversion"])
     assert (private["sigma_x"] > 0).all()
     assert (private["epsilon_achieved"].astype(float) <= 10 + 1e-9).all()
     assert (table[table["epsilon_target"] == "∞"]["sigma_x"] == 0).all()
