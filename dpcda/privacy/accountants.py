@@ -252,19 +252,6 @@ register_accountant(Accountant(
     2, ("class_counts",), None, relation=RELATION_CLASS, valid_for=("dp-cda",),
     direct=_pld_class_aware))
 
-register_accountant(Accountant(
-    "embedding-gaussian", "One Gaussian release of the mean embedding (exact, Balle & Wang 2018)",
-    "Replace-one neighbours: one record, features and label, replaced by any other; N is "
-    "public, the class counts are not. DP-MERF releases once the per-class mean embedding of "
-    "unit-norm random features (L2 sensitivity 2/N) and, with labels='private', the class "
-    "counts (sensitivity √2), each with Gaussian noise; the two compose exactly into one "
-    "Gaussian release with μ² = (2/(N·s_E))² + (√2/s_n)² (Gaussian DP, Dong, Roth & Su 2022), "
-    "calibrated by the exact Gaussian privacy profile (Balle & Wang 2018, Theorem 8). The "
-    "generator trained on it is post-processing." + _COMMON,
-    2, (), _rdp_single_release, relation=RELATION_REPLACE, valid_for=("dp-merf",),
-    mixture=False))
-
-
 def _rdp_single_release(p, l, sx, sy, max_alpha):
     raise ValueError("this accountant accounts one Gaussian release of each record: its "
                      "generator calibrates the noise itself (it takes no PrivacyParams)")
@@ -290,6 +277,18 @@ register_accountant(Accountant(
     "Gaussian profile gives δ ≈ 1e-4 even for sensitivity c·s(R), and replacing a record moves "
     "its row by up to 2c·s(R). Kept to reproduce the paper's Table 5." + _COMMON,
     2, (), _rdp_single_release, relation=RELATION_FEATURES, mixture=False))
+
+register_accountant(Accountant(
+    "embedding-gaussian", "One Gaussian release of the mean embedding (exact, Balle & Wang 2018)",
+    "Replace-one neighbours: one record, features and label, replaced by any other; N is "
+    "public, the class counts are not. DP-MERF releases once the per-class mean embedding of "
+    "unit-norm random features (L2 sensitivity 2/N) and, with labels='private', the class "
+    "counts (sensitivity √2), each with Gaussian noise; the two compose exactly into one "
+    "Gaussian release with μ² = (2/(N·s_E))² + (√2/s_n)² (Gaussian DP, Dong, Roth & Su 2022), "
+    "calibrated by the exact Gaussian privacy profile (Balle & Wang 2018, Theorem 8). The "
+    "generator trained on it is post-processing." + _COMMON,
+    2, (), _rdp_single_release, relation=RELATION_REPLACE, valid_for=("dp-merf",),
+    mixture=False))
 
 
 @dataclass(frozen=True)
