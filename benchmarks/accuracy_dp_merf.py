@@ -9,7 +9,8 @@ library defaults (pixels / 255, rows clipped to c = 1, D = 4000 random features,
 released), accounted by the exact analytic Gaussian mechanism. The test split goes through
 the release's own preprocessing (x / 255, clip). Learners with the library defaults
 (``lda``: plain LDA, the release has no additive noise; ``cnn``: 5 epochs). Prints per
-setting the generation seconds (wall clock and this process's CPU time: the machine is shared) and accuracy mean +- std over the runs (one thread).
+setting the generation seconds (wall clock and this process's CPU time: the machine is shared) and
+accuracy mean +- std over the runs (one thread).
 """
 
 from __future__ import annotations
@@ -74,7 +75,8 @@ def main() -> None:
                                              image_shape=ds.image_shape, config=cfg, seed=run)
                     accs[m].append(out["accuracy"])
             cells = "  ".join(f"{m} {np.mean(a):.4f} ± {np.std(a):.4f}" for m, a in accs.items())
-            print(f"{name:14s} eps={eps:<5g} gen {np.mean(secs):5.1f}s wall {np.mean(cpu):5.1f}s cpu  {cells}  "
+            print(f"{name:14s} eps={eps:<5g} gen {np.mean(secs):5.1f}s wall {np.mean(cpu):5.1f}s cpu  "
+                  f"{cells}  "
                   f"(runs: {', '.join(f'{x:.3f}' for a in accs.values() for x in a)})",
                   flush=True)
 

@@ -6,7 +6,8 @@ for each one-hot decoder (argmax / sample / posterior) on the same mixed rows.
 Prints, per (normalisation, epsilon, l, decoder), the mean over runs of the largest and the
 mean TV over the 8 categorical feature columns, and the per-column TV (mean over runs) at
 each setting, "as released" (equal allocation floor(T/K) per class) and "reweighted" (rows
-kept by released label in the public class shares, as allocation proportional to N_k gives). Accountant: the library default; T = N.
+kept by released label in the public class shares, as allocation proportional to N_k gives).
+Accountant: the library default; T = N.
 """
 
 from __future__ import annotations

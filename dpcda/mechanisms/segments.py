@@ -14,8 +14,8 @@ A synthetic row's categorical segment holds a noisy average of one-hot codes in 
   normalizer makes of a one-hot row, before clipping; for ``"scale"`` with one-hot bounds
   [0, 1] this is plain 0/1).
 
-Measured with the argmax rule on UCI Adult (epsilon = 10, paper accountant, z-score, c = 1, T = N; mean of 2 runs,
-accuracy on the real test split): decision tree (depth 8) 0.803 at l = 16 and 0.761 at l = 64,
+Measured with the argmax rule on UCI Adult (epsilon = 10, paper accountant, z-score, c = 1, T = N;
+mean of 2 runs, accuracy on the real test split): decision tree (depth 8) 0.803 at l = 16 and 0.761 at l = 64,
 logistic regression 0.804 / 0.764. Decoding via a plain ``inverse_transform`` instead gave
 0.779 / 0.771 (tree) and 0.802 / 0.705 (logistic); re-encoding at the segment's own norm
 instead of the unit code gave 0.761 / 0.643 (tree). Without re-encoding: 0.718 / 0.633 (tree).
