@@ -107,11 +107,14 @@ def _home_text() -> None:
         f"Datasets using Random Mixing* (DPMix). IEEE ISIT 2019, pp. 542–546 "
         f"([search]({DPMIX_URL})).")
     st.divider()
+    from dpcda.privacy import DEFAULT_ACCOUNTANT, NOT_A_BOUND
+
     st.caption("**Privacy footnote.** This page shows no ε. Every ε on the other pages names the "
-               "accountant and conversion that produced it and what that accountant assumes; the "
-               "default `paper` accountant is DP-CDA Theorem 1 as published, and `class-aware` is "
-               "what Algorithm 1 actually spends. z-score statistics from private data are not "
-               "covered by any of them.")
+               "accountant and conversion that produced it, its neighbouring relation and what "
+               f"that accountant assumes; the default `{DEFAULT_ACCOUNTANT}` accountant is a valid "
+               "bound for Algorithm 1 as implemented, while `paper` (DP-CDA Theorem 1) is offered "
+               f"for reproducing the paper's tables only: {NOT_A_BOUND}. z-score statistics from "
+               "private data are not covered by any of them.")
 
 
 def main() -> None:

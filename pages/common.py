@@ -184,33 +184,50 @@ def dataset_picker(prefix: str, *, container=st.sidebar) -> DatasetChoice:
 
 
 def paper_vs_class_aware(paper: float | None, class_aware: float | None) -> str:
-    """Markdown: the published accountant against what Algorithm 1 actually spends (SPEC §2)."""
-    what = ("`class-aware` is what Algorithm 1 actually spends: a record only enters the ⌊T/K⌋ "
-            "mixtures of its own class, each drawn from its N_k records. `paper` is Theorem 1 as "
-            "published: T mixtures drawn at rate l/N from all records, with label noise charged. "
+    """Markdown: the published accountant's ε beside the valid class-aware bound (SPEC §2)."""
+    from dpcda.privacy import NOT_A_BOUND
+
+    what = ("`class-aware` is a valid bound for Algorithm 1 as implemented: a record only enters "
+            "the T_k mixtures of its own class, each drawn from its N_k records. `paper` is "
+            f"Theorem 1 as published ({NOT_A_BOUND}): T mixtures drawn at rate l/N from all "
+            "records, with label noise charged; it is kept for reproducing the paper's tables. "
             "Neither is uniformly larger: at large l the class-aware ε is about 3× the "
             "published one; at small l and small σ it is the smaller (it has no label term).")
     if not (paper and class_aware and math.isfinite(paper) and math.isfinite(class_aware)):
         missing = "" if class_aware is not None else (
             " The class-aware ε needs the class counts (pick a preset or type them).")
-        return f"**Paper vs class-aware.** {what}{missing}"
+        return f"**Published vs class-aware.** {what}{missing}"
     k = class_aware / paper
     if k >= 1.05:
-        verdict = f"the published accountant **understates** what Algorithm 1 spends {k:.2g}-fold"
+        verdict = f"the published number is {k:.2g}-fold below what Algorithm 1 spends"
     elif k <= 0.95:
-        verdict = ("here the published accountant is the more cautious one: it charges label "
+        verdict = ("here the published analysis is the more cautious one: it charges label "
                    "noise that the class-aware view does not need")
     else:
         verdict = "the two agree to within 5%"
-    return (f"**Paper vs class-aware.** At this setting class-aware ε = {fmt_eps(class_aware)} "
-            f"and paper ε = {fmt_eps(paper)}: ratio class-aware / paper = **{k:.2f}**, so "
-            f"{verdict}. {what}")
+    return (f"**Published vs class-aware.** At this setting class-aware ε = {fmt_eps(class_aware)} "
+            f"and paper ε = {fmt_eps(paper)} ({NOT_A_BOUND}): ratio class-aware / paper = "
+            f"**{k:.2f}**, so {verdict}. {what}")
+
+
+def accountant_choice(accountant: str) -> str:
+    """How an accountant is offered in a DP-CDA selectbox (the default first, paper labelled)."""
+    from dpcda.privacy import choice_label
+
+    return choice_label(accountant, "dp-cda")
+
+
+def epsilon_words(accountant: str, mechanism: str = "dp-cda") -> str:
+    """Next to an ε: the accountant, NOT_A_BOUND where it applies, the neighbouring relation."""
+    from dpcda.privacy import epsilon_note
+
+    return epsilon_note(accountant, mechanism)
 
 
 # --- the privacy footnote every page carries -------------------------------------------------
 
 def privacy_footnote(accountant: str, conversion: str, *, what: str = "the headline epsilon",
-                     delta: float | None = None) -> None:
+                     delta: float | None = None, mechanism: str = "dp-cda") -> None:
     """A closing caption naming the accountant behind an epsilon and the assumptions it makes.
 
     Every page that shows an epsilon calls this once at the bottom (project rule: every page
@@ -223,9 +240,13 @@ def privacy_footnote(accountant: str, conversion: str, *, what: str = "the headl
             f"({CONVERSION_TITLES.get(conversion, conversion)})")
     st.divider()
     d = f", δ = {fmt_delta(delta)}" if delta is not None else ""
+    from dpcda.privacy import caveat
+
+    note = caveat(accountant, mechanism)
     st.caption(f"**Privacy footnote.** {what[:1].upper() + what[1:]} was computed by the "
-               f"**{accountant}** accountant ({info.title}) with {conv}{d}. Its assumptions: "
-               + " ".join(info.assumptions.split()))
+               f"**{accountant}** accountant ({info.title}"
+               + (f"; **{note}**" if note else "") + f") with {conv}{d}. Neighbours: "
+               f"{info.relation} Its assumptions: " + " ".join(info.assumptions.split()))
 
 
 def accountant_assumptions(names: list[str]) -> None:

@@ -13,9 +13,11 @@ import streamlit as st
 from dpcda.privacy import (
     ACCOUNTANT_INFO,
     CONVERSION_TITLES,
+    DEFAULT_ACCOUNTANT,
     PrivacyParams,
+    caveat,
     compute_epsilon,
-    list_accountants,
+    dpcda_accountants,
     list_conversions,
 )
 from dpcda.privacy.params import MAX_ALPHA_LIMIT
@@ -28,11 +30,13 @@ from pages.common import (
     SIGMA_GRID,
     SIGMA_VALUES,
     accountant_assumptions,
+    accountant_choice,
     calibration_figure,
     calibration_rows,
     dataset_picker,
     ensure_app_navigation,
     epsilon_table,
+    epsilon_words,
     figure4,
     figure4_grid,
     fmt_alpha,
@@ -76,9 +80,9 @@ T_in = sb.number_input("T (synthetic samples)", min_value=1, max_value=10**9, va
                        help="Empty means T = N, the paper's choice.")
 delta = sb.select_slider("δ (probability the ε bound may fail)", DELTA_VALUES, value=1e-5,
                          format_func=fmt_delta, key="privacy_delta")
-accountants = list_accountants()
-accountant = sb.selectbox("Accountant", accountants, index=accountants.index("paper"),
-                          key="privacy_accountant",
+accountants = list(dpcda_accountants())
+accountant = sb.selectbox("Accountant", accountants, index=accountants.index(DEFAULT_ACCOUNTANT),
+                          key="privacy_accountant", format_func=accountant_choice,
                           help="\n".join(f"- `{a}`: {ACCOUNTANT_INFO[a].title}"
                                          for a in accountants))
 conversion = sb.radio("RDP → (ε, δ) conversion", list_conversions(), key="privacy_conversion",
@@ -126,10 +130,13 @@ with left:
                 st.caption(f"privacy loss distribution (no Rényi order): the exact ε of this "
                            f"analysis lies in [{fmt_eps(r.epsilon_lower)}, {fmt_eps(r.epsilon)}]"
                            f" (discretisation bound {r.discretisation_bound:.2g}), δ = "
-                           f"{fmt_delta(delta)}")
+                           f"{fmt_delta(delta)}. {epsilon_words(accountant)}")
             else:
                 st.caption(f"at Rényi order α = {fmt_alpha(r.alpha)}, δ = {fmt_delta(delta)}, "
-                           f"{conversion} conversion")
+                           f"{conversion} conversion. {epsilon_words(accountant)}")
+            if caveat(accountant):
+                st.warning(f"**{caveat(accountant)}**: the `{accountant}` ε does not bound what "
+                           f"Algorithm 1 as run here spends; `{DEFAULT_ACCOUNTANT}` does.")
         for w in r.warnings:  # max_alpha at the edge, delta >= 1/N (non-private: shown above)
             if r.private or "non-private" not in w:
                 st.warning(w + (" (α_max is under Advanced.)" if "max_alpha" in w else ""))
@@ -142,6 +149,8 @@ st.dataframe(pd.DataFrame({
     "accountant": [row["accountant"] for row in rows],
     "what it is": [ACCOUNTANT_INFO[row["accountant"]].title for row in rows],
     "ε": [fmt_eps(row["epsilon"]) if row["epsilon"] is not None else "—" for row in rows],
+    "bound for DP-CDA as implemented": ["valid bound" if not caveat(row["accountant"])
+                                        else caveat(row["accountant"]) for row in rows],
     "α": [fmt_alpha(row["alpha"], row.get("bound")) for row in rows],
     "warnings": [row["notes"] for row in rows],
 }), hide_index=True, width="stretch", column_config={

@@ -21,11 +21,13 @@ from dpcda import viz
 from dpcda.data import (MAX_UPLOAD_BYTES, DatasetUnavailable, available_datasets, decode_segments,
                         how_to_get, load_dataset, load_upload)
 from dpcda.data.preprocess import fit_dataset_normalizer
-from dpcda.mechanisms import MECHANISMS, Release, generate_from_dataset, save_npz, to_csv_bytes
-from dpcda.privacy import (ACCOUNTANT_INFO, CONVERSION_TITLES, PrivacyParams, calibrate, compute_epsilon,
-                           list_conversions)
-from pages.common import (DELTA_VALUES, L_VALUES, SIGMA_GRID, SIGMA_VALUES, ensure_app_navigation,
-                          fmt_alpha, fmt_delta, fmt_eps, fmt_int, fmt_sigma, nearest, privacy_footnote)
+from dpcda.mechanisms import MECHANISMS, Release, generate_dpcda, generate_from_dataset, save_npz, to_csv_bytes
+from dpcda.privacy import (ACCOUNTANT_INFO, ALLOCATIONS, CONVERSION_TITLES, DEFAULT_ACCOUNTANT, PrivacyParams,
+                           calibrate, caveat, compute_epsilon, list_conversions)
+from dpcda.privacy.allocation import ALLOCATION_TITLES
+from pages.common import (DELTA_VALUES, L_VALUES, SIGMA_GRID, SIGMA_VALUES, accountant_choice,
+                          ensure_app_navigation, epsilon_words, fmt_alpha, fmt_delta, fmt_eps, fmt_int,
+                          fmt_sigma, nearest, privacy_footnote)
 from pages.samples_fidelity import show_fidelity
 
 T_CAP = 10_000                       # largest T the page generates (display and download speed)
@@ -33,8 +35,16 @@ MOSAIC_L = (1, 4, 16, 64)            # rows of the l x epsilon mosaic
 MOSAIC_EPS = (math.inf, 20.0, 10.0, 5.0)  # its columns
 MAX_ROWS = 20                        # classes shown in the per-class grid
 UPLOAD = "upload"
-NORMS = {"zscore": "z-score (as in the paper)", "scale": "fixed public range (data-independent)"}
+NORMS = {"scale": "fixed public range (data-independent, covered by the guarantee)",
+         "zscore": "z-score (statistics of the private data: not covered by the guarantee)"}
 ss = st.session_state
+
+
+def generate_dpcda_default(name: str):
+    """The library's default for one of generate_dpcda's settings (the page shows it first)."""
+    import inspect
+
+    return inspect.signature(generate_dpcda).parameters[name].default
 
 
 # --- cached library calls (all keyed on plain values; uploads on their sha256) ----------------
@@ -50,9 +60,11 @@ def load_uploaded(digest: str, filename: str, image_shape, _data: bytes):
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def noise_for(noise: tuple, *, l, T, c, delta, n, counts, d_x, d_y, accountant, conversion, max_alpha):
+def noise_for(noise: tuple, *, l, T, c, delta, n, counts, d_x, d_y, accountant, conversion, max_alpha,
+              allocation="equal"):
     """(sigma, epsilon, alpha) of a setting: calibrated to a target epsilon, or for a given sigma."""
-    common = dict(l=l, T=T, c=c, delta=delta, n=n, class_counts=counts, d_x=d_x, d_y=d_y)
+    common = dict(l=l, T=T, c=c, delta=delta, n=n, class_counts=counts, d_x=d_x, d_y=d_y,
+                  allocation=allocation)
     if noise[0] == "epsilon":
         cal = calibrate(epsilon=noise[1], accountant=accountant, conversion=conversion,
                         max_alpha=max_alpha, **common)
@@ -83,13 +95,14 @@ def make_mosaic(source: tuple, settings: tuple, _ds) -> dict:
             try:
                 sigma = 0.0 if math.isinf(eps) else noise_for(
                     ("epsilon", eps), l=l, T=T, c=s["c"], delta=s["delta"], accountant=s["accountant"],
-                    conversion=s["conversion"], max_alpha=s["max_alpha"], **facts)[0]
+                    conversion=s["conversion"], max_alpha=s["max_alpha"], allocation=s["allocation"],
+                    **facts)[0]
                 # A sample of a release with this (l, sigma); 16 rows per class so every label shows
                 # even when label noise is large.
                 rel = generate_from_dataset(_ds, "dp-cda", l=l, T=16 * K, sigma_x=sigma, sigma_y=sigma,
                                             normalize=norm, compare_accountants=False,
                                             **{k: s[k] for k in ("c", "delta", "accountant", "conversion",
-                                                                 "max_alpha")})
+                                                                 "max_alpha", "allocation")})
             except ValueError as exc:
                 out[(l, eps)] = str(exc)
                 continue
@@ -123,7 +136,7 @@ def csv_zip(rel: Release, stem: str, feature_names=None):
 
 SETTING_KEYS = ("samples_l", "samples_mode", "samples_eps", "samples_sigma", "samples_c", "samples_T",
                 "samples_delta", "samples_accountant", "samples_conversion", "samples_norm",
-                "samples_max_alpha", "samples_class", "samples_per_class", "samples_shape")
+                "samples_max_alpha", "samples_class", "samples_per_class", "samples_shape", "samples_allocation")
 
 
 def parse_shape(text: str):
@@ -226,11 +239,16 @@ T = int(T_in) if T_in else T_default
 ss.setdefault("samples_delta", 1e-5)
 delta = sb.select_slider("δ", DELTA_VALUES, key="samples_delta", format_func=fmt_delta)
 accountants = list(MECHANISMS.get("dp-cda").accountants)
-ss.setdefault("samples_accountant", "paper")
-accountant = sb.selectbox("Accountant", accountants, key="samples_accountant",
+ss.setdefault("samples_accountant", DEFAULT_ACCOUNTANT)
+accountant = sb.selectbox("Accountant", accountants, key="samples_accountant", format_func=accountant_choice,
                           help="\n".join(f"- `{a}`: {ACCOUNTANT_INFO[a].title}" for a in accountants))
-ss.setdefault("samples_norm", "zscore")
+ss.setdefault("samples_norm", MECHANISMS.get("dp-cda").default_normalize)
 normalize = sb.radio("Normalization", list(NORMS), key="samples_norm", format_func=NORMS.get)
+ss.setdefault("samples_allocation", generate_dpcda_default("allocation"))
+allocation = sb.radio("Samples per class", ALLOCATIONS, key="samples_allocation",
+                      format_func=ALLOCATION_TITLES.get,
+                      help="Both use only public facts (T and the class counts); the class-aware ε is the "
+                           "maximum over classes of T_k mixtures at rate l/N_k.")
 sb.caption("z-score statistics (per-feature mean and std) come from the private data and are "
            "**not covered** by the privacy guarantee; the fixed public range (pixels / 255, "
            "digits / 16, Adult's census ranges) learns nothing from the data.")
@@ -244,7 +262,8 @@ with sb.expander("Advanced"):
     per_class = st.slider("Samples per class in the grid", 1, 16, 8, key="samples_per_class")
 
 settings = (("l", l), ("T", T), ("c", c), ("noise", noise), ("delta", delta), ("accountant", accountant),
-            ("conversion", conversion), ("max_alpha", max_alpha), ("normalize", normalize))
+            ("conversion", conversion), ("max_alpha", max_alpha), ("normalize", normalize),
+            ("allocation", allocation))
 
 # --- preview and the Generate button -----------------------------------------------------------
 if bad_l is not None:
@@ -258,15 +277,16 @@ if bad_l is not None:
 facts = dict(n=ds.n_train, counts=ds.class_counts, d_x=ds.d_x, d_y=ds.n_classes)
 try:
     sigma, eps, _ = noise_for(noise, l=l, T=T, c=c, delta=delta, accountant=accountant,
-                              conversion=conversion, max_alpha=max_alpha, **facts)
-    preview = (f"σ_x = σ_y = {fmt_sigma(sigma)}, ε = {fmt_eps(eps)} ({accountant} accountant), "
+                              conversion=conversion, max_alpha=max_alpha, allocation=allocation, **facts)
+    note = f"; {caveat(accountant)}" if caveat(accountant) else ""
+    preview = (f"σ_x = σ_y = {fmt_sigma(sigma)}, ε = {fmt_eps(eps)} ({accountant} accountant{note}), "
                f"δ = {fmt_delta(delta)}")
 except ValueError as exc:
     preview = None
     st.error(f"This setting cannot be generated: {exc}")
 left, right = st.columns([1, 4], vertical_alignment="center")
 clicked = left.button("Generate", type="primary", key="samples_generate", disabled=preview is None)
-right.caption(f"**Current setting:** l = {l}, T = {fmt_int(T)} ({T // ds.n_classes} per class), "
+right.caption(f"**Current setting:** l = {l}, T = {fmt_int(T)} ({ALLOCATION_TITLES[allocation]}), "
               f"c = {c:g}, {NORMS[normalize]}" + (f" → {preview}." if preview else "."))
 if clicked:
     ss["samples_last"] = (source, settings)
@@ -291,18 +311,14 @@ if p["private"]:
            if p.get("calibrated_to_epsilon") else "as chosen")
     st.markdown(f"Accountant **`{acc}`**: {ACCOUNTANT_INFO[acc].title}. Conversion **{conv}**: "
                 f"{p['conversion_title']}. Rényi order α = {fmt_alpha(p['alpha'])}. Noise σ_x = "
-                f"{par['sigma_x']:.4g}, σ_y = {par['sigma_y']:.4g}, {how}.")
+                f"{par['sigma_x']:.4g}, σ_y = {par['sigma_y']:.4g}, {how}. {epsilon_words(acc)}")
+    if p.get("bound_note"):
+        st.warning(f"**This ε is {p['bound_note']}.** Choose `{DEFAULT_ACCOUNTANT}` for a valid bound.")
     for other, o in p.get("other_accountants", {}).items():
         ratio = o["epsilon"] / p["epsilon"] if p["epsilon"] else float("inf")
-        text = (f"The `{other}` accountant gives ε = {fmt_eps(o['epsilon'])} for the same noise "
-                f"({ratio:.2f}× the headline; the Privacy page explains the difference).")
-        if other == "class-aware" and ratio > 1.05:
-            # Honesty: the headline understates what Algorithm 1 spends under its own assumptions.
-            st.warning(f"**Algorithm 1 as run here spends more than the headline says.** {text} "
-                       "The published accountant does not model that every mixture is drawn from "
-                       "one class; choose the `class-aware` accountant to calibrate to it.")
-        else:
-            st.caption(text)
+        st.caption(f"The `{other}` accountant gives ε = {fmt_eps(o['epsilon'])} for the same noise "
+                   f"({ratio:.2f}× the headline" + (f"; {o['bound_note']}" if o.get("bound_note") else "")
+                   + "; the Privacy page explains the difference).")
 else:
     st.markdown("#### ε = ∞ (no privacy)")
     st.warning("σ_x = σ_y = 0: this release carries **no privacy guarantee** (ε = infinity).")
@@ -312,8 +328,8 @@ for w in p.get("warnings", []):
 with st.expander(f"What the `{acc}` accountant assumes"):
     st.markdown(ACCOUNTANT_INFO[acc].assumptions)
 norm_card = rel.card["normalization"]
-st.caption(f"l = {par['l']}, c = {par['c']:g}, T = {fmt_int(par['T'])} ({par['T_per_class']} per "
-           f"class), {fmt_int(rel.n)} samples. Normalization: {norm_card['note']}. Per sample, the "
+st.caption(f"l = {par['l']}, c = {par['c']:g}, T = {fmt_int(par['T'])} (per class: "
+           f"{', '.join(map(str, par['T_per_class']))}; {par['allocation']}), {fmt_int(rel.n)} samples. Normalization: {norm_card['note']}. Per sample, the "
            f"feature noise has norm about σ_x·√d = {par['sigma_x'] * math.sqrt(ds.d_x):.3g}, the "
            f"signal (an average of rows clipped to norm c) at most c = {par['c']:g}.")
 

@@ -211,8 +211,9 @@ def results_table(res: pd.DataFrame, jobs, dataset: str) -> pd.DataFrame:
             "conversion": info.get("conversion"), "delta": info.get("delta"),
             "sigma_x": info.get("sigma_x", r.sigma), "sigma_y": info.get("sigma_y"),
             "epsilon_achieved": r.epsilon_achieved, "alpha": info.get("alpha"),
-            "other_accountants": "; ".join(f"{k}: ε = {v['epsilon']:.4g}" for k, v in others.items()
-                                           if v.get("epsilon") is not None),
+            "other_accountants": "; ".join(f"{k}: ε = {v['epsilon']:.4g}"
+                                           + (f" ({v['bound_note']})" if v.get("bound_note") else "")
+                                           for k, v in others.items() if v.get("epsilon") is not None),
             "runs": int(r.runs), "failed": int(r.failed), "accuracy_mean": r.mean, "accuracy_std": r.std,
             "paper_mean": cell.accuracy if cell else None,
             "paper_std": getattr(cell, "std", None) if cell else None})
@@ -231,7 +232,12 @@ def calibration_notes(table: pd.DataFrame, jobs) -> list[str]:
         T = Ts[0] or n_train
         T_text = (f"T = {fmt_int(T)}" + (" = N" if Ts[0] is None else "")) if T else "T = N"
     ratio = "" if cfg.get("ratio", 1.0) == 1 else f"{cfg['ratio']:g} × "
-    acct = f"**{cfg['accountant']}** accountant ({ACCOUNTANT_INFO[cfg['accountant']].title})"
+    from dpcda.privacy import caveat
+
+    note = caveat(cfg["accountant"], cfg.get("mechanism", "dp-cda"))
+    acct = (f"**{cfg['accountant']}** accountant ({ACCOUNTANT_INFO[cfg['accountant']].title}"
+            + (f"; **{note}**" if note else "") + "; neighbours: "
+            + ACCOUNTANT_INFO[cfg["accountant"]].relation.rstrip(".") + ")")
     conv = next((v for v in table["conversion"] if v), cfg.get("conversion"))
     setting = f"δ = {fmt_delta(cfg['delta'])}, {T_text}, c = {cfg['c']:g}"
     out = []

@@ -14,7 +14,7 @@ import argparse
 
 # Command-line options that map onto a generator parameter of the same name (when declared).
 _OPTIONS = {"l": "--l", "T": "--T", "c": "--c", "p": "--p", "ratio": "--ratio",
-            "conversion": "--conversion", "max_alpha": "--max-alpha"}
+            "conversion": "--conversion", "max_alpha": "--max-alpha", "allocation": "--allocation"}
 
 
 def _number(text: str) -> float:
@@ -54,14 +54,21 @@ def register(sub) -> None:
     p.add_argument("--c", type=_number, default=None, help="L2 clip norm (default 1)")
     p.add_argument("--delta", type=_number, default=1e-5, help="delta (default 1e-5)")
     p.add_argument("--accountant", default=None, choices=all_accountants(),
-                   help=f"privacy accountant (default, a valid bound for each: {defaults})")
+                   help=f"privacy accountant (default, a valid bound for each: {defaults}); "
+                        "paper: as published (for reproducing the paper's tables), not a bound "
+                        "for this implementation")
+    p.add_argument("--allocation", default=None, choices=("equal", "proportional"),
+                   help="dp-cda: samples per class, equal (floor(T/K)) or proportional to the "
+                        "public class counts (floor(T N_k / N)); default: "
+                        + MECHANISMS.get("dp-cda").param("allocation").default)
     p.add_argument("--conversion", default=None, choices=("mironov", "improved"),
                    help="RDP -> (epsilon, delta) conversion (default: mironov, as published)")
     p.add_argument("--max-alpha", type=int, default=None, help="largest RDP order (default 256)")
     norms = "; ".join(f"{m}: {MECHANISMS.get(m).default_normalize}" for m in MECHANISMS)
     p.add_argument("--normalize", default=None, choices=NORMALIZE_CHOICES,
-                   help="zscore (statistics from the private data, not covered by the guarantee) "
-                        f"or scale (public fixed range); default per mechanism ({norms})")
+                   help="scale (public fixed range, covered by the guarantee) or zscore (statistics "
+                        "from the private data, not covered by the guarantee); default per "
+                        f"mechanism ({norms})")
     p.add_argument("--p", type=int, default=None,
                    help="random-projection output dimension (default min(100, d))")
     p.add_argument("--denoise", type=_number, default=None, metavar="SIGMA",

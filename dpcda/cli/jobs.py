@@ -119,7 +119,12 @@ def register(subparsers) -> None:
     s.add_argument("--accountant", default=None, choices=all_accountants(),
                    help="privacy accountant (default: the mechanism's own, a valid bound: "
                         + "; ".join(f"{m}: {MECHANISMS.get(m).default_accountant}"
-                                    for m in MECHANISMS) + ")")
+                                    for m in MECHANISMS) + "; paper: as published (for reproducing "
+                        "the paper's tables), not a bound for this implementation)")
+    s.add_argument("--allocation", choices=("equal", "proportional"),
+                   help="dp-cda: samples per class, equal (floor(T/K)) or proportional to the "
+                        "public class counts (floor(T N_k / N)); default: "
+                        + MECHANISMS.get("dp-cda").param("allocation").default)
     s.add_argument("--conversion", default=None, help="RDP -> (epsilon, delta) conversion (default mironov)")
     s.add_argument("--T", dest="T", type=_list_type(parse_Ts),
                    help="synthetic samples, or a comma-separated list of them to sweep (default N)")
@@ -129,8 +134,9 @@ def register(subparsers) -> None:
     s.add_argument("--c", type=_positive_float("--c"), help="clip norm (default 1)")
     s.add_argument("--delta", type=_positive_float("--delta"), help="delta (default 1e-5)")
     s.add_argument("--normalization", choices=("zscore", "scale", "none"),
-                   help="zscore (statistics of the private data, as in the paper; default for "
-                        "dp-cda) or scale (a public, data-independent range)")
+                   help="scale (a public, data-independent range: covered by the guarantee) or "
+                        "zscore (statistics of the private data, not covered by the guarantee); "
+                        "default: the mechanism's")
     s.add_argument("--db", metavar="PATH", help="job store (default: $DPCDA_HOME/jobs.sqlite3)")
     s.add_argument("--out", metavar="CSV", help="also write the results table to this CSV file")
     s.add_argument("--force", action="store_true", help="recompute cells already in the store")
@@ -207,7 +213,8 @@ def _worker(args) -> int:
 
 def _base_config(args) -> dict:
     base = {"dataset": args.dataset}
-    for key in ("mechanism", "accountant", "conversion", "c", "delta", "normalization"):
+    for key in ("mechanism", "accountant", "conversion", "c", "delta", "normalization",
+                "allocation"):
         value = getattr(args, key)
         if value is not None:
             base[key] = value
@@ -296,8 +303,16 @@ def _sweep(args) -> int:
         models.setdefault(point_label(j.config), (j.config.get("train") or {}).get("model"))
     how = ("epsilon reported for each fixed sigma" if sigmas is not None
            else "sigma calibrated for each target epsilon")
+    from dpcda.privacy import caveat, get_accountant
+
+    notes = "".join(f" ({a}: {caveat(a, jobs[0].config.get('mechanism', 'dp-cda'))})"
+                    for a in accountants if caveat(a, jobs[0].config.get("mechanism", "dp-cda")))
+    rels = "; ".join(f"{a}: {get_accountant(a).relation}" for a in accountants)
+    norm = jobs[0].config.get("normalization")
     print(f"# test accuracy on the real test split; {how} by the {', '.join(accountants)} "
-          f"accountant{'s' if len(accountants) > 1 else ''}, delta={jobs[0].config.get('delta'):g}; "
+          f"accountant{'s' if len(accountants) > 1 else ''}{notes}, "
+          f"delta={jobs[0].config.get('delta'):g}; neighbours: {rels}; normalisation {norm}"
+          + (" (not covered by the guarantee)" if norm == "zscore" else "") + "; "
           f"model per point: {', '.join(f'{e}: {m}' for e, m in models.items())}")
     print(format_table(table))
     if args.out:

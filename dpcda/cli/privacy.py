@@ -36,8 +36,16 @@ def _positive_float(text: str) -> float:
 
 
 def _common(p: argparse.ArgumentParser, *, sigma: bool) -> None:
-    p.add_argument("--accountant", default="paper", choices=_accountants(),
-                   help="which accountant (default: paper, DP-CDA Theorem 1 as published)")
+    from dpcda.privacy import DEFAULT_ACCOUNTANT, PAPER_CHOICE
+
+    p.add_argument("--accountant", default=DEFAULT_ACCOUNTANT, choices=_accountants(),
+                   help=f"which accountant (default: {DEFAULT_ACCOUNTANT}, a valid bound for DP-CDA "
+                        f"as implemented; paper: {PAPER_CHOICE}, not a bound for this "
+                        "implementation)")
+    p.add_argument("--allocation", default="equal", choices=("equal", "proportional"),
+                   help="how T is split over the classes: equal (floor(T/K) each, default) or "
+                        "proportional (floor(T N_k / N)); the class-aware accountants need "
+                        "--class-counts or --preset")
     p.add_argument("--conversion", default="mironov", choices=_CONVERSIONS,
                    help="RDP -> (eps, delta) conversion (default: mironov, as published)")
     if sigma:
@@ -108,7 +116,8 @@ def _setting(args) -> dict:
         n = sum(counts)
     T = args.T if args.T is not None else (n if n is not None else sum(counts))
     return dict(c=args.c, T=T, delta=args.delta, n=n,
-                class_counts=tuple(counts) if counts else None, d_x=d_x, d_y=d_y)
+                class_counts=tuple(counts) if counts else None, d_x=d_x, d_y=d_y,
+                allocation=args.allocation)
 
 
 def _finite(x):
@@ -116,6 +125,23 @@ def _finite(x):
         return None
     x = float(x)
     return x if math.isfinite(x) else ("inf" if x > 0 else None)
+
+
+def _bound(accountant: str) -> dict:
+    """JSON fields: the neighbouring relation, and the caveat where the accountant is not a
+    valid bound for DP-CDA as implemented."""
+    from dpcda.privacy import caveat, get_accountant
+
+    note = caveat(accountant, "dp-cda")
+    return {"relation": get_accountant(accountant).relation, "valid_bound": not note,
+            **({"bound_note": note} if note else {})}
+
+
+def _note(accountant: str) -> str:
+    from dpcda.privacy import caveat
+
+    note = caveat(accountant, "dp-cda")
+    return f" ({note})" if note else ""
 
 
 def _emit(obj: dict, as_json: bool, lines: list[str]) -> None:
@@ -148,10 +174,11 @@ def _cmd_epsilon(args) -> int:
            "max_alpha": r.max_alpha, "at_max_alpha": r.at_max_alpha, "private": r.private,
            "epsilon_lower": _finite(r.epsilon_lower),
            "discretisation_bound": _finite(r.discretisation_bound),
-           "warnings": list(r.warnings)}
-    lines = [f"epsilon = {r.epsilon:.6g} {_where(r)} (delta = {r.delta:g})",
+           "warnings": list(r.warnings), **_bound(r.accountant)}
+    lines = [f"epsilon = {r.epsilon:.6g}{_note(r.accountant)} {_where(r)} (delta = {r.delta:g})",
              f"accountant: {ACCOUNTANT_INFO[r.accountant].title}"
-             + (f"; conversion: {r.conversion}" if r.conversion else "")]
+             + (f"; conversion: {r.conversion}" if r.conversion else ""),
+             f"neighbours: {ACCOUNTANT_INFO[r.accountant].relation}"]
     lines += [f"warning: {w}" for w in r.warnings]
     _emit(obj, args.json, lines)
     return 0
@@ -168,11 +195,12 @@ def _cmd_calibrate(args) -> int:
            "accountant": args.accountant, "conversion": cal.result.conversion,
            "epsilon_lower": _finite(cal.result.epsilon_lower),
            "discretisation_bound": _finite(cal.result.discretisation_bound),
-           "warnings": list(cal.result.warnings)}
+           "warnings": list(cal.result.warnings), **_bound(args.accountant)}
     lines = [f"sigma_x = {cal.sigma_x:.6g}, sigma_y = {cal.sigma_y:.6g} -> epsilon = "
-             f"{cal.epsilon:.6g} (target {cal.target:g}) {_where(cal.result)}",
+             f"{cal.epsilon:.6g}{_note(args.accountant)} (target {cal.target:g}) {_where(cal.result)}",
              f"accountant: {ACCOUNTANT_INFO[args.accountant].title}"
-             + (f"; conversion: {cal.result.conversion}" if cal.result.conversion else "")]
+             + (f"; conversion: {cal.result.conversion}" if cal.result.conversion else ""),
+             f"neighbours: {ACCOUNTANT_INFO[args.accountant].relation}"]
     lines += [f"warning: {w}" for w in cal.result.warnings]
     _emit(obj, args.json, lines)
     return 0
@@ -181,7 +209,7 @@ def _cmd_calibrate(args) -> int:
 def _cmd_curves(args) -> int:
     import numpy as np
 
-    from dpcda.privacy import epsilon_grid
+    from dpcda.privacy import epsilon_grid, get_accountant
 
     if not (0 < args.sigma_min < args.sigma_max):
         raise ValueError("--sigma-min and --sigma-max must satisfy 0 < sigma-min < sigma-max, got "
@@ -194,10 +222,12 @@ def _cmd_curves(args) -> int:
                               conversion=args.conversion, ratio=args.ratio,
                               max_alpha=args.max_alpha, return_alpha=True, **s)
     obj = {"accountant": args.accountant, "conversion": args.conversion, "delta": s["delta"],
-           "ratio": args.ratio, "sigmas": sig.tolist(),
+           "ratio": args.ratio, "sigmas": sig.tolist(), **_bound(args.accountant),
            "curves": [{"l": l, "epsilon": [_finite(e) for e in eps[i]],
                        "alpha": [_finite(a) for a in alpha[i]]} for i, l in enumerate(args.ls)]}
-    lines = ["l\t" + "\t".join(f"{x:.3g}" for x in sig[:: max(1, len(sig) // 8)])]
+    lines = [f"epsilon by the {args.accountant} accountant{_note(args.accountant)}; neighbours: "
+             f"{get_accountant(args.accountant).relation}",
+             "l\t" + "\t".join(f"{x:.3g}" for x in sig[:: max(1, len(sig) // 8)])]
     for i, l in enumerate(args.ls):
         lines.append(f"{l}\t" + "\t".join(f"{e:.3g}" for e in eps[i][:: max(1, len(sig) // 8)]))
     _emit(obj, args.json, lines)

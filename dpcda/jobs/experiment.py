@@ -28,9 +28,13 @@ DEFAULTS: dict[str, Any] = {
     "dataset": None, "mechanism": "dp-cda", "epsilon": math.inf, "delta": 1e-5, "l": 1, "run": 0,
     "T": None,  # None: T = N, the training split's size
     "c": 1.0,
-    "accountant": None,  # None: the mechanism's first accountant (a valid bound for it)
+    "accountant": None,  # None: the mechanism's first accountant (a valid bound; DP-CDA: DEFAULT_ACCOUNTANT)
     "conversion": "mironov", "ratio": 1.0, "max_alpha": 256,
-    "normalization": None,  # None: the mechanism's default ("zscore" for DP-CDA)
+    "normalization": None,  # None: the mechanism's default normalisation
+    # DP-CDA only: "equal" (floor(T/K) per class) or "proportional" (floor(T N_k/N)); None: the
+    # generator's default. Absent from a normalized config when "equal" (so configs stored
+    # before it existed keep their deduplication keys).
+    "allocation": None,
     "p": None,  # random-projection only: projection width (None: min(100, d))
     # "sigma": a fixed noise scale sigma_x (sigma_y = ratio * sigma_x) instead of a target epsilon;
     # the accountant then reports the epsilon it gives. Absent from a normalized config when not
@@ -68,8 +72,10 @@ def _num(cfg: dict, key: str, *, lo: float, strict: bool = False, inf_ok: bool =
         check_float(key, v, lo=lo, lo_open=strict, why=why)
 
 
-def _mechanism_checks(cfg: dict) -> None:
-    """Resolve the mechanism's defaults (accountant, normalization) and reject what it cannot do."""
+def _mechanism_checks(cfg: dict, *, stored: bool = False) -> None:
+    """Resolve the mechanism's defaults (accountant, normalization, allocation) and reject what
+    it cannot do. ``stored``: the config was normalized before (a missing allocation then means
+    "equal", what every config stored before the setting existed used)."""
     from dpcda.mechanisms import MECHANISMS, NORMALIZE_CHOICES
 
     mech = MECHANISMS.get(cfg["mechanism"])  # ValueError listing the known ones
@@ -80,6 +86,13 @@ def _mechanism_checks(cfg: dict) -> None:
     if cfg["normalization"] not in NORMALIZE_CHOICES:
         raise ValueError(f"normalization must be one of {', '.join(NORMALIZE_CHOICES)}, got "
                          f"normalization={cfg['normalization']!r}")
+    if "allocation" in params:
+        if cfg["allocation"] is None:
+            cfg["allocation"] = "equal" if stored else mech.param("allocation").default
+        cfg["allocation"] = mech.param("allocation").check(cfg["allocation"])
+    elif cfg["allocation"] is not None:
+        raise ValueError(f"allocation applies to dp-cda only (it splits T over the classes), got "
+                         f"allocation={cfg['allocation']!r} for mechanism={mech.name!r}")
     if not mech.mixes and cfg["l"] != 1:
         raise ValueError(f"l must be 1 for mechanism={mech.name!r} (it does not mix), got l={cfg['l']}")
     if not mech.noise_scale and cfg["sigma"] is not None:
@@ -191,7 +204,7 @@ def normalize(config: dict) -> dict:
     for key in ("mechanism", "conversion"):
         if not isinstance(cfg[key], str):
             raise ValueError(f"{key} must be a name, got {key}={cfg[key]!r}")
-    _mechanism_checks(cfg)
+    _mechanism_checks(cfg, stored="experiment_version" in config)
     max_l, what = max_l_for(cfg["dataset"], cfg["mechanism"])
     if max_l is not None and cfg["l"] > max_l:
         raise ValueError(f"l must be an integer in [1, {max_l}]{what}, got l={cfg['l']}")
@@ -206,6 +219,8 @@ def normalize(config: dict) -> dict:
     cfg["experiment_version"] = EXPERIMENT_VERSION
     if cfg["sigma"] is None:
         del cfg["sigma"]
+    if cfg["allocation"] in (None, "equal"):
+        del cfg["allocation"]
     return cfg
 
 
@@ -214,7 +229,8 @@ def _generator_params(cfg: dict, ds, gen_fn) -> dict:
     params = inspect.signature(gen_fn).parameters  # what the generator takes
     kw = dict(l=cfg["l"], T=cfg["T"] or ds.n_train, c=cfg["c"], delta=cfg["delta"],
               accountant=cfg["accountant"], conversion=cfg["conversion"], ratio=cfg["ratio"],
-              max_alpha=cfg["max_alpha"], normalize=cfg["normalization"], p=cfg["p"])
+              max_alpha=cfg["max_alpha"], normalize=cfg["normalization"], p=cfg["p"],
+              allocation=cfg.get("allocation", "equal"))
     if cfg.get("sigma") is not None:
         kw["sigma_x"] = cfg["sigma"]  # sigma_y = ratio * sigma_x (the generator's default)
     elif math.isinf(cfg["epsilon"]):
@@ -285,4 +301,6 @@ def run_experiment(config: dict, ctx: JobContext | None = None) -> dict:
         "other_accountants": privacy.get("other_accountants", {}),
         "n_synthetic": release.n, "n_train": ds.n_train, "n_test": ds.n_test,
         "normalization": card.get("normalization", {}),
+        "allocation": params.get("allocation"), "relation": privacy.get("relation"),
+        "bound_note": privacy.get("bound_note"),
     }

@@ -23,12 +23,14 @@ from dpcda.mechanisms.baselines import (
     generate_random_projection,
 )
 from dpcda.mechanisms.denoise import denoise, gaussian_filter_images
-from dpcda.mechanisms.dp_cda import DPCDAConfig, generate_dpcda
+from dpcda.mechanisms.dp_cda import (DEFAULT_ALLOCATION, DEFAULT_NORMALIZE, DPCDAConfig,
+                                     generate_dpcda)
 from dpcda.mechanisms.dp_merf import LABEL_CHOICES as _MERF_LABELS
 from dpcda.mechanisms.dp_merf import generate_dp_merf
 from dpcda.mechanisms.prepare import NORMALIZE_CHOICES, Preprocessor, fit_preprocessor
 from dpcda.mechanisms.release import Release, load_npz, save_npz, to_csv_bytes
 from dpcda.mechanisms.sampling import sample_subsets
+from dpcda.privacy import ALLOCATIONS
 from dpcda.mechanisms.spec import (
     MECHANISMS,
     Mechanism,
@@ -44,7 +46,8 @@ from dpcda.privacy import DEFAULT_ACCOUNTANT
 
 def _norm(default: str) -> Param:
     return Param("normalize", "str", default, choices=NORMALIZE_CHOICES,
-                 doc="zscore (private statistics, not covered), scale (public range) or none")
+                 doc="scale (public range, covered by the guarantee), zscore (private statistics, "
+                     "not covered by the guarantee) or none")
 
 
 _C = Param("c", "float", 1.0, lo=0.0, lo_open=True, doc="L2 clip norm of the rows")
@@ -55,13 +58,18 @@ _CDA_ACCOUNTANTS = tuple(dict.fromkeys((DEFAULT_ACCOUNTANT, "class-aware-pld", "
                                         "paper", "dpmix", "dpmix-low")))
 
 # The registered mechanisms. Every default below is what the CLI, the jobs and the pages use.
+# DP-CDA's defaults live in dpcda.mechanisms.dp_cda (DEFAULT_NORMALIZE, DEFAULT_ALLOCATION, measured:
+# README "Honest defaults") and dpcda.privacy.DEFAULT_ACCOUNTANT (dpcda_accountants() puts it first).
 register_mechanism(Mechanism(
     "dp-cda", "DP-CDA", generate_dpcda,
-    "Mean of l random points of one class plus Gaussian noise; floor(T/K) per class.",
+    "Mean of l random points of one class plus Gaussian noise; T_k per class (equal or "
+    "proportional to the public class counts).",
     (Param("l", "int", None, lo=1, required=True, doc="order of mixture (<= the smallest class)"),
      *noise_params(_CDA_ACCOUNTANTS), _C,
-     _norm("zscore")),
-    _CDA_ACCOUNTANTS, "zscore",
+     _norm(DEFAULT_NORMALIZE),
+     Param("allocation", "str", DEFAULT_ALLOCATION, choices=ALLOCATIONS,
+           doc="samples per class: equal (floor(T/K)) or proportional (floor(T N_k / N))")),
+    _CDA_ACCOUNTANTS, DEFAULT_NORMALIZE,
     label_mode="hard", learner="auto", l_bound="class", onehot_label_noise=True,
     paper_name="DP-CDA", compare_ls=(4, 16)))
 register_mechanism(Mechanism(

@@ -20,11 +20,24 @@ def _num(v):
     return v if math.isfinite(v) else None
 
 
+def bound_fields(accountant: str, mechanism: str | None) -> dict:
+    """``relation`` (plain words), ``valid_bound`` and, where the accountant is not a valid
+    bound for ``mechanism``, ``bound_note`` (:data:`dpcda.privacy.NOT_A_BOUND`)."""
+    from dpcda.privacy import caveat, get_accountant
+
+    out = {"relation": get_accountant(accountant).relation}
+    if mechanism is not None:
+        note = caveat(accountant, mechanism)
+        out["valid_bound"] = not note
+        if note:
+            out["bound_note"] = note
+    return out
+
+
 def privacy_from_result(res, *, calibrated_to: float | None = None,
                         others: dict | None = None, mechanism: str | None = None) -> dict:
-    """The privacy block from a :class:`dpcda.privacy.EpsilonResult`; with ``mechanism`` it
-    also says whether the accountant is a valid bound for it (else the epsilon text carries
-    :data:`dpcda.privacy.NOT_A_BOUND`)."""
+    """The privacy block from a :class:`dpcda.privacy.EpsilonResult`; ``mechanism`` (registry
+    name) records whether each epsilon is a valid bound for it (:func:`bound_fields`)."""
     from dpcda.privacy import ACCOUNTANT_INFO, CONVERSION_TITLES, NOT_A_BOUND
 
     acc = ACCOUNTANT_INFO[res.accountant]
@@ -43,21 +56,20 @@ def privacy_from_result(res, *, calibrated_to: float | None = None,
         "at_max_alpha": bool(res.at_max_alpha),
         "warnings": list(res.warnings),
         "calibrated_to_epsilon": calibrated_to,
+        **bound_fields(res.accountant, mechanism),
     }
     lower = getattr(res, "epsilon_lower", None)
     if lower is not None and res.private:  # PLD: the exact epsilon lies in [lower, epsilon]
         block["epsilon_lower"] = _num(lower)
         block["discretisation_bound"] = _num(res.discretisation_bound)
         block["epsilon_text"] += f" (exact value within {res.discretisation_bound:.2g} below)"
-    if mechanism is not None:
-        block["relation"] = acc.relation
-        block["valid_bound"] = mechanism in acc.valid_for
-        if res.private and not block["valid_bound"]:
-            block["epsilon_text"] += f" ({NOT_A_BOUND})"
+    if mechanism is not None and res.private and not block["valid_bound"]:
+        block["epsilon_text"] += f" ({NOT_A_BOUND})"
     if not res.private:
         block["label"] = "NON-PRIVATE: sigma_x = sigma_y = 0, epsilon = infinity"
     if others:
-        block["other_accountants"] = others
+        block["other_accountants"] = {k: {**v, **bound_fields(k, mechanism)}
+                                      for k, v in others.items()}
     return block
 
 

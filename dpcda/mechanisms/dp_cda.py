@@ -4,11 +4,12 @@
 >>> rel = generate_dpcda(X, y, l=4, T=60000, epsilon=10, delta=1e-5)     # doctest: +SKIP
 >>> rel.X.shape, rel.card["privacy"]["epsilon"], rel.card["privacy"]["accountant"]
 
-Steps: normalize (z-score, or a public scale) and clip rows to norm ``c``; for each class k,
-``floor(T/K)`` samples, each the mean of ``l`` distinct points of class k (a fresh uniform
+Steps: normalize (a public scale, or z-score) and clip rows to norm ``c``; for each class k,
+``T_k`` samples (``allocation``: ``floor(T/K)`` each, or ``floor(T N_k / N)``), each the mean of ``l`` distinct points of class k (a fresh uniform
 l-subset per sample) plus ``N(0, sigma_x^2 I)``, with soft label ``onehot(k) + N(0, sigma_y^2 I)``
 and hard label its argmax. The noise comes either as ``sigma_x``/``sigma_y`` or from a target
-``epsilon`` calibrated under the chosen accountant. ``sigma_x = sigma_y = 0`` is the
+``epsilon`` calibrated under the chosen accountant (default
+:data:`dpcda.privacy.DEFAULT_ACCOUNTANT`, a valid bound for this implementation). ``sigma_x = sigma_y = 0`` is the
 non-private setting (epsilon = infinity) and the card says so.
 """
 
@@ -25,6 +26,7 @@ from dpcda.mechanisms.mixing import Mixed, mix_classwise
 from dpcda.mechanisms.prepare import affine_of, fit_preprocessor
 from dpcda.mechanisms.release import Release
 from dpcda.mechanisms.segments import segment_spans, snap_segments
+from dpcda.privacy.allocation import ALLOCATION_TITLES
 from dpcda.mechanisms.validation import (check_delta, check_features, check_float, check_int,
                                          check_l_classwise, check_labels, check_release_size,
                                          check_sigmas, check_T)
@@ -32,9 +34,9 @@ from dpcda.mechanisms.validation import (check_delta, check_features, check_floa
 DECODE_TEXT = {"argmax": "argmax", "sample": "a category drawn from the mixture weights",
                "posterior": "a category drawn from its calibrated posterior"}
 
-# The accountants shown side by side (SPEC §2): the card lists the other one's epsilon too.
-COMPARE = ("paper", "class-aware")
-
+#: Defaults of a DP-CDA release, chosen by measurement (README, "Honest defaults").
+DEFAULT_NORMALIZE = "zscore"
+DEFAULT_ALLOCATION = "equal"
 
 def check_noise_choice(sigma_x, sigma_y, epsilon, ratio) -> tuple:
     """Exactly one of (sigma_x[, sigma_y]) or epsilon; sigma_y defaults to ratio * sigma_x."""
@@ -62,15 +64,20 @@ class DPCDAConfig:
     sigma_y: float | None = None
     epsilon: float | None = None
     delta: float = 1e-5
-    accountant: str = "paper"
+    accountant: str | None = None  # None: dpcda.privacy.DEFAULT_ACCOUNTANT (read at creation)
     conversion: str = "mironov"
     ratio: float = 1.0
     max_alpha: int = 256
+    allocation: str = DEFAULT_ALLOCATION
 
     def __post_init__(self) -> None:
-        from dpcda.privacy import list_accountants, list_conversions
+        from dpcda.privacy import default_accountant, list_accountants, list_conversions
+        from dpcda.privacy.allocation import check_allocation
 
         set_ = object.__setattr__
+        if self.accountant is None:
+            set_(self, "accountant", default_accountant())
+        set_(self, "allocation", check_allocation(self.allocation))
         set_(self, "l", check_int("l", self.l, 1))
         set_(self, "T", check_int("T", self.T, 1))
         set_(self, "c", check_float("c", self.c, lo=0.0, lo_open=True, why=" (the clip norm)"))
@@ -91,11 +98,14 @@ class DPCDAConfig:
 
 def account(cfg: DPCDAConfig, *, N: int, counts, d: int, K: int, compare: bool = True):
     """``(sigma_x, sigma_y, privacy card block)``: calibrate to ``cfg.epsilon`` or account for
-    the given sigmas (with n = N, class_counts = counts, d_x = d, d_y = K)."""
-    from dpcda.privacy import PrivacyParams, calibrate, compute_epsilon
+    the given sigmas (with n = N, class_counts = counts, d_x = d, d_y = K, the allocation).
+    ``compare``: also record the epsilon of the same noise under
+    :func:`dpcda.privacy.compared_accountants` (the published one labelled as not a bound)."""
+    from dpcda.privacy import PrivacyParams, calibrate, compared_accountants, compute_epsilon
 
     common = dict(delta=cfg.delta, l=cfg.l, c=cfg.c, T=cfg.T, n=int(N),
-                  class_counts=tuple(int(k) for k in counts), d_x=int(d), d_y=int(K))
+                  class_counts=tuple(int(k) for k in counts), d_x=int(d), d_y=int(K),
+                  allocation=cfg.allocation)
     if cfg.epsilon is not None:
         cal = calibrate(epsilon=cfg.epsilon, accountant=cfg.accountant, conversion=cfg.conversion,
                         ratio=cfg.ratio, max_alpha=cfg.max_alpha, **common)
@@ -106,20 +116,21 @@ def account(cfg: DPCDAConfig, *, N: int, counts, d: int, K: int, compare: bool =
                               accountant=cfg.accountant, conversion=cfg.conversion,
                               max_alpha=cfg.max_alpha)
     others = {}
-    if compare and res.private and cfg.accountant in COMPARE:
-        for name in COMPARE:
+    if compare and res.private:
+        for name in compared_accountants():
             if name != cfg.accountant:
                 o = compute_epsilon(PrivacyParams(sigma_x=sx, sigma_y=sy, **common),
                                     accountant=name, conversion=cfg.conversion,
                                     max_alpha=cfg.max_alpha)
                 others[name] = {"epsilon": float(o.epsilon), "alpha": o.alpha}
-    return sx, sy, privacy_from_result(res, calibrated_to=cfg.epsilon, others=others)
+    return sx, sy, privacy_from_result(res, calibrated_to=cfg.epsilon, others=others,
+                                       mechanism="dp-cda")
 
 
 def generate_dpcda_traced(X, y, *, l: int, T: int, c: float = 1.0, sigma_x=None, sigma_y=None,
-                          epsilon=None, delta: float = 1e-5, accountant: str = "paper",
+                          epsilon=None, delta: float = 1e-5, accountant: str | None = None,
                           conversion: str = "mironov", ratio: float = 1.0, max_alpha: int = 256,
-                          normalize="zscore", bounds=None, segments=None, n_classes=None,
+                          normalize=DEFAULT_NORMALIZE, bounds=None, allocation=DEFAULT_ALLOCATION, segments=None, n_classes=None,
                           class_names=None, image_shape=None, dataset: str | None = None,
                           device=None, seed: int | None = None, compare_accountants: bool = True,
                           return_indices: bool = False,
@@ -128,7 +139,7 @@ def generate_dpcda_traced(X, y, *, l: int, T: int, c: float = 1.0, sigma_x=None,
     each row and, with ``return_indices``, the rows mixed). For tests: never publish the trace."""
     cfg = DPCDAConfig(l=l, T=T, c=c, sigma_x=sigma_x, sigma_y=sigma_y, epsilon=epsilon,
                       delta=delta, accountant=accountant, conversion=conversion, ratio=ratio,
-                      max_alpha=max_alpha)
+                      max_alpha=max_alpha, allocation=allocation)
     X = check_features(X)
     y, K = check_labels(y, len(X), n_classes if n_classes is not None else
                         (len(class_names) if class_names is not None else None))
@@ -137,7 +148,10 @@ def generate_dpcda_traced(X, y, *, l: int, T: int, c: float = 1.0, sigma_x=None,
     counts = np.bincount(y, minlength=K)
     check_l_classwise(cfg.l, counts, class_names)
     check_T(cfg.T, K)
-    check_release_size(cfg.T // K * K, X.shape[1])
+    from dpcda.privacy import samples_per_class
+
+    t_k = samples_per_class(cfg.T, counts, cfg.allocation)  # ValueError names T
+    check_release_size(int(t_k.sum()), X.shape[1])
     spans = segment_spans(segments, X.shape[1]) if segments else []
     check_decoder(decode)
     pre = fit_preprocessor(X, normalize, c=cfg.c, bounds=bounds)
@@ -145,8 +159,7 @@ def generate_dpcda_traced(X, y, *, l: int, T: int, c: float = 1.0, sigma_x=None,
                               compare=compare_accountants)
     dev = resolve_device(device)
     gen = make_generator(dev, seed)
-    per_class = cfg.T // K
-    mixed = mix_classwise(pre(X), y, K, cfg.l, per_class, sx, sy, generator=gen, device=dev,
+    mixed = mix_classwise(pre(X), y, K, cfg.l, t_k, sx, sy, generator=gen, device=dev,
                           return_indices=return_indices)
     Xs = mixed.X
     post = []
@@ -159,13 +172,15 @@ def generate_dpcda_traced(X, y, *, l: int, T: int, c: float = 1.0, sigma_x=None,
                      "decode": decode, "segments": len(spans), "costs_privacy": False})
     card = make_card(
         algorithm="dp-cda", title="DP-CDA (class-centric data aggregation, Algorithm 1)",
-        parameters={"l": cfg.l, "T": cfg.T, "T_per_class": per_class, "c": cfg.c,
+        parameters={"l": cfg.l, "T": cfg.T, "allocation": cfg.allocation,
+                    "T_per_class": [int(t) for t in t_k], "c": cfg.c,
                     "sigma_x": sx, "sigma_y": sy, "delta": cfg.delta},
         privacy=privacy,
         data=data_block(dataset=dataset, N=len(X), class_counts=counts, class_names=class_names,
                         image_shape=image_shape, d=X.shape[1]),
         normalization=pre.card(),
-        release={"n_samples": per_class * K, "samples_per_class": per_class,
+        release={"n_samples": int(t_k.sum()), "samples_per_class": [int(t) for t in t_k],
+                 "allocation": ALLOCATION_TITLES[cfg.allocation],
                  "hard_label": "argmax of the soft label", "row_order": "uniformly shuffled",
                  "device": dev.type},
         postprocessing=post)
@@ -174,29 +189,35 @@ def generate_dpcda_traced(X, y, *, l: int, T: int, c: float = 1.0, sigma_x=None,
 
 
 def generate_dpcda(X, y, *, l: int, T: int, c: float = 1.0, sigma_x=None, sigma_y=None,
-                   epsilon=None, delta: float = 1e-5, accountant: str = "paper",
+                   epsilon=None, delta: float = 1e-5, accountant: str | None = None,
                    conversion: str = "mironov", ratio: float = 1.0, max_alpha: int = 256,
-                   normalize="zscore", bounds=None, segments=None, n_classes=None,
+                   normalize=DEFAULT_NORMALIZE, bounds=None, allocation=DEFAULT_ALLOCATION,
+                   segments=None, n_classes=None,
                    class_names=None, image_shape=None, dataset: str | None = None, device=None,
                    seed: int | None = None, compare_accountants: bool = True,
                    decode: str = DEFAULT_DECODER) -> Release:
     """A DP-CDA release of raw features ``X`` (N x d) with labels ``y`` in 0..K-1.
 
     Noise: ``sigma_x`` (and ``sigma_y``, default ``ratio * sigma_x``) or a target ``epsilon``
-    at ``delta`` calibrated under ``accountant``/``conversion`` (n = N, class counts, d_x = d,
-    d_y = K). ``normalize``: ``"zscore"`` (statistics from the private data, not covered by the
-    guarantee), ``"scale"`` (public ``bounds``, default pixels [0, 255]), ``"none"`` or a fitted
-    normalizer; rows are then clipped to norm ``c``. ``segments``: one-hot column ranges
+    at ``delta`` calibrated under ``accountant`` (default :data:`dpcda.privacy.DEFAULT_ACCOUNTANT`,
+    a valid bound for this implementation; ``"paper"`` reproduces the published tables and is
+    not a bound) and ``conversion`` (n = N, class counts, d_x = d, d_y = K).
+    ``normalize``: ``"scale"`` (public ``bounds``, default pixels [0, 255]; covered by the
+    guarantee), ``"zscore"`` (statistics from the private data, not covered by the guarantee),
+    ``"none"`` or a fitted normalizer; rows are then clipped to norm ``c``. ``allocation``:
+    ``"equal"`` (floor(T/K) samples per class, as published) or ``"proportional"``
+    (floor(T N_k / N), the public class balance); accounted per class. ``segments``: one-hot column ranges
     (``Dataset.segments``), decoded and re-encoded after mixing. ``device``: torch device
     (default cuda, then mps, then cpu). ``seed``: for experiments only; it is never recorded.
-    ``compare_accountants``: also record the other of paper/class-aware's epsilon on the card.
+    ``compare_accountants``: also record the epsilon of the same noise under the other compared
+    accountants (:func:`dpcda.privacy.compared_accountants`) on the card.
     ``decode``: how a one-hot segment's category is chosen after mixing (post-processing; see
     :mod:`dpcda.mechanisms.decoding`): ``"posterior"`` (default), ``"sample"`` or ``"argmax"``.
     """
     rel, _ = generate_dpcda_traced(
         X, y, l=l, T=T, c=c, sigma_x=sigma_x, sigma_y=sigma_y, epsilon=epsilon, delta=delta,
         accountant=accountant, conversion=conversion, ratio=ratio, max_alpha=max_alpha,
-        normalize=normalize, bounds=bounds, segments=segments, n_classes=n_classes,
-        class_names=class_names, image_shape=image_shape, dataset=dataset, device=device,
-        seed=seed, compare_accountants=compare_accountants, decode=decode)
+        normalize=normalize, bounds=bounds, allocation=allocation, segments=segments,
+        n_classes=n_classes, class_names=class_names, image_shape=image_shape, dataset=dataset,
+        device=device, seed=seed, compare_accountants=compare_accountants, decode=decode)
     return rel

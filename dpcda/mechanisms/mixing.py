@@ -78,11 +78,13 @@ class Mixed:
     indices: object = None
 
 
-def mix_classwise(Xp, y, K: int, l: int, per_class: int, sigma_x: float, sigma_y: float, *,
+def mix_classwise(Xp, y, K: int, l: int, per_class, sigma_x: float, sigma_y: float, *,
                   generator, device, return_indices: bool = False) -> Mixed:
     """DP-CDA step 4 on preprocessed features ``Xp`` (N x d float32) and labels ``y`` (0..K-1).
 
-    For each class k: ``per_class`` mixtures of ``l`` distinct rows of class k, each plus
+    ``per_class``: one ``T_k`` for every class (a sequence of K integers, e.g. from
+    :func:`dpcda.privacy.samples_per_class`), or one integer for all classes.
+    For each class k: ``T_k`` mixtures of ``l`` distinct rows of class k, each plus
     ``N(0, sigma_x^2 I_d)``; soft label ``onehot(k) + N(0, sigma_y^2 I_K)``; hard label its
     argmax. Rows come out in a uniformly random order (so that the position of a row does not
     reveal its class, which with ``y_soft`` would reveal the label noise).
@@ -95,7 +97,9 @@ def mix_classwise(Xp, y, K: int, l: int, per_class: int, sigma_x: float, sigma_y
     counts = np.bincount(y, minlength=K)
     starts = np.concatenate([[0], np.cumsum(counts)])
     X_sorted = torch.from_numpy(np.ascontiguousarray(Xp[order], dtype=np.float32)).to(device)
-    total, d = per_class * K, Xp.shape[1]
+    t_k = np.broadcast_to(np.asarray(per_class, dtype=np.int64), (K,))
+    first = np.concatenate([[0], np.cumsum(t_k)])  # output slots of class k: first[k]:first[k+1]
+    total, d = int(first[-1]), Xp.shape[1]
     out = torch.empty((total, d), dtype=torch.float32, device=device)
     source = torch.empty(total, dtype=torch.long, device=device)
     pos = torch.randperm(total, generator=generator, device=device)
@@ -103,8 +107,8 @@ def mix_classwise(Xp, y, K: int, l: int, per_class: int, sigma_x: float, sigma_y
     order_t = torch.from_numpy(order) if return_indices else None
     for k in range(K):
         table = X_sorted[int(starts[k]):int(starts[k + 1])]
-        for s, e, means, idx in iter_mixtures(table, per_class, l, generator=generator):
-            rows = pos[k * per_class + s:k * per_class + e]
+        for s, e, means, idx in iter_mixtures(table, int(t_k[k]), l, generator=generator):
+            rows = pos[int(first[k]) + s:int(first[k]) + e]
             out.index_copy_(0, rows, add_noise_(means, sigma_x, generator=generator))
             source[rows] = k
             if return_indices:

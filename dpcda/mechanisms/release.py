@@ -101,14 +101,14 @@ class Release:
         ptxt = ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
                          for k, v in params.items() if v is not None)
         others = p.get("other_accountants") or {}
-        base = p.get("epsilon")
         otxt = "".join(
             f" Under the {k} accountant the same noise gives epsilon = "
             f"{epsilon_text(v.get('epsilon'))}"
-            + (f" ({v['epsilon'] / base:.2f}x the headline: Algorithm 1 spends more than the "
-               "published accountant says)" if k == "class-aware" and base and v.get("epsilon")
-               and v["epsilon"] > 1.05 * base else "") + "."
+            + (f" ({v['bound_note']})" if v.get("bound_note") else "") + "."
             for k, v in others.items())
+        note = p.get("bound_note")  # older cards: the epsilon text may not carry it yet
+        head = f" ({note})" if note and note not in str(eps) else ""
+        rel = f" Neighbours: {p['relation']}" if p.get("relation") else ""
         norm = c.get("normalization", {})
         ntxt = norm.get("method", "?") + (" (statistics from the private data, not covered by the "
                                           "guarantee)" if norm.get("statistics_from_private_data")
@@ -116,8 +116,9 @@ class Release:
         return (f"{c.get('algorithm_title', c.get('algorithm'))} release of "
                 f"{c.get('dataset') or 'the input data'}: {self.n} samples x {self.X.shape[1]} "
                 f"features, {self.n_classes} classes (hard labels y, soft labels y_soft). "
-                f"epsilon = {eps} at delta = {p.get('delta')} under the {acc} accountant"
-                f"{' (' + p['conversion'] + ' conversion)' if p.get('conversion') else ''}.{otxt} "
+                f"epsilon = {eps}{head} at delta = {p.get('delta')} under the {acc} accountant"
+                f"{' (' + p['conversion'] + ' conversion)' if p.get('conversion') else ''}.{rel}"
+                f"{otxt} "
                 f"Parameters: {ptxt}. Normalization: {ntxt}.")
 
 

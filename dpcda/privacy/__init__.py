@@ -15,6 +15,9 @@ from dpcda.privacy.calibration import Calibration, calibrate, calibrate_on_curve
 from dpcda.privacy.conversion import CONVERSION_TITLES, epsilon_floor, list_conversions
 from dpcda.privacy.params import PrivacyParams
 from dpcda.privacy.rdp import log_b_even, rdp_subsampled_gaussian
+from dpcda.privacy.validity import (PAPER_CHOICE, caveat, choice_label, compared_accountants,
+                                    default_accountant, dpcda_accountants, epsilon_note,
+                                    is_bound_for)
 
 #: name -> Accountant (``.title``, ``.assumptions`` markdown) for every registered accountant.
 ACCOUNTANT_INFO = ACCOUNTANTS
@@ -25,4 +28,6 @@ __all__ = [
     "EpsilonResult", "PrivacyParams", "calibrate", "calibrate_on_curve", "compute_epsilon", "epsilon_floor",
     "epsilon_grid", "get_accountant", "list_accountants", "list_conversions", "log_b_even",
     "rdp_subsampled_gaussian", "register_accountant", "samples_per_class",
+    "PAPER_CHOICE", "caveat", "choice_label", "compared_accountants", "default_accountant",
+    "dpcda_accountants", "epsilon_note", "is_bound_for",
 ]

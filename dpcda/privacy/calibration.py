@@ -51,8 +51,10 @@ def _setting(**kw) -> PrivacyParams:
 def calibrate(*, epsilon: float, delta: float, l: int, T: int, c: float = 1.0,
               n: int | None = None, class_counts=None, d_x: int | None = None,
               d_y: int | None = None, accountant: str = "paper", conversion: str = "mironov",
-              ratio: float = 1.0, max_alpha: int = 256) -> Calibration:
+              ratio: float = 1.0, max_alpha: int = 256, allocation: str = "equal") -> Calibration:
     """Smallest noise (up to 1e-10 relative) with epsilon <= target for the given l.
+
+    ``allocation``: how T is split over the classes (see :class:`PrivacyParams`).
 
     ``sigma_y`` is tied to ``sigma_x`` by ``ratio`` (1 = equal). Raises ``ValueError`` saying why
     when the target cannot be reached (below what ``max_alpha`` and ``delta`` allow).
@@ -61,7 +63,7 @@ def calibrate(*, epsilon: float, delta: float, l: int, T: int, c: float = 1.0,
     ratio = check_float("ratio", ratio, lo=0.0, lo_open=True)
     max_alpha = check_max_alpha(max_alpha)
     base = _setting(l=l, T=T, c=c, n=n, class_counts=class_counts, d_x=d_x, d_y=d_y,
-                    delta=delta)
+                    delta=delta, allocation=allocation)
     acc = get_accountant(accountant)
     floor = epsilon_floor(base.delta, max_alpha, conversion, acc.min_alpha) if acc.uses_rdp else 0
     if acc.uses_rdp and target <= floor * (1 + 1e-9):
@@ -119,7 +121,7 @@ def calibrate(*, epsilon: float, delta: float, l: int, T: int, c: float = 1.0,
     s = math.exp(root)
     res = compute_epsilon(PrivacyParams(
         l=base.l, sigma_x=s, sigma_y=ratio * s, c=base.c, T=base.T, delta=base.delta, n=base.n,
-        class_counts=base.class_counts, d_x=base.d_x, d_y=base.d_y),
+        class_counts=base.class_counts, d_x=base.d_x, d_y=base.d_y, allocation=base.allocation),
         accountant=accountant, conversion=conversion, max_alpha=max_alpha)
     return Calibration(sigma_x=s, sigma_y=ratio * s, epsilon=res.epsilon, target=target,
                        alpha=res.alpha, result=res)
@@ -148,7 +150,7 @@ def _refine(root: float, target: float, eps_at, coarse: float) -> float:
 def epsilon_grid(*, ls, sigmas, T: int, delta: float, c: float = 1.0, n: int | None = None,
                  class_counts=None, d_x: int | None = None, d_y: int | None = None,
                  accountant: str = "paper", conversion: str = "mironov", ratio: float = 1.0,
-                 max_alpha: int = 256, return_alpha: bool = False):
+                 max_alpha: int = 256, return_alpha: bool = False, allocation: str = "equal"):
     """Epsilon for every ``l`` in ``ls`` and ``sigma_x`` in ``sigmas`` (``sigma_y = ratio*sigma_x``).
 
     Returns an array of shape ``(len(ls), len(sigmas))`` (and the minimizing orders if
@@ -168,7 +170,7 @@ def epsilon_grid(*, ls, sigmas, T: int, delta: float, c: float = 1.0, n: int | N
     base = None
     for l in ls:
         base = _setting(l=l, T=T, c=c, n=n, class_counts=class_counts, d_x=d_x, d_y=d_y,
-                        delta=delta)
+                        delta=delta, allocation=allocation)
     L = np.repeat(np.asarray(ls, dtype=float), sig.size)
     S = np.tile(sig, len(ls))
     curve = None if get_accountant(accountant).uses_rdp else _curve_interval()

@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from dpcda.cli import main
-from dpcda.privacy import ACCOUNTANT_INFO
+from dpcda.mechanisms import MECHANISMS
+from dpcda.privacy import ACCOUNTANT_INFO, DEFAULT_ACCOUNTANT, NOT_A_BOUND, samples_per_class
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -27,13 +28,15 @@ def test_generate_writes_npz_and_card(tmp_path, capsys):
         assert np.bincount(z["y_soft"].argmax(1), minlength=10).min() > 50
     card = json.loads((tmp_path / "synth.json").read_text())
     assert card["dataset"] == "digits" and card["algorithm"] == "dp-cda"
-    assert card["parameters"]["l"] == 4 and card["parameters"]["T_per_class"] == 100
+    assert card["parameters"]["l"] == 4 and card["parameters"]["T_per_class"] == [100] * 10
     assert card["privacy"]["epsilon"] <= 10 and card["privacy"]["accountant"] == "paper"
     assert card["privacy"]["assumptions"] == ACCOUNTANT_INFO["paper"].assumptions
+    assert card["privacy"]["bound_note"] == NOT_A_BOUND  # paper is not a bound for Algorithm 1
     assert card["data"]["image_shape"] == [1, 8, 8]
-    assert card["normalization"]["method"] == "zscore"
+    assert card["normalization"]["method"] == MECHANISMS.get("dp-cda").default_normalize
     text = capsys.readouterr().out
     assert "epsilon = 10" in text and "DP-CDA Theorem 1" in text and "[1000, 64]" in text
+    assert f"epsilon = 10 ({NOT_A_BOUND})" in text
     assert "seed" not in text.lower()
 
 
@@ -48,6 +51,26 @@ def test_generate_sigmas_scale_and_class_aware(tmp_path, capsys):
     assert card["normalization"]["statistics_from_private_data"] is False
     assert card["privacy"]["conversion"] == "improved"
     assert "class-aware" in capsys.readouterr().out
+
+
+def test_generate_defaults_to_the_valid_accountant_and_takes_an_allocation(tmp_path, capsys):
+    """No --accountant: the epsilon is DEFAULT_ACCOUNTANT's (a valid bound, no caveat), with the
+    neighbouring relation in the summary; --allocation proportional draws T_k = floor(T N_k/N)."""
+    out = tmp_path / "p.npz"
+    assert main(["generate", "--dataset", "digits", "--l", "4", "--epsilon", "10", "--T", "1000",
+                 "--allocation", "proportional", "--out", str(out)]) == 0
+    card = json.loads(out.with_suffix(".json").read_text())
+    assert card["privacy"]["accountant"] == DEFAULT_ACCOUNTANT and card["privacy"]["valid_bound"]
+    assert card["parameters"]["allocation"] == "proportional"
+    counts = card["data"]["class_counts"]
+    assert card["parameters"]["T_per_class"] == samples_per_class(1000, counts,
+                                                                  "proportional").tolist()
+    text = capsys.readouterr().out
+    assert NOT_A_BOUND not in text.split("Under the")[0]
+    assert ACCOUNTANT_INFO[DEFAULT_ACCOUNTANT].relation in text
+    assert main(["generate", "--dataset", "digits", "--mechanism", "local", "--epsilon", "10",
+                 "--allocation", "equal", "--out", str(out)]) == 2
+    assert "--allocation does not apply to --mechanism local" in capsys.readouterr().err
 
 
 def test_generate_baseline_with_denoise(tmp_path):

@@ -19,6 +19,7 @@ import pytest
 from dpcda.cli import main
 from dpcda.jobs import JobStore, list_sweeps, sweep_results
 from dpcda.jobs.kinds import JOB_KINDS, JobKind, load_plugins
+from dpcda.privacy import DEFAULT_ACCOUNTANT
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -94,7 +95,8 @@ def test_sweep_prints_table_writes_csv_and_reuses_results(db, tmp_path, capsys, 
     rc = _sweep(db, "--epsilons", "inf,10", "--ls", "1,4", "--runs", "3", "--out", str(out_csv))
     assert rc == 0
     out = capsys.readouterr().out
-    assert f"{CDA_DEFAULT} accountant" in out and "0.8910 ± 0.0010" in out  # l=1, runs 0,1,2
+    assert f"{DEFAULT_ACCOUNTANT} accountant" in out and "0.8910 ± 0.0010" in out  # l=1, runs 0,1,2
+    assert "neighbours: " in out
     assert len(fake_experiment) == 12
     rows = list(csv.DictReader(out_csv.open()))
     assert [(r["epsilon"], r["l"]) for r in rows] == [("inf", "1"), ("inf", "4"), ("10.0", "1"),
@@ -104,7 +106,7 @@ def test_sweep_prints_table_writes_csv_and_reuses_results(db, tmp_path, capsys, 
     assert float(cell["mean"]) == pytest.approx(0.861)
     assert float(cell["std"]) == pytest.approx(0.001)  # sample std of 0.860, 0.861, 0.862
     assert float(cell["sigma"]) == pytest.approx(0.1) and cell["runs"] == "3"
-    assert cell["dataset"] == "digits" and cell["accountant"] == CDA_DEFAULT
+    assert cell["dataset"] == "digits" and cell["accountant"] == DEFAULT_ACCOUNTANT
     assert float(by_cell[("inf", "1")]["sigma"]) == 0.0
     # The same sweep again: every cell is reused, nothing recomputed.
     assert _sweep(db, "--epsilons", "inf,10", "--ls", "1,4", "--runs", "3") == 0
@@ -190,7 +192,7 @@ def test_sweep_over_fixed_sigmas_and_T(db, tmp_path, capsys, fake_experiment):
         (s, T, r) for s in (0.5, 1.0) for T in (200, 400) for r in (0, 1)]
     assert all(c["epsilon"] is None for c in fake_experiment)
     out = capsys.readouterr().out
-    assert f"epsilon reported for each fixed sigma by the {CDA_DEFAULT} accountant" in out
+    assert f"epsilon reported for each fixed sigma by the {DEFAULT_ACCOUNTANT} accountant" in out
     assert "~4" in out and "~2" in out and "0.5 (fixed)" in out and "400" in out
     rows = list(csv.DictReader(out_csv.open()))
     assert len(rows) == 4 and {r["T"] for r in rows} == {"200.0", "400.0"}

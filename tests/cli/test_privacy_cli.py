@@ -20,7 +20,8 @@ import pytest
 
 from dpcda.cli import main
 from dpcda.presets import get_preset
-from dpcda.privacy import PrivacyParams, calibrate, compute_epsilon, epsilon_grid
+from dpcda.privacy import (DEFAULT_ACCOUNTANT, NOT_A_BOUND, PrivacyParams, calibrate,
+                           compute_epsilon, epsilon_grid, get_accountant)
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -44,17 +45,21 @@ def run_json(capsys, *args: str) -> dict:
 
 def test_epsilon_subprocess_json_matches_library():
     t0 = time.perf_counter()
-    proc = run_cli("epsilon", "--l", "4", "--sigma-x", "0.5", "--n", "60000", "--json")
+    proc = run_cli("epsilon", "--l", "4", "--sigma-x", "0.5", "--preset", "mnist", "--json")
     wall = time.perf_counter() - t0
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr == ""
     got = json.loads(proc.stdout)
-    res = compute_epsilon(PrivacyParams(l=4, sigma_x=0.5, sigma_y=0.5, T=60000, n=60000,
-                                        delta=1e-5))
-    assert got["epsilon"] == res.epsilon and got["alpha"] == res.alpha == 12
+    # The default is the valid bound (DEFAULT_ACCOUNTANT), with its neighbouring relation.
+    res = compute_epsilon(PrivacyParams(l=4, sigma_x=0.5, sigma_y=0.5, T=60000,
+                                        class_counts=get_preset("mnist").class_counts,
+                                        delta=1e-5), accountant=DEFAULT_ACCOUNTANT)
+    assert got["epsilon"] == res.epsilon and got["alpha"] == res.alpha
     assert (got["accountant"], got["conversion"], got["delta"], got["T"], got["n"]) == (
-        "paper", "mironov", 1e-5, 60000, 60000)
+        DEFAULT_ACCOUNTANT, "mironov", 1e-5, 60000, 60000)
     assert got["private"] is True and got["at_max_alpha"] is False and got["warnings"] == []
+    assert got["relation"] == get_accountant(DEFAULT_ACCOUNTANT).relation
+    assert got["valid_bound"] is True and "bound_note" not in got
     # a sanity bound only (interpreter start included, machine shared): the real figure is in
     # benchmarks/bench_privacy.py
     assert wall < 3.0
@@ -62,7 +67,7 @@ def test_epsilon_subprocess_json_matches_library():
 
 @pytest.mark.parametrize("args, lib", [
     (["--l", "8", "--sigma-x", "0.3", "--sigma-y", "0.6", "--n", "50000", "--T", "20000",
-      "--delta", "1e-6", "--c", "2", "--conversion", "improved"],
+      "--delta", "1e-6", "--c", "2", "--conversion", "improved", "--accountant", "paper"],
      dict(p=dict(l=8, sigma_x=0.3, sigma_y=0.6, n=50000, T=20000, delta=1e-6, c=2.0),
           accountant="paper", conversion="improved")),
     (["--l", "4", "--sigma-x", "0.5", "--preset", "mnist", "--accountant", "class-aware"],
@@ -92,22 +97,27 @@ def test_epsilon_json_matches_library(capsys, args, lib):
 
 
 def test_epsilon_non_private_and_warnings(capsys):
-    got = run_json(capsys, "epsilon", "--l", "4", "--sigma-x", "0", "--sigma-y", "0",
-                   "--n", "60000")
+    paper = ("--n", "60000", "--accountant", "paper")
+    got = run_json(capsys, "epsilon", "--l", "4", "--sigma-x", "0", "--sigma-y", "0", *paper)
     assert got["epsilon"] == "inf" and got["private"] is False and got["alpha"] is None
     assert any("non-private" in w for w in got["warnings"])
-    got = run_json(capsys, "epsilon", "--l", "4", "--sigma-x", "100", "--n", "60000")
+    got = run_json(capsys, "epsilon", "--l", "4", "--sigma-x", "100", *paper)
     assert got["at_max_alpha"] is True and got["alpha"] == 256
     assert any("max_alpha" in w for w in got["warnings"])
-    # the text output says which accountant produced the number, and repeats the warnings
-    assert main(["epsilon", "--l", "4", "--sigma-x", "100", "--n", "60000"]) == 0
+    assert got["bound_note"] == NOT_A_BOUND and got["valid_bound"] is False
+    # the text output says which accountant produced the number, that the published one is not
+    # a bound, the neighbouring relation, and repeats the warnings
+    assert main(["epsilon", "--l", "4", "--sigma-x", "100", *paper]) == 0
     out = capsys.readouterr().out
     assert "DP-CDA Theorem 1" in out and "warning:" in out and "max_alpha" in out
+    assert NOT_A_BOUND in out.splitlines()[0] and "neighbours: " in out
 
 
 def test_calibrate_json_matches_library(capsys):
-    got = run_json(capsys, "calibrate", "--epsilon", "10", "--l", "4", "--n", "60000")
-    cal = calibrate(epsilon=10, delta=1e-5, l=4, T=60000, n=60000)
+    got = run_json(capsys, "calibrate", "--epsilon", "10", "--l", "4", "--n", "60000",
+                   "--accountant", "paper")
+    cal = calibrate(epsilon=10, delta=1e-5, l=4, T=60000, n=60000, accountant="paper")
+    assert got["bound_note"] == NOT_A_BOUND
     assert got["sigma_x"] == cal.sigma_x == pytest.approx(0.2422, abs=5e-5)
     assert got["sigma_y"] == cal.sigma_y and got["epsilon"] == cal.epsilon <= 10
     assert got["alpha"] == cal.alpha and got["target"] == 10
@@ -122,7 +132,7 @@ def test_calibrate_json_matches_library(capsys):
 
 def test_curves_json_matches_library(capsys):
     got = run_json(capsys, "curves", "--ls", "1,4,64", "--sigma-min", "0.05", "--sigma-max", "5",
-                   "--points", "9", "--n", "60000")
+                   "--points", "9", "--n", "60000", "--accountant", "paper")
     sig = np.geomspace(0.05, 5, 9)
     eps, alpha = epsilon_grid(ls=[1, 4, 64], sigmas=sig, T=60000, n=60000, delta=1e-5,
                               return_alpha=True)
@@ -135,9 +145,10 @@ def test_curves_json_matches_library(capsys):
 
 
 def test_curves_default_family_in_text(capsys):
-    assert main(["curves", "--n", "60000", "--points", "20"]) == 0
+    assert main(["curves", "--preset", "mnist", "--points", "20"]) == 0
     lines = capsys.readouterr().out.strip().splitlines()
-    assert [ln.split("\t")[0] for ln in lines[1:]] == [str(2 ** k) for k in range(10)]
+    assert lines[0].startswith(f"epsilon by the {DEFAULT_ACCOUNTANT} accountant; neighbours: ")
+    assert [ln.split("\t")[0] for ln in lines[2:]] == [str(2 ** k) for k in range(10)]
 
 
 # --------------------------------------------------------------------------------------------
@@ -206,8 +217,8 @@ def test_bad_arguments_subprocess(argv):
 @pytest.mark.parametrize("argv", [
     ["epsilon", "--l", "4", "--sigma-x", "0.5", "--preset", "mnist", "--accountant",
      "class-aware", "--json"],
-    ["calibrate", "--epsilon", "10", "--l", "4", "--n", "60000", "--json"],
-    ["curves", "--n", "60000", "--ls", "1,4", "--points", "5", "--json"],
+    ["calibrate", "--epsilon", "10", "--l", "4", "--preset", "mnist", "--json"],
+    ["curves", "--n", "60000", "--ls", "1,4", "--points", "5", "--json", "--accountant", "paper"],
 ])
 def test_no_torch_import(argv):
     proc = run_cli(*argv, importtime=True)
@@ -221,7 +232,7 @@ def test_no_torch_import(argv):
 
 
 def test_inf_is_json_safe(capsys):
-    got = run_json(capsys, "curves", "--n", "60000", "--ls", "4", "--sigma-min", "1e-170",
+    got = run_json(capsys, "curves", "--preset", "mnist", "--ls", "4", "--sigma-min", "1e-170",
                    "--sigma-max", "1", "--points", "3")
     eps = got["curves"][0]["epsilon"]
     assert eps[0] == "inf" and all(isinstance(e, float) and math.isfinite(e) for e in eps[1:])

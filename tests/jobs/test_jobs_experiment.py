@@ -14,16 +14,35 @@ import pytest
 from dpcda.jobs.db import config_hash
 from dpcda.jobs.experiment import EXPERIMENT_VERSION, normalize
 from dpcda.mechanisms import MECHANISMS
+from dpcda.privacy import DEFAULT_ACCOUNTANT
 from tests.jobs.jobs_util import REPO
 
 CDA_DEFAULT = MECHANISMS.get("dp-cda").default_accountant  # its registry entry's first: a bound
+
+
+def test_allocation_key_keeps_old_dedup_keys():
+    """An explicit "equal" allocation (what every config stored before the setting used) leaves
+    no key, so old configs keep their hash; "proportional" is a key of its own; a stored config
+    without the key stays "equal" when normalized again, whatever the generator's default."""
+    base = {"dataset": "digits", "epsilon": 10, "l": 4, "model": "linear", "accountant": "paper"}
+    equal = normalize({**base, "allocation": "equal"})
+    assert "allocation" not in equal
+    prop = normalize({**base, "allocation": "proportional"})
+    assert prop["allocation"] == "proportional" and normalize(prop) == prop
+    assert config_hash("experiment", equal) != config_hash("experiment", prop)
+    assert normalize(equal) == equal  # stored without the key: still "equal"
+    with pytest.raises(ValueError, match="allocation applies to dp-cda only"):
+        normalize({"dataset": "digits", "mechanism": "local", "allocation": "equal"})
+    with pytest.raises(ValueError, match="allocation must be one of equal, proportional"):
+        normalize({**base, "allocation": "nope"})
 
 
 def test_normalize_fills_defaults_and_moves_training_fields():
     cfg = normalize({"dataset": "digits", "epsilon": 10, "l": 4, "model": "linear", "epochs": 2})
     assert cfg["epsilon"] == 10.0 and isinstance(cfg["epsilon"], float)
     assert (cfg["l"], cfg["run"], cfg["T"], cfg["c"], cfg["delta"]) == (4, 0, None, 1.0, 1e-5)
-    assert (cfg["accountant"], cfg["conversion"], cfg["mechanism"]) == (CDA_DEFAULT, "mironov", "dp-cda")
+    assert (cfg["accountant"], cfg["conversion"], cfg["mechanism"]) == (
+        DEFAULT_ACCOUNTANT, "mironov", "dp-cda")
     assert cfg["train"]["model"] == "linear" and cfg["train"]["epochs"] == 2
     assert cfg["train"]["clip_norm"] == 1.0 and "model" not in cfg
     assert cfg["experiment_version"] == EXPERIMENT_VERSION
@@ -34,7 +53,7 @@ def test_normalize_fills_defaults_and_moves_training_fields():
 def test_normalized_spellings_share_one_dedup_key():
     a = normalize({"dataset": "digits", "epsilon": 10, "l": 4, "model": "linear"})
     b = normalize({"l": 4.0, "train": {"model": "linear"}, "epsilon": 10.0, "dataset": "digits",
-                   "delta": 1e-5, "accountant": CDA_DEFAULT})
+                   "delta": 1e-5, "accountant": DEFAULT_ACCOUNTANT})
     assert config_hash("experiment", a) == config_hash("experiment", b)
     c = normalize({"dataset": "digits", "epsilon": 10, "l": 4, "model": "linear", "run": 1})
     assert config_hash("experiment", a) != config_hash("experiment", c)
@@ -72,7 +91,8 @@ def test_mechanism_defaults_are_resolved_before_hashing():
     cfg = normalize({"dataset": "digits", "mechanism": "dpmix", "epsilon": 10, "l": 200})
     assert (cfg["accountant"], cfg["normalization"]) == ("dpmix-clipped", "scale")  # l may exceed a class
     assert cfg["train"]["label_mode"] == MECHANISMS.get("dpmix").label_mode == "soft"
-    assert normalize({"dataset": "digits"})["normalization"] == "zscore"
+    assert normalize({"dataset": "digits"})["normalization"] == \
+        MECHANISMS.get("dp-cda").default_normalize
 
 
 def test_end_to_end_sweep_on_digits(tmp_path):
@@ -90,14 +110,14 @@ def test_end_to_end_sweep_on_digits(tmp_path):
     rows = {(r["epsilon"], r["l"]): r for r in csv.DictReader(out_csv.open())}
     assert set(rows) == {("inf", "1"), ("inf", "4"), ("10.0", "1"), ("10.0", "4")}
     for r in rows.values():
-        assert r["runs"] == "1" and r["failed"] == "0" and r["accountant"] == CDA_DEFAULT
+        assert r["runs"] == "1" and r["failed"] == "0" and r["accountant"] == DEFAULT_ACCOUNTANT
         assert 0.0 <= float(r["mean"]) <= 1.0
     assert float(rows[("inf", "1")]["sigma"]) == 0.0
     assert float(rows[("10.0", "4")]["sigma"]) > 0.0
     assert float(rows[("10.0", "1")]["sigma"]) > float(rows[("10.0", "4")]["sigma"])  # mixing helps
     assert float(rows[("inf", "1")]["mean"]) > 0.7  # clean data, 10 classes: far above chance
     assert float(rows[("10.0", "4")]["mean"]) > 0.3  # measured about 0.84; chance is 0.1
-    assert "digits" in out.stdout and f"{CDA_DEFAULT} accountant" in out.stdout
+    assert "digits" in out.stdout and f"{DEFAULT_ACCOUNTANT} accountant" in out.stdout
 
 
 @pytest.mark.parametrize("model, expect_noise", [("lda", True), ("ncm", False)])
@@ -187,15 +207,20 @@ def test_fixed_sigma_point_reports_the_accountants_epsilon():
     """A config with a fixed ``sigma`` (the thesis's accuracy-versus-noise axis) adds exactly that
     noise and reports the epsilon the accountant gives it, at the requested T."""
     from dpcda.jobs.experiment import run_experiment
-    from dpcda.privacy import PrivacyParams, compute_epsilon
+    from dpcda.data import load_dataset
+    from dpcda.privacy import PrivacyParams, compute_epsilon, samples_per_class
 
     out = run_experiment({"dataset": "digits", "sigma": 0.5, "l": 4, "T": 800, "accountant": "paper",
                           "train": {"model": "ncm", "epochs": 1}})
     assert out["sigma_x"] == pytest.approx(0.5) and out["sigma_y"] == pytest.approx(0.5)
     assert out["sigma_target"] == 0.5 and out["epsilon_target"] is None
-    assert out["n_synthetic"] == 800 - 800 % 10  # floor(T/K) per class
+    counts = load_dataset("digits").class_counts
+    t_k = samples_per_class(800, counts, out["allocation"] or "equal")
+    assert out["n_synthetic"] == t_k.sum()
     expect = compute_epsilon(PrivacyParams(l=4, sigma_x=0.5, sigma_y=0.5, c=1.0, T=800, delta=1e-5,
-                                           n=out["n_train"]), accountant="paper").epsilon
+                                           class_counts=counts, allocation=out["allocation"]),
+                             accountant=DEFAULT_ACCOUNTANT).epsilon
+    assert out["accountant"] == DEFAULT_ACCOUNTANT and out["bound_note"] is None
     assert out["epsilon"] == pytest.approx(expect, rel=1e-9)
     assert 0.5 < out["accuracy"] <= 1.0  # digits at sigma 0.5, l 4: measured about 0.8
 

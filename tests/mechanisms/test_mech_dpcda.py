@@ -13,7 +13,7 @@ import dpcda
 from mech_data import IDENTITY, make_blocks, make_constant_classes
 from dpcda.mechanisms import generate_dpcda
 from dpcda.mechanisms.dp_cda import generate_dpcda_traced
-from dpcda.privacy import ACCOUNTANT_INFO, calibrate
+from dpcda.privacy import ACCOUNTANT_INFO, DEFAULT_ACCOUNTANT, NOT_A_BOUND, calibrate
 
 P_MIN = 1e-4
 
@@ -52,10 +52,53 @@ def test_per_class_counts_are_floor_T_over_K(blocks):
     assert rel.X.shape == (1000, X.shape[1]) and rel.X.dtype == np.float32
     assert rel.y.dtype == np.int64 and rel.y_soft.dtype == np.float32
     assert np.bincount(rel.y, minlength=4).tolist() == [250] * 4
-    assert rel.card["parameters"]["T_per_class"] == 250
+    assert rel.card["parameters"]["T_per_class"] == [250] * 4
     assert rel.card["release"]["n_samples"] == 1000
     # the rows are shuffled: class blocks do not come in order
     assert (np.diff(rel.y) != 0).sum() > 100
+
+
+def test_proportional_allocation_draws_T_k_per_class_and_records_it(blocks):
+    """allocation="proportional": class k gets floor(T N_k / N) mixtures of its own records
+    (counted from the trace's source class and, independently, from the coordinate blocks)."""
+    X, y = blocks                                    # class counts 30, 25, 40, 35 (N = 130)
+    rel, tr = generate_dpcda_traced(X, y, l=3, T=1300, sigma_x=0, sigma_y=0, seed=1,
+                                    allocation="proportional", **IDENTITY)
+    want = [300, 250, 400, 350]                      # 1300 * N_k / 130
+    assert np.bincount(tr.source, minlength=4).tolist() == want
+    width = X.shape[1] // 4
+    block = np.abs(rel.X).reshape(len(rel.X), 4, width).sum(-1).argmax(axis=1)
+    assert np.bincount(block, minlength=4).tolist() == want
+    assert rel.card["parameters"]["allocation"] == "proportional"
+    assert rel.card["parameters"]["T_per_class"] == want
+    assert rel.card["release"]["samples_per_class"] == want and rel.n == sum(want)
+    # T so small that a class would get nothing: the error names T and the allocation.
+    with pytest.raises(ValueError, match=r"T must be an integer >= 6 .*'proportional'"):
+        generate_dpcda(X, y, l=3, T=5, sigma_x=0.5, allocation="proportional", **IDENTITY)
+    with pytest.raises(ValueError, match="allocation must be one of equal, proportional"):
+        generate_dpcda(X, y, l=3, T=40, sigma_x=0.5, allocation="by-size", **IDENTITY)
+
+
+def test_allocation_is_accounted_as_the_max_over_classes(blocks):
+    """The card's epsilon under class-aware with proportional allocation is the max over classes
+    of T_k compositions at rate l/N_k (recomputed here from the RDP primitive), and differs from
+    the equal allocation's at the same noise."""
+    from dpcda.privacy import rdp_subsampled_gaussian
+    from dpcda.privacy.conversion import best_epsilon
+
+    X, y = blocks
+    counts = np.bincount(y)
+    kw = dict(l=3, T=1300, sigma_x=0.8, sigma_y=0.8, accountant="class-aware", seed=2,
+              normalize="none", c=1.0)
+    prop = generate_dpcda(X, y, allocation="proportional", **kw).card["privacy"]
+    equal = generate_dpcda(X, y, allocation="equal", **kw).card["privacy"]
+    r = 2.0 / 0.8 ** 2 / 9.0                         # 2 c^2 / (sigma^2 l^2), c = 1, l = 3
+    t_k = (1300 * counts) // counts.sum()
+    rdp = np.max([t * rdp_subsampled_gaussian(np.array([r]), 3 / n, 256)[0]
+                  for t, n in zip(t_k, counts)], axis=0)
+    eps, _ = best_epsilon(np.arange(2, 257), rdp[None, :], 1e-5, "mironov")
+    assert prop["epsilon"] == pytest.approx(float(eps[0]), rel=1e-9)
+    assert prop["epsilon"] != pytest.approx(equal["epsilon"], rel=1e-3)
 
 
 def test_every_point_of_a_class_is_used_uniformly(blocks):
@@ -126,13 +169,19 @@ def test_card_contents_and_no_seed_anywhere(blocks):
     assert str(seed) not in text and "seed" not in text.lower()
     assert "rng" not in json.dumps(list(_keys(card))).lower()
     assert card["algorithm"] == "dp-cda" and card["library_version"] == dpcda.__version__
-    assert card["parameters"] == {"l": 2, "T": 40, "T_per_class": 10, "c": 1.0, "sigma_x": 0.5,
-                                  "sigma_y": 0.5, "delta": 1e-5}
+    assert card["parameters"] == {"l": 2, "T": 40, "allocation": "equal", "T_per_class": [10] * 4,
+                                  "c": 1.0, "sigma_x": 0.5, "sigma_y": 0.5, "delta": 1e-5}
     priv = card["privacy"]
-    assert priv["accountant"] == "paper" and priv["conversion"] == "mironov"
-    assert priv["assumptions"] == ACCOUNTANT_INFO["paper"].assumptions
+    # The headline is the default accountant (a valid bound), with its relation in words; the
+    # published accountant is recorded beside it, labelled as not a bound.
+    assert priv["accountant"] == DEFAULT_ACCOUNTANT and priv["conversion"] == "mironov"
+    assert priv["assumptions"] == ACCOUNTANT_INFO[DEFAULT_ACCOUNTANT].assumptions
+    assert priv["relation"] == ACCOUNTANT_INFO[DEFAULT_ACCOUNTANT].relation
+    assert priv["valid_bound"] is True and "bound_note" not in priv
     assert priv["private"] is True and priv["epsilon"] > 0 and isinstance(priv["alpha"], float)
-    assert "class-aware" in priv["other_accountants"]
+    assert priv["other_accountants"]["paper"]["bound_note"] == NOT_A_BOUND
+    assert priv["other_accountants"]["paper"]["valid_bound"] is False
+    assert NOT_A_BOUND in rel.summary() and "spends more than" not in rel.summary()
     norm = card["normalization"]
     assert norm["method"] == "zscore" and norm["statistics_from_private_data"] is True
     assert "not covered" in norm["note"].lower()
