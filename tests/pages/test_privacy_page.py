@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dpcda.privacy import PrivacyParams, calibrate, compute_epsilon, list_accountants
+from dpcda.privacy import (DEFAULT_ACCOUNTANT, NOT_A_BOUND, PrivacyParams, calibrate,
+                           compute_epsilon, get_accountant, list_accountants)
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = str(ROOT / "pages" / "privacy.py")
@@ -52,18 +53,25 @@ def figures(at: AppTest) -> list[dict]:
 def test_default_page_readout_table_figure_and_footnote():
     at = run_page()
     assert not at.error
-    assert "paper" in at.metric[0].label
+    # The headline is the default accountant's (a valid bound), with its relation in words.
+    assert DEFAULT_ACCOUNTANT in at.metric[0].label
+    assert any(get_accountant(DEFAULT_ACCOUNTANT).relation in c.value for c in at.caption)
+    assert not any(NOT_A_BOUND in w.value for w in at.warning)
     # The readout agrees (to the 3 significant digits shown) with the library at the defaults.
     sigma = float(at.select_slider(key="privacy_sigma_x").value)
     p = PrivacyParams(l=4, sigma_x=sigma, sigma_y=sigma, c=1.0, T=60000, delta=1e-5, **MNIST)
-    r = compute_epsilon(p, accountant="paper", conversion="mironov", max_alpha=256)
+    r = compute_epsilon(p, accountant=DEFAULT_ACCOUNTANT, conversion="mironov", max_alpha=256)
     assert headline(at) == pytest.approx(r.epsilon, rel=5e-3)
 
-    # Every accountant at the same setting, and the paper/class-aware comparison in words.
+    # Every accountant at the same setting, the published one marked as not a bound, and the
+    # paper/class-aware comparison in words.
     df = at.dataframe[0].value
     assert list(df["accountant"]) == list_accountants()
     assert {"ε", "α", "warnings"} <= set(df.columns)
-    assert df["ε"][0] == at.metric[0].value
+    row = dict(zip(df["accountant"], df["ε"]))
+    assert row[DEFAULT_ACCOUNTANT] == at.metric[0].value
+    bound = dict(zip(df["accountant"], df["bound for DP-CDA as implemented"]))
+    assert bound["paper"] == NOT_A_BOUND and bound[DEFAULT_ACCOUNTANT] == "valid bound"
     assert any("class-aware / paper" in m.value for m in at.markdown)
 
     # Figure 4: one log-log curve per power of two, the current setting starred on it.
@@ -78,7 +86,8 @@ def test_default_page_readout_table_figure_and_footnote():
 
     # The footnote names the accountant behind the headline number and its assumptions.
     foot = [c.value for c in at.caption if "Privacy footnote" in c.value]
-    assert len(foot) == 1 and "**paper**" in foot[0] and "Replace-one" in foot[0]
+    assert len(foot) == 1 and f"**{DEFAULT_ACCOUNTANT}**" in foot[0]
+    assert get_accountant(DEFAULT_ACCOUNTANT).relation in foot[0]
 
 
 def test_l_control_steps_and_direction():
@@ -102,7 +111,12 @@ def test_l_control_steps_and_direction():
 def test_switching_accountant_changes_epsilon():
     at = run_page()
     at.select_slider(key="privacy_l").set_value(64)
-    paper = headline(rerun(at))
+    at.selectbox(key="privacy_accountant").select("paper")
+    at = rerun(at)
+    paper = headline(at)
+    # The published accountant's epsilon carries the words, on the page and in the footnote.
+    assert any(NOT_A_BOUND in w.value for w in at.warning)
+    assert any("Privacy footnote" in c.value and NOT_A_BOUND in c.value for c in at.caption)
     at.selectbox(key="privacy_accountant").select("class-aware")
     at = rerun(at)
     assert "class-aware" in at.metric[0].label
@@ -181,15 +195,20 @@ def test_calibration_reaches_the_target_for_every_l():
     assert all(s > 0 for s in sx10)
     assert sx10 == sorted(sx10, reverse=True)  # larger l needs less noise
     assert sy10 == sx10  # sigma_y tied to sigma_x by default
-    # Measured independently for the paper accountant at MNIST scale (shared PITFALLS notes):
-    # epsilon = 10 at l = 4 needs sigma = 0.2422 (as in the paper's Table 3 setting).
-    assert sx10[2] == pytest.approx(0.2422, abs=2e-4)
+    cal = calibrate(epsilon=10, delta=1e-5, l=4, T=60000, accountant=DEFAULT_ACCOUNTANT, **MNIST)
+    assert sx10[2] == pytest.approx(cal.sigma_x, rel=1e-3)
     assert all(9.5 < e <= 10.0 for e in eps10)
 
     at.number_input(key="privacy_target_eps").set_value(20.0)
     sx20, _, eps20 = calibration_table(rerun(at))
     assert all(19.0 < e <= 20.0 for e in eps20)
     assert all(a < b for a, b in zip(sx20, sx10))  # a looser target needs less noise
+    # Measured independently for the published accountant at MNIST scale (shared PITFALLS notes):
+    # epsilon = 10 at l = 4 needs sigma = 0.2422 (the paper's Table 3 setting, reproduced).
+    at.number_input(key="privacy_target_eps").set_value(10.0)
+    at.selectbox(key="privacy_accountant").select("paper")
+    sx_paper, _, _ = calibration_table(rerun(at))
+    assert sx_paper[2] == pytest.approx(0.2422, abs=2e-4)
 
 
 def test_unreachable_calibration_target_is_an_error_not_an_exception():

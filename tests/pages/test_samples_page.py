@@ -21,7 +21,7 @@ from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 from streamlit.testing.v1 import AppTest
 
 from dpcda.data import load_dataset
-from dpcda.privacy import calibrate
+from dpcda.privacy import DEFAULT_ACCOUNTANT, NOT_A_BOUND, calibrate, get_accountant
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = str(ROOT / "pages" / "samples.py")
@@ -103,8 +103,8 @@ def test_renders_on_digits_with_preview_and_no_release_yet():
     preview = next(c.value for c in at.caption if c.value.startswith("**Current setting:**"))
     ds = load_dataset("digits")
     cal = calibrate(epsilon=10.0, delta=1e-5, l=4, T=ds.n_train, n=ds.n_train,
-                    class_counts=ds.class_counts, d_x=ds.d_x, d_y=10, accountant="paper")
-    assert f"σ_x = σ_y = {cal.sigma_x:.3g}" in preview and "paper accountant" in preview
+                    class_counts=ds.class_counts, d_x=ds.d_x, d_y=10, accountant=DEFAULT_ACCOUNTANT)
+    assert f"σ_x = σ_y = {cal.sigma_x:.3g}" in preview and f"{DEFAULT_ACCOUNTANT} accountant)" in preview
     assert at.select_slider(key="samples_l").options[-1] == "128"  # limited to the smallest class (131)
 
 
@@ -113,10 +113,11 @@ def test_generate_shows_grid_statement_and_downloads_without_seed(media):
     assert not at.error
     text = statement(at)
     assert text.startswith("#### ε = 10 at δ = 1e-5")
-    assert "`paper`" in text and "DP-CDA Theorem 1" in text and "mironov" in text
+    assert f"`{DEFAULT_ACCOUNTANT}`" in text and "mironov" in text
+    assert get_accountant(DEFAULT_ACCOUNTANT).relation in text  # the relation in plain words
     ds = load_dataset("digits")
     cal = calibrate(epsilon=10.0, delta=1e-5, l=4, T=ds.n_train, n=ds.n_train,
-                    class_counts=ds.class_counts, d_x=ds.d_x, d_y=10, accountant="paper")
+                    class_counts=ds.class_counts, d_x=ds.d_x, d_y=10, accountant=DEFAULT_ACCOUNTANT)
     assert stated_sigma(at) == pytest.approx(cal.sigma_x, rel=1e-3)
     assert any("assumes" in e.label for e in at.expander)
 
@@ -134,7 +135,7 @@ def test_generate_shows_grid_statement_and_downloads_without_seed(media):
     assert len(labels) == 3 and any("NPZ" in x for x in labels) and any("CSV" in x for x in labels)
     card_file = next(f for f in media.stored if f.filename and f.filename.endswith(".json"))
     card = json.loads(card_file.data)
-    assert find_keys(card, "seed") == [] and card["privacy"]["accountant"] == "paper"
+    assert find_keys(card, "seed") == [] and card["privacy"]["accountant"] == DEFAULT_ACCOUNTANT
     assert card["parameters"]["l"] == 4 and card["privacy"]["epsilon"] <= 10.0
     npz_zip = zipfile.ZipFile(io.BytesIO(next(f for n, f in media.deferred.items() if "npz" in n)()))
     names = sorted(npz_zip.namelist())
@@ -151,13 +152,13 @@ def test_generate_shows_grid_statement_and_downloads_without_seed(media):
 
 def test_changing_the_accountant_changes_the_stated_noise_and_no_privacy_is_labelled():
     at = generate(page())
-    paper = stated_sigma(at)
-    at.selectbox(key="samples_accountant").set_value("class-aware")
+    default = stated_sigma(at)
+    at.selectbox(key="samples_accountant").set_value("paper")
     run(at)
     assert any("changed since" in w.value for w in at.warning)  # not regenerated on a widget move
     generate(at)
-    assert "`class-aware`" in statement(at)
-    assert stated_sigma(at) != pytest.approx(paper, rel=1e-3)
+    assert "`paper`" in statement(at) and "DP-CDA Theorem 1" in statement(at)
+    assert stated_sigma(at) != pytest.approx(default, rel=1e-3)
     # Explicit sigma = 0 is the non-private setting, spelled out.
     at.radio(key="samples_mode").set_value("explicit σ")
     run(at)
@@ -249,15 +250,19 @@ def test_adult_shows_a_decoded_table(source, monkeypatch, tiny_data_dir, real_da
         assert table["age"].between(-50, 150).all()
 
 
-def test_a_headline_below_the_class_aware_epsilon_is_flagged():
-    """Honesty: when the paper accountant's headline is below what the class-aware accountant
-    (what Algorithm 1 actually does) says for the same noise, the page says so prominently."""
-    at = generate(page())  # digits, l = 4, target eps = 10, paper accountant
-    flagged = [w.value for w in at.warning if "spends more than the headline" in w.value]
-    assert flagged, [w.value for w in at.warning]
-    ratio = float(re.search(r"\(([0-9.]+)× the headline", flagged[0]).group(1))
-    assert ratio > 1.05
-    at.selectbox(key="samples_accountant").set_value("class-aware")
+def test_a_published_headline_is_labelled_not_a_bound():
+    """Honesty: the default headline is a valid bound (no caveat); the published accountant's
+    epsilon carries "as published, not a bound for this implementation", and the valid bound for
+    the same noise is shown beside it."""
+    at = generate(page())  # digits, l = 4, target eps = 10, the default accountant
+    assert not [w for w in at.warning if NOT_A_BOUND in w.value]
+    beside = [c.value for c in at.caption if c.value.startswith("The `paper` accountant gives")]
+    assert beside and NOT_A_BOUND in beside[0]
+    at.selectbox(key="samples_accountant").set_value("paper")
     run(at)
     at = generate(at)
-    assert not [w for w in at.warning if "spends more than the headline" in w.value]
+    flagged = [w.value for w in at.warning if NOT_A_BOUND in w.value]
+    assert flagged, [w.value for w in at.warning]
+    valid = [c.value for c in at.caption if c.value.startswith(f"The `{DEFAULT_ACCOUNTANT}` accountant gives")]
+    ratio = float(re.search(r"\(([0-9.]+)× the headline", valid[0]).group(1))
+    assert ratio > 1.05  # digits, l = 4, eps = 10: the published number is below the valid bound

@@ -17,7 +17,9 @@ from streamlit.testing.v1 import AppTest
 from dpcda import reference
 from dpcda.jobs import JobStore, Worker, sweep_results
 from dpcda.jobs.sweep import submit_sweep
+from dpcda.mechanisms import MECHANISMS
 from dpcda.presets import PRESETS
+from dpcda.privacy import DEFAULT_ACCOUNTANT, NOT_A_BOUND, get_accountant
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = str(ROOT / "pages" / "utility.py")
@@ -85,8 +87,8 @@ def test_renders_without_a_sweep(store, worker_calls):
     assert at.selectbox(key="utility_model").value == "auto"  # the default for every dataset
     assert at.selectbox(key="utility_model").options[0] == "auto (best measured per setting)"
     assert at.number_input(key="utility_epochs").value == 30
-    # DP-CDA's first accountant: a valid bound
-    assert at.selectbox(key="utility_accountant").value == CDA_DEFAULT
+    assert at.selectbox(key="utility_accountant").value == DEFAULT_ACCOUNTANT
+    assert at.radio(key="utility_norm").value == MECHANISMS.get("dp-cda").default_normalize
     assert at.selectbox(key="utility_sweep").value is None
     assert not at.error and not at.get("plotly_chart")
     assert not worker_calls and store.sweeps() == []
@@ -146,7 +148,7 @@ def test_launch_queues_a_sweep_and_starts_a_worker_then_shows_results(store, wor
     assert {(j.config["epsilon"], j.config["l"], j.config["run"]) for j in jobs} == {
         (e, l, r) for e in (INF, 10.0) for l in (1, 2) for r in (0, 1)}
     assert {j.config["train"]["model"] for j in jobs} == {"ncm"}
-    assert {j.config["accountant"] for j in jobs} == {CDA_DEFAULT}
+    assert {j.config["accountant"] for j in jobs} == {DEFAULT_ACCOUNTANT}
     assert all(j.status == "queued" for j in jobs)
     assert len(worker_calls) == 1 and Path(worker_calls[0].path) == store.path
     # The sweep is selected and in the address, so a refreshed tab finds it again.
@@ -181,9 +183,10 @@ def test_launch_queues_a_sweep_and_starts_a_worker_then_shows_results(store, wor
     assert (table[table["epsilon_target"] == "∞"]["sigma_x"] == 0).all()
     assert at.get("download_button")
     notes = " ".join(m.value for m in at.markdown)
-    assert "**ε = 10**: σ calibrated" in notes and f"**{CDA_DEFAULT}** accountant" in notes
+    assert "**ε = 10**: σ calibrated" in notes and f"**{DEFAULT_ACCOUNTANT}** accountant" in notes
+    assert get_accountant(DEFAULT_ACCOUNTANT).relation.rstrip(".") in notes and NOT_A_BOUND not in notes
     assert "no privacy guarantee" in notes
-    assert any("Privacy footnote" in c.value and CDA_DEFAULT in c.value for c in at.caption)
+    assert any("Privacy footnote" in c.value and DEFAULT_ACCOUNTANT in c.value for c in at.caption)
 
 
 def test_query_param_reopens_a_sweep_with_paper_overlay_for_fashion_mnist(store, worker_calls):
@@ -297,7 +300,7 @@ def test_accuracy_versus_fixed_sigma_runs_and_draws_epsilon_on_a_second_axis(sto
     assert len(ours) == 1 and ours[0]["x"] == [0.0, 0.5, 2.0]
     res = sweep_results(store, sweep.id)
     assert ours[0]["y"][0] == pytest.approx(res[res["epsilon"] == INF]["mean"].iloc[0])
-    (eps_trace,) = [t for t in spec["data"] if t["name"].startswith(f"ε ({CDA_DEFAULT})")]
+    (eps_trace,) = [t for t in spec["data"] if t["name"].startswith(f"ε ({DEFAULT_ACCOUNTANT})")]
     assert eps_trace["yaxis"] == "y2" and eps_trace["x"] == [0.5, 2.0]  # ∞ at σ = 0 is not drawn
     assert eps_trace["y"][0] > eps_trace["y"][1] > 0  # more noise, smaller epsilon
     assert spec["layout"]["yaxis2"]["type"] == "log"
@@ -305,7 +308,7 @@ def test_accuracy_versus_fixed_sigma_runs_and_draws_epsilon_on_a_second_axis(sto
     assert table["sigma_fixed"].tolist()[1:] == [0.5, 2.0]
     assert table["epsilon_target"].tolist() == ["∞", "", ""]  # only σ = 0 is a target (∞)
     notes = " ".join(m.value for m in at.markdown)
-    assert "**Fixed σ**" in notes and f"**{CDA_DEFAULT}** accountant" in notes
+    assert "**Fixed σ**" in notes and f"**{DEFAULT_ACCOUNTANT}** accountant" in notes
     assert "no privacy guarantee" in notes
     assert any("figures only" in c.value for c in at.caption)  # no thesis numbers to overlay
 
