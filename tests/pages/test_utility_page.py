@@ -25,8 +25,6 @@ ROOT = Path(__file__).resolve().parents[2]
 PAGE = str(ROOT / "pages" / "utility.py")
 INF = math.inf
 
-from dpcda.mechanisms import MECHANISMS  # noqa: E402
-from dpcda.privacy import get_accountant  # noqa: E402
 
 CDA_DEFAULT = MECHANISMS.get("dp-cda").default_accountant
 
