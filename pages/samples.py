@@ -22,6 +22,7 @@ from dpcda.data import (MAX_UPLOAD_BYTES, DatasetUnavailable, available_datasets
                         how_to_get, load_dataset, load_upload)
 from dpcda.data.preprocess import fit_dataset_normalizer
 from dpcda.mechanisms import MECHANISMS, Release, generate_dpcda, generate_from_dataset, save_npz, to_csv_bytes
+from dpcda.presets import default_clip_norm
 from dpcda.privacy import (ACCOUNTANT_INFO, ALLOCATIONS, CONVERSION_TITLES, DEFAULT_ACCOUNTANT, PrivacyParams,
                            calibrate, caveat, compute_epsilon, list_conversions)
 from dpcda.privacy.allocation import ALLOCATION_TITLES
@@ -227,8 +228,10 @@ else:
     sigma_in = sb.select_slider("σ_x = σ_y (noise)", SIGMA_VALUES, key="samples_sigma",
                                 format_func=fmt_sigma, help="Log scale; 0 is the non-private setting.")
     noise = ("sigma", float(sigma_in))
-ss.setdefault("samples_c", 1.0)
-c = sb.slider("Clip norm c", min_value=0.1, max_value=10.0, step=0.1, key="samples_c")
+if ss.get("samples_c_for") != name:  # a new dataset: its default clip norm
+    ss["samples_c"], ss["samples_c_for"] = default_clip_norm(ds.name), name
+c = sb.slider("Clip norm c", min_value=0.1, max_value=10.0, step=0.1, key="samples_c",
+              help="Rows are scaled to L2 norm at most c before mixing (per record, data-independent).")
 T_default = min(ds.n_train, T_CAP)
 T_in = sb.number_input("T (synthetic samples)", min_value=1, max_value=T_CAP, value=None, step=1000,
                        key="samples_T", placeholder=f"= {fmt_int(T_default)}",

@@ -15,7 +15,7 @@ import streamlit as st
 from dpcda.data import available_datasets, get_dataset_spec, how_to_get
 from dpcda.jobs import submit_sweep, sweep_results
 from dpcda.jobs.sweep import parse_epsilons, parse_sigmas, parse_Ts
-from dpcda.presets import PRESETS
+from dpcda.presets import PRESETS, default_clip_norm
 from dpcda.privacy import ACCOUNTANT_INFO, ALLOCATIONS, CONVERSION_TITLES, list_conversions
 from dpcda.privacy.allocation import ALLOCATION_TITLES
 from dpcda.jobs.experiment import resolve_model
@@ -175,8 +175,9 @@ allocation = sb.radio("Samples per class", allocs, key="utility_allocation", for
 T_in = None if x == "T" else sb.number_input(
     "T (synthetic samples)", min_value=1, max_value=10**8, value=None, step=1000, key="utility_T",
     placeholder="= N (the training split)")
-c = float(sb.number_input("Clip norm c", min_value=0.01, max_value=100.0, value=1.0, step=0.1,
-                          key="utility_c"))
+if st.session_state.get("utility_c_for") != dataset:  # a new dataset: its default clip norm
+    st.session_state["utility_c"], st.session_state["utility_c_for"] = default_clip_norm(dataset), dataset
+c = float(sb.number_input("Clip norm c", min_value=0.01, max_value=100.0, step=0.1, key="utility_c"))
 delta = sb.select_slider("δ", DELTA_VALUES, value=1e-5, format_func=fmt_delta, key="utility_delta")
 conversion = sb.radio("RDP → (ε, δ) conversion", list_conversions(), key="utility_conversion",
                       captions=[CONVERSION_TITLES.get(v, "") for v in list_conversions()])

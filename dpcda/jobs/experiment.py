@@ -27,7 +27,7 @@ EXPERIMENT_VERSION = 3  # 2: noise-aware LDA also undoes DP-CDA's label noise; 3
 DEFAULTS: dict[str, Any] = {
     "dataset": None, "mechanism": "dp-cda", "epsilon": math.inf, "delta": 1e-5, "l": 1, "run": 0,
     "T": None,  # None: T = N, the training split's size
-    "c": 1.0,
+    "c": None,  # None: the dataset's default clip norm (dpcda.presets.default_clip_norm; 1.0 but Adult)
     "accountant": None,  # None: the mechanism's first accountant (a valid bound; DP-CDA: DEFAULT_ACCOUNTANT)
     "conversion": "mironov", "ratio": 1.0, "max_alpha": 256,
     "normalization": None,  # None: the mechanism's default normalisation
@@ -198,6 +198,10 @@ def normalize(config: dict) -> dict:
     _num(cfg, "run", lo=0, integer=True)
     if cfg["T"] is not None:
         _num(cfg, "T", lo=1, integer=True)
+    if cfg["c"] is None:
+        from dpcda.presets import default_clip_norm
+
+        cfg["c"] = default_clip_norm(cfg["dataset"])
     for key in ("c", "ratio"):
         _num(cfg, key, lo=0, strict=True)
     _num(cfg, "max_alpha", lo=3, integer=True)

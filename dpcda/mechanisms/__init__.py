@@ -135,13 +135,19 @@ def generate(mechanism: str, X, y, **params) -> Release:
 
 def generate_from_dataset(dataset, mechanism: str = "dp-cda", **params) -> Release:
     """Run a generator on a :class:`dpcda.data.Dataset`'s training split, passing its name,
-    class names, image shape, one-hot segments (DP-CDA) and public ``feature_bounds`` (for
-    ``normalize="scale"``) unless ``params`` overrides them."""
+    class names, image shape, one-hot segments (DP-CDA), public ``feature_bounds`` (for
+    ``normalize="scale"``) and its default clip norm (:func:`dpcda.presets.default_clip_norm`)
+    unless ``params`` overrides them."""
     mech = MECHANISMS.get(mechanism)
     kw = dict(dataset=dataset.name, class_names=dataset.class_names,
               image_shape=dataset.image_shape)
     if dataset.segments and "segments" in inspect.signature(mech.generate).parameters:
         kw["segments"] = dataset.segments
+    if "c" in mech.param_names and params.get("c") is None:
+        from dpcda.presets import default_clip_norm
+
+        kw["c"] = default_clip_norm(dataset.name)  # public, per dataset (1.0 unless measured)
+        params = {k: v for k, v in params.items() if k != "c"}
     norm = params.get("normalize", mech.default_normalize)
     if norm == "scale" and getattr(dataset, "feature_bounds", None) is not None:
         kw["bounds"] = dataset.feature_bounds

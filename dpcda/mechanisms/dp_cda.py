@@ -35,8 +35,8 @@ DECODE_TEXT = {"argmax": "argmax", "sample": "a category drawn from the mixture 
                "posterior": "a category drawn from its calibrated posterior"}
 
 #: Defaults of a DP-CDA release, chosen by measurement (README, "Honest defaults").
-DEFAULT_NORMALIZE = "zscore"
-DEFAULT_ALLOCATION = "equal"
+DEFAULT_NORMALIZE = "scale"
+DEFAULT_ALLOCATION = "proportional"
 
 def check_noise_choice(sigma_x, sigma_y, epsilon, ratio) -> tuple:
     """Exactly one of (sigma_x[, sigma_y]) or epsilon; sigma_y defaults to ratio * sigma_x."""

@@ -20,7 +20,7 @@ REPO = Path(__file__).resolve().parents[2]
 def test_generate_writes_npz_and_card(tmp_path, capsys):
     out = tmp_path / "synth.npz"
     rc = main(["generate", "--dataset", "digits", "--l", "4", "--epsilon", "10", "--T", "1000",
-               "--delta", "1e-5", "--accountant", "paper", "--out", str(out)])
+               "--delta", "1e-5", "--accountant", "paper", "--allocation", "equal", "--out", str(out)])
     assert rc == 0
     with np.load(out) as z:
         assert z["X"].shape == (1000, 64) and z["y"].shape == (1000,)

@@ -210,7 +210,7 @@ def test_fixed_sigma_point_reports_the_accountants_epsilon():
     from dpcda.data import load_dataset
     from dpcda.privacy import PrivacyParams, compute_epsilon, samples_per_class
 
-    out = run_experiment({"dataset": "digits", "sigma": 0.5, "l": 4, "T": 800, "accountant": "paper",
+    out = run_experiment({"dataset": "digits", "sigma": 0.5, "l": 4, "T": 800,
                           "train": {"model": "ncm", "epochs": 1}})
     assert out["sigma_x"] == pytest.approx(0.5) and out["sigma_y"] == pytest.approx(0.5)
     assert out["sigma_target"] == 0.5 and out["epsilon_target"] is None

@@ -27,4 +27,4 @@ def make_constant_classes(K: int = 3, n: int = 20, d: int = 16, seed: int = 1):
 
 
 # Settings under which preprocessing is the identity: no normalization, a clip norm no row reaches.
-IDENTITY = dict(normalize="none", c=1e6)
+IDENTITY = dict(normalize="none", c=1e6, allocation="equal")

@@ -12,8 +12,9 @@ from scipy import integrate, stats
 import dpcda
 from mech_data import IDENTITY, make_blocks, make_constant_classes
 from dpcda.mechanisms import generate_dpcda
-from dpcda.mechanisms.dp_cda import generate_dpcda_traced
-from dpcda.privacy import ACCOUNTANT_INFO, DEFAULT_ACCOUNTANT, NOT_A_BOUND, calibrate
+from dpcda.mechanisms.dp_cda import DEFAULT_ALLOCATION, DEFAULT_NORMALIZE, generate_dpcda_traced
+from dpcda.privacy import (ACCOUNTANT_INFO, DEFAULT_ACCOUNTANT, NOT_A_BOUND, calibrate,
+                           samples_per_class)
 
 P_MIN = 1e-4
 
@@ -63,7 +64,7 @@ def test_proportional_allocation_draws_T_k_per_class_and_records_it(blocks):
     (counted from the trace's source class and, independently, from the coordinate blocks)."""
     X, y = blocks                                    # class counts 30, 25, 40, 35 (N = 130)
     rel, tr = generate_dpcda_traced(X, y, l=3, T=1300, sigma_x=0, sigma_y=0, seed=1,
-                                    allocation="proportional", **IDENTITY)
+                                    **{**IDENTITY, "allocation": "proportional"})
     want = [300, 250, 400, 350]                      # 1300 * N_k / 130
     assert np.bincount(tr.source, minlength=4).tolist() == want
     width = X.shape[1] // 4
@@ -74,9 +75,9 @@ def test_proportional_allocation_draws_T_k_per_class_and_records_it(blocks):
     assert rel.card["release"]["samples_per_class"] == want and rel.n == sum(want)
     # T so small that a class would get nothing: the error names T and the allocation.
     with pytest.raises(ValueError, match=r"T must be an integer >= 6 .*'proportional'"):
-        generate_dpcda(X, y, l=3, T=5, sigma_x=0.5, allocation="proportional", **IDENTITY)
+        generate_dpcda(X, y, l=3, T=5, sigma_x=0.5, **{**IDENTITY, "allocation": "proportional"})
     with pytest.raises(ValueError, match="allocation must be one of equal, proportional"):
-        generate_dpcda(X, y, l=3, T=40, sigma_x=0.5, allocation="by-size", **IDENTITY)
+        generate_dpcda(X, y, l=3, T=40, sigma_x=0.5, **{**IDENTITY, "allocation": "by-size"})
 
 
 def test_allocation_is_accounted_as_the_max_over_classes(blocks):
@@ -169,8 +170,11 @@ def test_card_contents_and_no_seed_anywhere(blocks):
     assert str(seed) not in text and "seed" not in text.lower()
     assert "rng" not in json.dumps(list(_keys(card))).lower()
     assert card["algorithm"] == "dp-cda" and card["library_version"] == dpcda.__version__
-    assert card["parameters"] == {"l": 2, "T": 40, "allocation": "equal", "T_per_class": [10] * 4,
-                                  "c": 1.0, "sigma_x": 0.5, "sigma_y": 0.5, "delta": 1e-5}
+    # The default allocation and normalisation (README "Honest defaults": measured).
+    t_k = samples_per_class(40, np.bincount(y), DEFAULT_ALLOCATION).tolist()
+    assert card["parameters"] == {"l": 2, "T": 40, "allocation": DEFAULT_ALLOCATION,
+                                  "T_per_class": t_k, "c": 1.0, "sigma_x": 0.5, "sigma_y": 0.5,
+                                  "delta": 1e-5}
     priv = card["privacy"]
     # The headline is the default accountant (a valid bound), with its relation in words; the
     # published accountant is recorded beside it, labelled as not a bound.
@@ -183,8 +187,12 @@ def test_card_contents_and_no_seed_anywhere(blocks):
     assert priv["other_accountants"]["paper"]["valid_bound"] is False
     assert NOT_A_BOUND in rel.summary() and "spends more than" not in rel.summary()
     norm = card["normalization"]
-    assert norm["method"] == "zscore" and norm["statistics_from_private_data"] is True
-    assert "not covered" in norm["note"].lower()
+    assert norm["method"] == DEFAULT_NORMALIZE == "scale"  # end to end DP by default
+    assert norm["statistics_from_private_data"] is False and norm["covered_by_guarantee"] is True
+    zs = generate_dpcda(X, y, l=2, T=40, sigma_x=0.5, normalize="zscore").card["normalization"]
+    assert zs["statistics_from_private_data"] is True and "not covered" in zs["note"].lower()
+    assert "not covered by the guarantee" in generate_dpcda(
+        X, y, l=2, T=40, sigma_x=0.5, normalize="zscore").summary()
     data = card["data"]
     assert data["N"] == len(y) and data["class_counts"] == np.bincount(y).tolist()
     assert data["image_shape"] == [1, 4, 5] and data["class_names"] == ["a", "b", "c", "d"]
@@ -225,7 +233,7 @@ def test_target_epsilon_is_calibrated_with_the_class_counts(blocks):
                          conversion="improved")
     cal = calibrate(epsilon=8.0, delta=1e-4, l=3, c=1.0, T=100, n=len(y),
                     class_counts=tuple(np.bincount(y)), d_x=X.shape[1], d_y=4,
-                    accountant="class-aware", conversion="improved")
+                    accountant="class-aware", conversion="improved", allocation=DEFAULT_ALLOCATION)
     priv = rel.card["privacy"]
     assert rel.card["parameters"]["sigma_x"] == pytest.approx(cal.sigma_x, rel=1e-9)
     assert priv["epsilon"] <= 8.0 and priv["epsilon"] == pytest.approx(8.0, rel=1e-6)
@@ -267,12 +275,14 @@ def test_segments_are_snapped_to_one_hot_codes():
     X[np.arange(n), 1 + cat] = 1
     y = (rng.random(n) < 0.5).astype(np.int64)
     rel, tr = generate_dpcda_traced(X, y, l=1, T=200, sigma_x=0, sigma_y=0, segments=[(1, 4)],
-                                    normalize="zscore", c=1.0, seed=2, return_indices=True)
+                                    normalize="zscore", c=1.0, seed=2, return_indices=True,
+                                    allocation="equal")
     mu, sd = X[:, 1:4].mean(0), X[:, 1:4].std(0)
     codes = (np.eye(3)[cat[tr.indices[:, 0]]] - mu) / sd  # the real rows' categories, unclipped
     np.testing.assert_allclose(rel.X[:, 1:4], codes, atol=1e-5)
     assert rel.card["postprocessing"][0]["segments"] == 1
-    noisy = generate_dpcda(X, y, l=5, T=200, sigma_x=0.5, segments=[(1, 4)], c=1.0)
+    noisy = generate_dpcda(X, y, l=5, T=200, sigma_x=0.5, segments=[(1, 4)], c=1.0,
+                           normalize="zscore", allocation="equal")
     block = noisy.X[:, 1:4] * sd + mu  # back in 0/1 units: a one-hot row each
     np.testing.assert_allclose(np.sort(block, axis=1), np.tile([0, 0, 1], (200, 1)), atol=1e-5)
     with pytest.raises(ValueError, match="overlap"):
@@ -342,8 +352,10 @@ def test_adult_release_has_one_hot_segments(source, tiny_data_dir, real_data):
     from dpcda.mechanisms import generate_from_dataset
 
     ds = load_dataset("adult", data_dir=real_data("adult") if source == "real" else tiny_data_dir)
-    rel = generate_from_dataset(ds, "dp-cda", l=16, T=2000, epsilon=10, compare_accountants=False)
+    rel = generate_from_dataset(ds, "dp-cda", l=16, T=2000, epsilon=10, compare_accountants=False,
+                                allocation="equal")
     assert rel.X.shape == (2000, ds.d_x) and np.bincount(rel.y).min() > 800
+    assert rel.card["parameters"]["c"] == 3.0  # Adult's default clip norm (dpcda.presets)
     raw = rel.preprocess.normalizer.inverse_transform(rel.X)
     for s in ds.segments:
         block = raw[:, s.start:s.stop]
