@@ -21,7 +21,8 @@ from dpcda import viz
 from dpcda.data import (MAX_UPLOAD_BYTES, DatasetUnavailable, available_datasets, decode_segments,
                         how_to_get, load_dataset, load_upload)
 from dpcda.data.preprocess import fit_dataset_normalizer
-from dpcda.mechanisms import MECHANISMS, Release, generate_dpcda, generate_from_dataset, save_npz, to_csv_bytes
+from dpcda.mechanisms import (MECHANISMS, Release, generate_dpcda, generate_from_dataset, save_npz,
+                              to_csv_bytes)
 from dpcda.presets import default_clip_norm
 from dpcda.privacy import (ACCOUNTANT_INFO, ALLOCATIONS, CONVERSION_TITLES, DEFAULT_ACCOUNTANT, PrivacyParams,
                            calibrate, caveat, compute_epsilon, list_conversions)
@@ -137,7 +138,8 @@ def csv_zip(rel: Release, stem: str, feature_names=None):
 
 SETTING_KEYS = ("samples_l", "samples_mode", "samples_eps", "samples_sigma", "samples_c", "samples_T",
                 "samples_delta", "samples_accountant", "samples_conversion", "samples_norm",
-                "samples_max_alpha", "samples_class", "samples_per_class", "samples_shape", "samples_allocation")
+                "samples_max_alpha", "samples_class", "samples_per_class", "samples_shape",
+                "samples_allocation")
 
 
 def parse_shape(text: str):
@@ -332,7 +334,8 @@ with st.expander(f"What the `{acc}` accountant assumes"):
     st.markdown(ACCOUNTANT_INFO[acc].assumptions)
 norm_card = rel.card["normalization"]
 st.caption(f"l = {par['l']}, c = {par['c']:g}, T = {fmt_int(par['T'])} (per class: "
-           f"{', '.join(map(str, par['T_per_class']))}; {par['allocation']}), {fmt_int(rel.n)} samples. Normalization: {norm_card['note']}. Per sample, the "
+           f"{', '.join(map(str, par['T_per_class']))}; {par['allocation']}), {fmt_int(rel.n)} samples. "
+           f"Normalization: {norm_card['note']}. Per sample, the "
            f"feature noise has norm about σ_x·√d = {par['sigma_x'] * math.sqrt(ds.d_x):.3g}, the "
            f"signal (an average of rows clipped to norm c) at most c = {par['c']:g}.")
 

@@ -171,7 +171,8 @@ accountant = sb.selectbox("Accountant", ACCOUNTANTS, key="utility_accountant", f
 norms = sorted(NORMS, key=lambda v: v != MECHANISMS.get("dp-cda").default_normalize)  # the default first
 normalization = sb.radio("Normalisation", norms, key="utility_norm", format_func=NORMS.get)
 allocs = sorted(ALLOCATIONS, key=lambda v: v != MECHANISMS.get("dp-cda").param("allocation").default)
-allocation = sb.radio("Samples per class", allocs, key="utility_allocation", format_func=ALLOCATION_TITLES.get)
+allocation = sb.radio("Samples per class", allocs, key="utility_allocation",
+                      format_func=ALLOCATION_TITLES.get)
 T_in = None if x == "T" else sb.number_input(
     "T (synthetic samples)", min_value=1, max_value=10**8, value=None, step=1000, key="utility_T",
     placeholder="= N (the training split)")

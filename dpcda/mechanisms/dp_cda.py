@@ -5,11 +5,13 @@
 >>> rel.X.shape, rel.card["privacy"]["epsilon"], rel.card["privacy"]["accountant"]
 
 Steps: normalize (a public scale, or z-score) and clip rows to norm ``c``; for each class k,
-``T_k`` samples (``allocation``: ``floor(T/K)`` each, or ``floor(T N_k / N)``), each the mean of ``l`` distinct points of class k (a fresh uniform
+``T_k`` samples (``allocation``: ``floor(T/K)`` each, or ``floor(T N_k / N)``), each the mean
+of ``l`` distinct points of class k (a fresh uniform
 l-subset per sample) plus ``N(0, sigma_x^2 I)``, with soft label ``onehot(k) + N(0, sigma_y^2 I)``
 and hard label its argmax. The noise comes either as ``sigma_x``/``sigma_y`` or from a target
 ``epsilon`` calibrated under the chosen accountant (default
-:data:`dpcda.privacy.DEFAULT_ACCOUNTANT`, a valid bound for this implementation). ``sigma_x = sigma_y = 0`` is the
+:data:`dpcda.privacy.DEFAULT_ACCOUNTANT`, a valid bound for this implementation).
+``sigma_x = sigma_y = 0`` is the
 non-private setting (epsilon = infinity) and the card says so.
 """
 
@@ -130,7 +132,8 @@ def account(cfg: DPCDAConfig, *, N: int, counts, d: int, K: int, compare: bool =
 def generate_dpcda_traced(X, y, *, l: int, T: int, c: float = 1.0, sigma_x=None, sigma_y=None,
                           epsilon=None, delta: float = 1e-5, accountant: str | None = None,
                           conversion: str = "mironov", ratio: float = 1.0, max_alpha: int = 256,
-                          normalize=DEFAULT_NORMALIZE, bounds=None, allocation=DEFAULT_ALLOCATION, segments=None, n_classes=None,
+                          normalize=DEFAULT_NORMALIZE, bounds=None, allocation=DEFAULT_ALLOCATION,
+                          segments=None, n_classes=None,
                           class_names=None, image_shape=None, dataset: str | None = None,
                           device=None, seed: int | None = None, compare_accountants: bool = True,
                           return_indices: bool = False,

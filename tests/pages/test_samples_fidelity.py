@@ -54,6 +54,7 @@ def upload_page() -> AppTest:
     run(at)
     at.radio(key="samples_mode").set_value("explicit σ")
     at.number_input(key="samples_T").set_value(300)
+    at.radio(key="samples_norm").set_value("zscore")  # no public range for these values
     run(at)
     return at
 
