@@ -17,9 +17,9 @@ from dpcda.privacy import (
     PrivacyParams,
     caveat,
     compute_epsilon,
-    dpcda_accountants,
     list_conversions,
 )
+from dpcda.mechanisms import MECHANISMS
 from dpcda.privacy.params import MAX_ALPHA_LIMIT
 from pages.audit_ui import audit_section
 from pages.common import (
@@ -80,7 +80,7 @@ T_in = sb.number_input("T (synthetic samples)", min_value=1, max_value=10**9, va
                        help="Empty means T = N, the paper's choice.")
 delta = sb.select_slider("δ (probability the ε bound may fail)", DELTA_VALUES, value=1e-5,
                          format_func=fmt_delta, key="privacy_delta")
-accountants = list(dpcda_accountants())
+accountants = list(MECHANISMS.get("dp-cda").accountants)  # its default (a valid bound) first
 accountant = sb.selectbox("Accountant", accountants, index=accountants.index(DEFAULT_ACCOUNTANT),
                           key="privacy_accountant", format_func=accountant_choice,
                           help="\n".join(f"- `{a}`: {ACCOUNTANT_INFO[a].title}"
