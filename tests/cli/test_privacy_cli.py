@@ -12,7 +12,6 @@ import math
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -44,9 +43,7 @@ def run_json(capsys, *args: str) -> dict:
 # Output matches the library.
 
 def test_epsilon_subprocess_json_matches_library():
-    t0 = time.perf_counter()
     proc = run_cli("epsilon", "--l", "4", "--sigma-x", "0.5", "--preset", "mnist", "--json")
-    wall = time.perf_counter() - t0
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr == ""
     got = json.loads(proc.stdout)
@@ -61,9 +58,13 @@ def test_epsilon_subprocess_json_matches_library():
     assert got["private"] is True and got["at_max_alpha"] is False and got["warnings"] == []
     assert got["relation"] == get_accountant(DEFAULT_ACCOUNTANT).relation
     assert got["valid_bound"] is True and "bound_note" not in got
-    # a sanity bound only (interpreter start included, machine shared): the real figure is in
-    # benchmarks/bench_privacy.py
-    assert wall < 3.0
+    # Speed is measured by benchmarks/bench_privacy.py, never by a timed test; what keeps the
+    # command fast is that it never imports torch:
+    code = ("import sys; from dpcda.cli import main; "
+            "main(['epsilon', '--l', '4', '--sigma-x', '0.5', '--preset', 'mnist', '--json']); "
+            "assert 'torch' not in sys.modules, 'torch imported'")
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=REPO).returncode == 0
 
 
 @pytest.mark.parametrize("args, lib", [

@@ -207,8 +207,11 @@ def test_sweep_status_follows_its_jobs(store):
 
 
 def test_bad_input_names_the_parameter(store):
-    with pytest.raises(ValueError, match="unknown job kind 'nope'; known: experiment, (.*, )?fake-epochs"):
+    from dpcda.jobs.kinds import load_plugins
+
+    with pytest.raises(ValueError, match="unknown job kind 'nope'; known: ") as err:
         store.submit("nope", {})
+    assert all(k in str(err.value) for k in load_plugins())
     with pytest.raises(ValueError, match="job_id"):
         store.get_job(999)
     with pytest.raises(ValueError, match="sweep_id"):
