@@ -1,8 +1,8 @@
-"""Synthetic-data generators: DP-CDA and the baselines of the paper's Table 5.
+"""Synthetic-data generators: DP-CDA, the baselines of the paper's Table 5 and DP-MERF.
 
 >>> from dpcda.mechanisms import MECHANISMS, generate, register_mechanism, save_npz
 >>> MECHANISMS.names()
-['dp-cda', 'dpmix', 'local', 'random-projection']
+['dp-cda', 'dpmix', 'local', 'random-projection', 'dp-merf']
 >>> rel = generate("dp-cda", X, y, l=4, T=60000, epsilon=10, delta=1e-5)   # doctest: +SKIP
 >>> save_npz(rel, "synth.npz")            # synth.npz (X, y, y_soft) + synth.json (data card)
 
