@@ -21,8 +21,8 @@ from dpcda import viz
 from dpcda.data import (MAX_UPLOAD_BYTES, DatasetUnavailable, available_datasets, decode_segments,
                         how_to_get, load_dataset, load_upload)
 from dpcda.data.preprocess import fit_dataset_normalizer
-from dpcda.mechanisms import (MECHANISMS, Release, generate_dpcda, generate_from_dataset, save_npz,
-                              to_csv_bytes)
+from dpcda.mechanisms import (MECHANISMS, Release, default_normalization, generate_dpcda,
+                              generate_from_dataset, save_npz, to_csv_bytes)
 from dpcda.presets import default_clip_norm
 from dpcda.privacy import (ACCOUNTANT_INFO, ALLOCATIONS, CONVERSION_TITLES, DEFAULT_ACCOUNTANT, PrivacyParams,
                            calibrate, caveat, compute_epsilon, list_conversions)
@@ -38,6 +38,7 @@ MOSAIC_EPS = (math.inf, 20.0, 10.0, 5.0)  # its columns
 MAX_ROWS = 20                        # classes shown in the per-class grid
 UPLOAD = "upload"
 NORMS = {"scale": "fixed public range (data-independent, covered by the guarantee)",
+         "none": "as given, rows clipped to c (covered by the guarantee)",
          "zscore": "z-score (statistics of the private data: not covered by the guarantee)"}
 ss = st.session_state
 
@@ -247,7 +248,8 @@ accountants = list(MECHANISMS.get("dp-cda").accountants)
 ss.setdefault("samples_accountant", DEFAULT_ACCOUNTANT)
 accountant = sb.selectbox("Accountant", accountants, key="samples_accountant", format_func=accountant_choice,
                           help="\n".join(f"- `{a}`: {ACCOUNTANT_INFO[a].title}" for a in accountants))
-ss.setdefault("samples_norm", MECHANISMS.get("dp-cda").default_normalize)
+if ss.get("samples_norm_for") != name:  # a new dataset: its default normalisation
+    ss["samples_norm"], ss["samples_norm_for"] = default_normalization(ds), name
 normalize = sb.radio("Normalization", list(NORMS), key="samples_norm", format_func=NORMS.get)
 ss.setdefault("samples_allocation", generate_dpcda_default("allocation"))
 allocation = sb.radio("Samples per class", ALLOCATIONS, key="samples_allocation",

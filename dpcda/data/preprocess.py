@@ -147,7 +147,9 @@ def fit_normalizer(X_train: np.ndarray, method: str, *, bounds: object = None) -
         if lo_x < PIXEL_BOUNDS[0] or hi_x > PIXEL_BOUNDS[1]:
             raise ValueError(f"method='scale' without bounds assumes pixel values in [0, 255], got "
                              f"values in [{lo_x:g}, {hi_x:g}]; pass bounds=(low, high) (e.g. "
-                             "Dataset.feature_bounds) or use method='zscore'")
+                             "Dataset.feature_bounds), or use method='none' (features as given, "
+                             "rows clipped to c; covered by the guarantee) or 'zscore' (private "
+                             "statistics, not covered)")
         bounds, desc = PIXEL_BOUNDS, "pixel / 255 (fixed range [0, 255], data-independent)"
     else:
         desc = "(x - low) / (high - low) with fixed public per-feature ranges (data-independent)"

@@ -133,6 +133,18 @@ def generate(mechanism: str, X, y, **params) -> Release:
     return MECHANISMS.get(mechanism).generate(X, y, **params)
 
 
+def default_normalization(dataset, mechanism: str = "dp-cda") -> str:
+    """The normalisation a release of ``dataset`` gets by default: the mechanism's default,
+    except that ``"scale"`` needs a public range (``Dataset.feature_bounds``), which uploads
+    lack; they get ``"none"``
+    (features as given, rows clipped to c: per record and data-independent, so still covered
+    by the guarantee) rather than statistics of the private data."""
+    norm = MECHANISMS.get(mechanism).default_normalize
+    if norm == "scale" and getattr(dataset, "feature_bounds", None) is None:
+        return "none"
+    return norm
+
+
 def generate_from_dataset(dataset, mechanism: str = "dp-cda", **params) -> Release:
     """Run a generator on a :class:`dpcda.data.Dataset`'s training split, passing its name,
     class names, image shape, one-hot segments (DP-CDA), public ``feature_bounds`` (for
@@ -148,7 +160,7 @@ def generate_from_dataset(dataset, mechanism: str = "dp-cda", **params) -> Relea
 
         kw["c"] = default_clip_norm(dataset.name)  # public, per dataset (1.0 unless measured)
         params = {k: v for k, v in params.items() if k != "c"}
-    norm = params.get("normalize", mech.default_normalize)
+    norm = params.setdefault("normalize", default_normalization(dataset, mechanism))
     if norm == "scale" and getattr(dataset, "feature_bounds", None) is not None:
         kw["bounds"] = dataset.feature_bounds
     kw.update(params)
@@ -156,7 +168,7 @@ def generate_from_dataset(dataset, mechanism: str = "dp-cda", **params) -> Relea
 
 
 __all__ = ["DPCDAConfig", "MECHANISMS", "Mechanism", "NORMALIZE_CHOICES", "Param", "Preprocessor",
-           "all_accountants", "register_mechanism", "unregister_mechanism",
+           "all_accountants", "default_normalization", "register_mechanism", "unregister_mechanism",
            "Release", "denoise", "fit_preprocessor", "gaussian_filter_images", "generate",
            "generate_dp_merf", "generate_dpcda", "generate_dpmix", "generate_from_dataset", "generate_local",
            "generate_random_projection", "list_mechanisms", "load_npz", "sample_subsets",

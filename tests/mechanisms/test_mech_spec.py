@@ -167,3 +167,22 @@ def test_a_papers_accountant_that_is_not_a_bound_is_labelled_on_the_card():
     assert ok.card["privacy"]["valid_bound"] is True
     assert NOT_A_BOUND not in ok.summary()
     assert ok.card["privacy"]["relation"].startswith("Two datasets are neighbours when one record")
+
+
+def test_uploads_without_a_public_range_default_to_clipping_only():
+    import numpy as np
+
+    from dpcda.data.dataset import Dataset
+    from dpcda.mechanisms import default_normalization, generate_from_dataset
+
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(60, 3)).astype(np.float32), np.arange(60) % 2
+    kw = dict(name="mine", X_train=X, y_train=y, X_test=X[:10], y_test=y[:10],
+              class_names=("a", "b"))
+    upload = Dataset(**kw)
+    assert default_normalization(upload) == "none"
+    rel = generate_from_dataset(upload, l=4, T=20, sigma_x=0.5)
+    assert rel.card["normalization"]["method"] == "none"
+    assert rel.card["normalization"]["covered_by_guarantee"] is True
+    bounded = Dataset(**kw, feature_bounds=(-5.0, 5.0))
+    assert default_normalization(bounded) == "scale"

@@ -228,11 +228,16 @@ def test_upload_errors_and_a_valid_tabular_upload():
     at.file_uploader(key="samples_upload").set_value(("mine.csv", ("y,a,b\n" + rows).encode(), "text/csv"))
     run(at)
     assert not at.error
-    # The default public range (pixels, [0, 255]) does not fit these values: the page says so
-    # and names the alternative, which is labelled as not covered by the guarantee.
+    # An upload has no public range: its default keeps the features as given (rows clipped to
+    # c), which the guarantee covers; the public-range choice says what it assumes.
+    assert at.radio(key="samples_norm").value == "none"
     generate(at)
-    assert any("[0, 255]" in e.value and "zscore" in e.value for e in at.error)
-    at.radio(key="samples_norm").set_value("zscore")
+    assert not at.error
+    at.radio(key="samples_norm").set_value("scale")
+    run(at)
+    generate(at)
+    assert any("[0, 255]" in e.value and "'none'" in e.value for e in at.error)
+    at.radio(key="samples_norm").set_value("none")
     run(at)
     generate(at)
     assert not at.error
