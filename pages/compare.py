@@ -16,6 +16,7 @@ from dpcda.data import get_dataset_spec
 from dpcda.mechanisms import MECHANISMS
 from dpcda.presets import PRESETS
 from dpcda.privacy import NOT_A_BOUND
+from dpcda.tables import for_display
 from dpcda.training import AUTO, list_models, model_spec
 from pages.common import (DELTA_VALUES, POWERS_OF_TWO, accountant_assumptions, ensure_app_navigation,
                           fmt_delta, privacy_footnote)
@@ -157,22 +158,17 @@ title = f"{get_dataset_spec(dataset).title}, ε = {epsilon:g}"
 st.subheader(title)
 has_paper = bool(paper_table5(dataset, epsilon))
 table = compare_table(jobs, shown, dataset=dataset, epsilon=epsilon, quoted=has_paper)
-st.dataframe(table if has_paper else table.drop(columns=["paper (Table 5)"]), hide_index=True,
-             width="stretch", column_config={
-                 "accuracy": st.column_config.NumberColumn(format="%.4f"),
-                 "± std": st.column_config.NumberColumn(format="%.4f"),
-                 "paper (Table 5)": st.column_config.NumberColumn(format="%.3f"),
-                 "σ": st.column_config.NumberColumn(format="%.4g"),
-                 "ε": st.column_config.NumberColumn("achieved ε", format="%.4g")})
+shown_table = table if has_paper else table.drop(columns=["paper (Table 5)"])
+st.dataframe(for_display(shown_table.rename(columns={"ε": "achieved ε"}), {
+    "accuracy": "{:.4f}", "± std": "{:.4f}", "σ": "{:.4g}", "achieved ε": "{:.4g}"}
+    | ({"paper (Table 5)": "{:.3f}"} if has_paper else {})), hide_index=True, width="stretch")
 every = every_l_table(jobs)
 if every.duplicated("method").any():
     st.caption("Several l were run: each mechanism is shown at its best l (highest mean test accuracy, "
                "as the paper's bold entries; optimistic, since the test split chooses it).")
     with st.expander("Every l"):
-        st.dataframe(every, hide_index=True, width="stretch", column_config={
-            "σ": st.column_config.NumberColumn(format="%.4g"),
-            "accuracy": st.column_config.NumberColumn(format="%.4f"),
-            "± std": st.column_config.NumberColumn(format="%.4f")})
+        st.dataframe(for_display(every, {"σ": "{:.4g}", "accuracy": "{:.4f}", "± std": "{:.4f}"}),
+                     hide_index=True, width="stretch")
 if not has_paper:
     st.caption(f"The paper reports no Table 5 column for {dataset} at ε = {epsilon:g} (it has MNIST and "
                "Fashion-MNIST at ε = 20, 10 and CIFAR-10 at ε = 30, 20).")

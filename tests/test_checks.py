@@ -65,7 +65,8 @@ def test_every_entry_point_agrees_on_l():
     X, y = rng.normal(size=(40, 3)), np.repeat([0, 1], 20)
     common = dict(sigma_x=0.5, sigma_y=0.5, T=40, delta=1e-5)
     assert PrivacyParams(l=4.0, n=40, **common).l == 4
-    assert generate_dpcda(X, y, l=4.0, T=40, sigma_x=0.5, seed=1, normalize="none").card["parameters"]["l"] == 4
+    rel = generate_dpcda(X, y, l=4.0, T=40, sigma_x=0.5, seed=1, normalize="none")
+    assert rel.card["parameters"]["l"] == 4
     assert normalize({"dataset": "digits", "l": 4.0, "epsilon": 10.0, "model": "ncm"})["l"] == 4
     assert TrainConfig(model="ncm", epochs=3.0).epochs == 3
     for bad in (4.5, 0):

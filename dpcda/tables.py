@@ -1,0 +1,45 @@
+"""Tables for people: numbers formatted per column, missing cells shown as "—", never "None".
+
+Pages hand a pandas DataFrame to :func:`for_display` before drawing it; the frame itself stays
+numeric (CSV exports and sorting in the library use it unchanged).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Mapping
+
+MISSING = "—"
+
+
+def format_cell(value, fmt: str | None = None) -> str:
+    """One cell as text: ``MISSING`` for None/NaN, ``fmt`` (e.g. ``"{:.4f}"``) for numbers."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return MISSING
+    if fmt is not None and isinstance(value, (int, float)) and not isinstance(value, bool):
+        return fmt.format(value)
+    try:  # numpy scalars
+        import numpy as np
+
+        if isinstance(value, np.generic) and np.isnan(value):
+            return MISSING
+    except TypeError:
+        pass
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def for_display(frame, formats: Mapping[str, str] | None = None):
+    """A copy of ``frame`` whose cells are text: ``formats`` maps a column to a format string;
+    missing values become ``"—"``; integral floats (an l read back as 4.0) print as integers."""
+    formats = dict(formats or {})
+    unknown = set(formats) - set(frame.columns)
+    if unknown:
+        raise ValueError(f"formats name columns the table does not have: {sorted(unknown)}; "
+                         f"columns: {list(frame.columns)}")
+    out = frame.copy()
+    for col in out.columns:
+        fmt = formats.get(col)
+        out[col] = [format_cell(v, fmt) for v in frame[col].tolist()]
+    return out
