@@ -20,6 +20,7 @@ from dpcda.privacy import ACCOUNTANT_INFO, ALLOCATIONS, CONVERSION_TITLES, list_
 from dpcda.privacy.allocation import ALLOCATION_TITLES
 from dpcda.jobs.experiment import resolve_model
 from dpcda.mechanisms import MECHANISMS
+from dpcda.tables import for_display
 from dpcda.training import AUTO, list_models, model_spec
 from pages.common import (DELTA_VALUES, POWERS_OF_TWO, accountant_assumptions, accountant_choice,
                           ensure_app_navigation, fmt_delta, fmt_int, privacy_footnote)
@@ -310,20 +311,18 @@ else:
         show = show.drop(columns=["sigma_fixed"])
     elif table["epsilon_target"].isna().all():
         show = show.drop(columns=["epsilon_target"])
-    st.dataframe(show, hide_index=True, width="stretch", column_config={
-        "epsilon_target": st.column_config.TextColumn("target ε"),
-        "sigma_fixed": st.column_config.NumberColumn("fixed σ", format="%.4g"),
-        "T": st.column_config.NumberColumn("T", format="%d"),
-        "sigma_x": st.column_config.NumberColumn("σ_x used", format="%.4g"),
-        "sigma_y": st.column_config.NumberColumn("σ_y used", format="%.4g"),
-        "epsilon_achieved": st.column_config.TextColumn("achieved ε"),
-        "alpha": st.column_config.NumberColumn("α", format="%d"),
-        "delta": st.column_config.NumberColumn("δ", format="%.0e"),
-        "other_accountants": st.column_config.TextColumn("same σ, other accountants"),
-        "accuracy_mean": st.column_config.NumberColumn("accuracy", format="%.4f"),
-        "accuracy_std": st.column_config.NumberColumn("± std", format="%.4f"),
-        "paper_mean": st.column_config.NumberColumn("reported", format="%.4f"),
-        "paper_std": st.column_config.NumberColumn("reported ± std", format="%.4f")})
+    labels = {"epsilon_target": ("target ε", None), "sigma_fixed": ("fixed σ", "{:.4g}"),
+              "T": ("T", None), "sigma_x": ("σ_x used", "{:.4g}"), "sigma_y": ("σ_y used", "{:.4g}"),
+              "epsilon_achieved": ("achieved ε", None), "alpha": ("α", None), "delta": ("δ", "{:.0e}"),
+              "other_accountants": ("same σ, other accountants", None),
+              "accuracy_mean": ("accuracy", "{:.4f}"), "accuracy_std": ("± std", "{:.4f}"),
+              "paper_mean": ("reported", "{:.4f}"), "paper_std": ("reported ± std", "{:.4f}")}
+    if "alpha" in show and show["alpha"].isna().all():  # the PLD accountant has no Rényi order
+        show = show.drop(columns=["alpha"])
+    shown = {c: labels[c] for c in show.columns if c in labels}
+    st.dataframe(for_display(show.rename(columns={c: lab for c, (lab, _) in shown.items()}),
+                             {lab: f for lab, f in shown.values() if f}),
+                 hide_index=True, width="stretch")
     st.download_button("Download results (CSV)", table.to_csv(index=False).encode(), key="utility_csv",
                        file_name=f"dpcda-sweep-{sid}-{cfg['dataset']}.csv", mime="text/csv")
     st.markdown("**How each ε was reached**\n\n"

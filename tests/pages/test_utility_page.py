@@ -170,15 +170,16 @@ def test_launch_queues_a_sweep_and_starts_a_worker_then_shows_results(store, wor
     assert spec["layout"]["xaxis"]["type"] == "log"
     assert not any("paper" in t["name"] for t in spec["data"])  # the paper has no digits column
     table = at.dataframe[0].value
-    assert len(table) == 4 and set(table["runs"]) == {2}
-    private = table[table["epsilon_target"] == "10"]
+    assert len(table) == 4 and set(table["runs"]) == {"2"}
+    assert not {"None", "nan"} & set(table.to_numpy().ravel())  # empty cells read "—"
+    private = table[table["target ε"] == "10"]
     # a PLD accountant has no RDP conversion (None); an RDP one records mironov
     conv = "mironov" if get_accountant(CDA_DEFAULT).uses_rdp else None
     assert (private["accountant"] == CDA_DEFAULT).all()
-    assert all(v == conv or (conv is None and v != v) for v in private["conversion"])
-    assert (private["sigma_x"] > 0).all()
-    assert (private["epsilon_achieved"].astype(float) <= 10 + 1e-9).all()
-    assert (table[table["epsilon_target"] == "∞"]["sigma_x"] == 0).all()
+    assert all(v == (conv or "—") for v in private["conversion"])
+    assert (private["σ_x used"].astype(float) > 0).all()
+    assert (private["achieved ε"].astype(float) <= 10 + 1e-9).all()
+    assert (table[table["target ε"] == "∞"]["σ_x used"].astype(float) == 0).all()
     assert at.get("download_button")
     notes = " ".join(m.value for m in at.markdown)
     assert "**ε = 10**: σ calibrated" in notes and f"**{DEFAULT_ACCOUNTANT}** accountant" in notes
@@ -204,7 +205,7 @@ def test_query_param_reopens_a_sweep_with_paper_overlay_for_fashion_mnist(store,
     assert paper["x"] == [1, 4]
     assert paper["y"] == [reference.paper_accuracy("fashion-mnist", l, 10).accuracy for l in (1, 4)]
     table = at.dataframe[0].value
-    assert table["paper_mean"].tolist() == pytest.approx([0.3619, 0.6748])
+    assert table["reported"].tolist() == ["0.3619", "0.6748"]
     assert not worker_calls  # nothing queued by merely looking
 
 
@@ -303,8 +304,8 @@ def test_accuracy_versus_fixed_sigma_runs_and_draws_epsilon_on_a_second_axis(sto
     assert eps_trace["y"][0] > eps_trace["y"][1] > 0  # more noise, smaller epsilon
     assert spec["layout"]["yaxis2"]["type"] == "log"
     table = at.dataframe[0].value
-    assert table["sigma_fixed"].tolist()[1:] == [0.5, 2.0]
-    assert table["epsilon_target"].tolist() == ["∞", "", ""]  # only σ = 0 is a target (∞)
+    assert table["fixed σ"].tolist()[1:] == ["0.5", "2"]
+    assert table["target ε"].tolist() == ["∞", "", ""]  # only σ = 0 is a target (∞)
     notes = " ".join(m.value for m in at.markdown)
     assert "**Fixed σ**" in notes and f"**{DEFAULT_ACCOUNTANT}** accountant" in notes
     assert "no privacy guarantee" in notes
@@ -359,7 +360,7 @@ def test_thesis_table_is_overlaid_for_fixed_sigma_on_mnist(store, worker_calls):
     cells = {c.l: c.accuracy for c in reference.THESIS_TABLE_4_2}
     assert thesis["x"] == [32, 128, 256] and thesis["y"] == [cells[32], cells[128], cells[256]]
     assert any("thesis's Table 4.2" in c.value for c in at.caption)
-    assert at.dataframe[0].value["paper_mean"].tolist() == pytest.approx([cells[32], cells[128], cells[256]])
+    assert at.dataframe[0].value["reported"].tolist() == [f"{cells[k]:.4f}" for k in (32, 128, 256)]
 
 
 def test_accuracy_versus_epsilon_places_infinity_and_overlays_the_paper(store, worker_calls):
