@@ -316,8 +316,10 @@ if p["private"]:
     st.markdown(f"#### ε = {fmt_eps(p['epsilon'])} at δ = {fmt_delta(p['delta'])}")
     how = (f"calibrated to the target ε = {p['calibrated_to_epsilon']:g}"
            if p.get("calibrated_to_epsilon") else "as chosen")
-    st.markdown(f"Accountant **`{acc}`**: {ACCOUNTANT_INFO[acc].title}. Conversion **{conv}**: "
-                f"{p['conversion_title']}. Rényi order α = {fmt_alpha(p['alpha'])}. Noise σ_x = "
+    how_eps = (f"Conversion **{conv}**: {p['conversion_title']}. Rényi order α = {fmt_alpha(p['alpha'])}."
+               if conv else f"Privacy loss distribution, discretisation bound "
+                            f"{p.get('discretisation_bound', 0):.2g} (ε is an upper bound).")
+    st.markdown(f"Accountant **`{acc}`**: {ACCOUNTANT_INFO[acc].title}. {how_eps} Noise σ_x = "
                 f"{par['sigma_x']:.4g}, σ_y = {par['sigma_y']:.4g}, {how}. {epsilon_words(acc)}")
     if p.get("bound_note"):
         st.warning(f"**This ε is {p['bound_note']}.** Choose `{DEFAULT_ACCOUNTANT}` for a valid bound.")

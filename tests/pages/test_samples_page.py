@@ -117,6 +117,7 @@ def test_generate_shows_grid_statement_and_downloads_without_seed(media):
     assert text.startswith("#### ε = 10 at δ = 1e-5")
     assert f"`{DEFAULT_ACCOUNTANT}`" in text
     assert "mironov" in text or not get_accountant(DEFAULT_ACCOUNTANT).uses_rdp
+    assert "None" not in text and "α = —" not in text  # a PLD has no conversion or order to show
     assert get_accountant(DEFAULT_ACCOUNTANT).relation in text  # the relation in plain words
     ds = load_dataset("digits")
     cal = calibrate(epsilon=10.0, delta=1e-5, l=4, T=ds.n_train, n=ds.n_train,
