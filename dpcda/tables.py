@@ -6,25 +6,31 @@ numeric (CSV exports and sorting in the library use it unchanged).
 
 from __future__ import annotations
 
-import math
 from typing import Mapping
 
 MISSING = "—"
 
 
+def _missing(value) -> bool:
+    if value is None:
+        return True
+    try:
+        import pandas as pd
+
+        return bool(pd.api.types.is_scalar(value) and pd.isna(value))  # NaN, pd.NA, NaT
+    except (TypeError, ValueError):
+        return False
+
+
 def format_cell(value, fmt: str | None = None) -> str:
-    """One cell as text: ``MISSING`` for None/NaN, ``fmt`` (e.g. ``"{:.4f}"``) for numbers."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
+    """One cell as text: ``MISSING`` for None/NaN/``pd.NA``, ``fmt`` (e.g. ``"{:.4f}"``) for
+    numbers; integral floats (an l read back as 4.0) print as integers."""
+    if _missing(value):
         return MISSING
+    if hasattr(value, "item") and not isinstance(value, (str, bytes)):
+        value = value.item()  # numpy scalars -> Python numbers
     if fmt is not None and isinstance(value, (int, float)) and not isinstance(value, bool):
         return fmt.format(value)
-    try:  # numpy scalars
-        import numpy as np
-
-        if isinstance(value, np.generic) and np.isnan(value):
-            return MISSING
-    except TypeError:
-        pass
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     return str(value)

@@ -17,6 +17,11 @@ def test_missing_cells_are_dashes_and_numbers_follow_their_format():
     assert df["acc"].dtype.kind == "f"  # the input frame is untouched
 
 
+def test_nullable_integers_show_a_dash_not_na():
+    df = pd.DataFrame({"l": pd.array([4, None], dtype="Int64")})
+    assert for_display(df)["l"].tolist() == ["4", MISSING]
+
+
 def test_unknown_column_in_formats_is_named():
     with pytest.raises(ValueError, match="formats name columns the table does not have: \\['x'\\]"):
         for_display(pd.DataFrame({"a": [1]}), {"x": "{:.2f}"})
