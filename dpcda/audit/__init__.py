@@ -10,17 +10,11 @@ Pure numpy/scipy; torch is imported only when trials run (the mixing kernel). Th
 of the worst case and of the statistics is in ``docs/audit.md``.
 """
 
-from dpcda.audit.run import claim_params, claimed_epsilons, run_audit
+from dpcda.audit.run import claim_params, claimed_epsilons, json_safe, run_audit
 from dpcda.audit.settings import STATISTICS, AuditSettings, default_trials
-from dpcda.audit.stats import (
-                               bounds_from_statistics,
-                               clopper_pearson_upper,
-                               epsilon_from_rates,
-                               gdp_delta,
-                               gdp_epsilon,
-                               gdp_mu,
-)
+from dpcda.audit.stats import (bounds_from_statistics, clopper_pearson_upper, epsilon_from_rates,
+                               gdp_delta, gdp_epsilon, gdp_mu)
 
-__all__ = ["STATISTICS", "AuditSettings", "bounds_from_statistics", "claim_params",
+__all__ = ["STATISTICS", "AuditSettings", "bounds_from_statistics", "claim_params", "json_safe",
            "claimed_epsilons", "clopper_pearson_upper", "default_trials", "epsilon_from_rates",
            "gdp_delta", "gdp_epsilon", "gdp_mu", "run_audit"]

@@ -95,3 +95,15 @@ def run_audit(s: AuditSettings, *, progress: Callable[[int, int], object] | None
         "lower_exceeds_upper": bool(valid and out["epsilon_lower"] > upper),
         "seconds": time.perf_counter() - t0, "device": dev.type,
     }
+
+
+def json_safe(x):
+    """An audit result as plain JSON: NaN -> None, ±inf -> "inf"/"-inf" (the CLI prints it and
+    the job store records it)."""
+    if isinstance(x, float) and not math.isfinite(x):
+        return None if math.isnan(x) else ("inf" if x > 0 else "-inf")
+    if isinstance(x, dict):
+        return {k: json_safe(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [json_safe(v) for v in x]
+    return x

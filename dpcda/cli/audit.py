@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import math
 import sys
 
 
@@ -33,16 +32,6 @@ def register(sub) -> None:
     p.set_defaults(handler=_cmd_audit)
 
 
-def _plain(x):
-    if isinstance(x, float) and not math.isfinite(x):
-        return None if math.isnan(x) else ("inf" if x > 0 else "-inf")
-    if isinstance(x, dict):
-        return {k: _plain(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [_plain(v) for v in x]
-    return x
-
-
 def summary_lines(r: dict) -> list[str]:
     """The human-readable report of an audit result."""
     s = r["settings"]
@@ -60,14 +49,14 @@ def summary_lines(r: dict) -> list[str]:
 
 
 def _cmd_audit(args) -> int:
-    from dpcda.audit import AuditSettings, run_audit
+    from dpcda.audit import AuditSettings, json_safe, run_audit
 
     s = AuditSettings(l=args.l, sigma_x=args.sigma_x, n_class=args.n_class,
                       T_class=args.T_class, n_classes=args.n_classes, c=args.c,
                       delta=args.delta, trials=args.trials, statistic=args.statistic)
     r = run_audit(s, device=args.device)
     if args.json:
-        json.dump(_plain(r), sys.stdout)
+        json.dump(json_safe(r), sys.stdout)
         sys.stdout.write("\n")
     else:
         sys.stdout.write("\n".join(summary_lines(r)) + "\n")

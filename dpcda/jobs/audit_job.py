@@ -8,7 +8,6 @@ the tests chosen, the accountants' claims), never noise or a seed.
 
 from __future__ import annotations
 
-import math
 
 from dpcda.jobs.kinds import JobCancelled, JobContext, register_kind
 
@@ -35,19 +34,9 @@ def normalize(config: dict) -> dict:
     return {**out, "device": device, "audit_version": AUDIT_VERSION}
 
 
-def _json_safe(x):
-    if isinstance(x, float) and not math.isfinite(x):
-        return None if math.isnan(x) else ("inf" if x > 0 else "-inf")
-    if isinstance(x, dict):
-        return {k: _json_safe(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [_json_safe(v) for v in x]
-    return x
-
-
 @register_kind("audit", normalize=normalize)
 def run_audit_job(config: dict, ctx: JobContext | None = None) -> dict:
-    from dpcda.audit import AuditSettings, run_audit
+    from dpcda.audit import AuditSettings, json_safe, run_audit
 
     ctx = ctx or JobContext()
     cfg = normalize(config)
@@ -65,4 +54,4 @@ def run_audit_job(config: dict, ctx: JobContext | None = None) -> dict:
                 raise JobCancelled("cancelled")
 
     result = run_audit(s, progress=progress, device=device)
-    return _json_safe(result)
+    return json_safe(result)
