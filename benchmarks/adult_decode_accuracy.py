@@ -16,12 +16,10 @@ from sklearn.tree import DecisionTreeClassifier
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from adult_decoding_common import decoded_releases  # noqa: E402
+
 from dpcda.data import load_dataset  # noqa: E402
 from dpcda.mechanisms.decoding import DECODERS  # noqa: E402
-from dpcda.mechanisms.dp_cda import generate_dpcda_traced  # noqa: E402
-from dpcda.mechanisms.prepare import affine_of  # noqa: E402
-from dpcda.mechanisms.segments import segment_spans, snap_segments  # noqa: E402
-from dpcda.privacy import DEFAULT_ACCOUNTANT  # noqa: E402
 
 
 def main() -> None:
@@ -33,24 +31,13 @@ def main() -> None:
     a = ap.parse_args()
     torch.set_num_threads(1)
     ds = load_dataset("adult")
-    spans = segment_spans(ds.segments, ds.d_x)
     for norm in a.norms:
-        kw = {"bounds": ds.feature_bounds} if norm == "scale" else {}
         for eps in a.eps:
             for l in a.l:
                 acc = {dec: [] for dec in DECODERS}
-                for run in range(a.runs):
-                    rel, mixed = generate_dpcda_traced(
-                        ds.X_train, ds.y_train, l=l, T=ds.n_train, epsilon=eps,
-                        accountant=DEFAULT_ACCOUNTANT, normalize=norm, segments=ds.segments,
-                        class_names=ds.class_names, compare_accountants=False, seed=run,
-                        decode="argmax", **kw)
-                    shift, inv = affine_of(rel.preprocess, ds.d_x)
-                    test = rel.preprocess(ds.X_test)
-                    for dec in DECODERS:
-                        Xs = snap_segments(mixed.X, spans, shift, inv, decode=dec,
-                                           sigma=rel.card["parameters"]["sigma_x"], c=1.0,
-                                           rng=np.random.default_rng(100 + run), groups=mixed.y)
+                for _, mixed, test, decoded in decoded_releases(ds, norm=norm, eps=eps, l=l,
+                                                                runs=a.runs):
+                    for dec, Xs in decoded.items():
                         tree = DecisionTreeClassifier(max_depth=8, min_samples_leaf=20,
                                                       random_state=0).fit(Xs, mixed.y)
                         acc[dec].append(float((tree.predict(test) == ds.y_test).mean()))

@@ -22,13 +22,12 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from dpcda.data import load_dataset
-from dpcda.fidelity import tabular_fidelity
-from dpcda.mechanisms.decoding import DECODERS
-from dpcda.mechanisms.dp_cda import generate_dpcda_traced
-from dpcda.mechanisms.prepare import affine_of
-from dpcda.mechanisms.segments import segment_spans, snap_segments
-from dpcda.privacy import DEFAULT_ACCOUNTANT
+from adult_decoding_common import decoded_releases  # noqa: E402
+
+from dpcda.data import load_dataset  # noqa: E402
+from dpcda.fidelity import tabular_fidelity  # noqa: E402
+from dpcda.mechanisms.decoding import DECODERS  # noqa: E402
+from dpcda.privacy import DEFAULT_ACCOUNTANT  # noqa: E402
 
 
 def reweighted(y: np.ndarray, counts) -> np.ndarray:
@@ -50,28 +49,18 @@ def main() -> None:
     a = ap.parse_args()
     torch.set_num_threads(1)
     ds = load_dataset("adult")
-    spans = segment_spans(ds.segments, ds.d_x)
     print(f"accountant={DEFAULT_ACCOUNTANT}, T=N={ds.n_train}, runs={a.runs}")
     per_col = {}
     for norm in a.norms:
-        kw = {"bounds": ds.feature_bounds} if norm == "scale" else {}
         for eps in a.eps:
             for l in a.l:
                 rows = {dec: [] for dec in DECODERS}
                 rew = {dec: [] for dec in DECODERS}
                 t0 = time.time()
-                for run in range(a.runs):
-                    rel, mixed = generate_dpcda_traced(
-                        ds.X_train, ds.y_train, l=l, T=ds.n_train, epsilon=eps,
-                        accountant=DEFAULT_ACCOUNTANT, normalize=norm, segments=ds.segments,
-                        class_names=ds.class_names, compare_accountants=False, seed=run,
-                        decode="argmax", **kw)
-                    shift, inv = affine_of(rel.preprocess, ds.d_x)
-                    real = rel.preprocess(ds.X_test)
-                    for dec in DECODERS:
-                        Xs = snap_segments(mixed.X, spans, shift, inv, decode=dec,
-                                           sigma=rel.card["parameters"]["sigma_x"], c=1.0,
-                                           rng=np.random.default_rng(100 + run), groups=mixed.y)
+                for rel, mixed, real, decoded in decoded_releases(ds, norm=norm, eps=eps, l=l,
+                                                                  runs=a.runs):
+                    sx = rel.card["parameters"]["sigma_x"]
+                    for dec, Xs in decoded.items():
                         rep = tabular_fidelity(real, Xs, ds.segments, ds.feature_names)
                         rows[dec].append({c.name: c.distance for c in rep.columns
                                           if c.kind == "categorical"})
@@ -79,7 +68,6 @@ def main() -> None:
                         rep = tabular_fidelity(real, Xs[keep], ds.segments, ds.feature_names)
                         rew[dec].append({c.name: c.distance for c in rep.columns
                                          if c.kind == "categorical"})
-                sx = rel.card["parameters"]["sigma_x"]
                 for dec in DECODERS:
                     tv = np.array([[r[k] for k in r] for r in rows[dec]])
                     tw = np.array([[r[k] for k in r] for r in rew[dec]])
