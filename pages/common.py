@@ -237,7 +237,8 @@ def privacy_footnote(accountant: str, conversion: str, *, what: str = "the headl
 
     info = ACCOUNTANT_INFO[accountant]
     conv = (f"the **{conversion}** RDP → (ε, δ) conversion "
-            f"({CONVERSION_TITLES.get(conversion, conversion)})")
+            f"({CONVERSION_TITLES.get(conversion, conversion)})" if info.uses_rdp
+            else "exact composition of its privacy loss distribution (no RDP conversion)")
     st.divider()
     d = f", δ = {fmt_delta(delta)}" if delta is not None else ""
     from dpcda.privacy import caveat

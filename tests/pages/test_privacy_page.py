@@ -88,6 +88,8 @@ def test_default_page_readout_table_figure_and_footnote():
     foot = [c.value for c in at.caption if "Privacy footnote" in c.value]
     assert len(foot) == 1 and f"**{DEFAULT_ACCOUNTANT}**" in foot[0]
     assert get_accountant(DEFAULT_ACCOUNTANT).relation in foot[0]
+    # a PLD accountant converts no RDP curve: the footnote must not name a conversion
+    assert ("RDP → (ε, δ) conversion" in foot[0]) == get_accountant(DEFAULT_ACCOUNTANT).uses_rdp
 
 
 def test_l_control_steps_and_direction():
