@@ -422,3 +422,28 @@ def calibration_figure(rows: list[dict], *, target: float):
     fig.update_layout(title=f"noise for ε = {target:g}", height=320, showlegend=False,
                       margin=dict(l=10, r=10, t=40, b=10))
     return fig
+
+
+# --- the "Explain" toggle ---------------------------------------------------------------------
+
+EXPLAIN_KEY = "explain_notes"
+
+
+def explain_toggle() -> bool:
+    """The sidebar's "Explain" toggle (on for a first visit; ``?explain=0`` turns it off)."""
+    if EXPLAIN_KEY not in st.session_state:
+        st.session_state[EXPLAIN_KEY] = st.query_params.get("explain", "1") != "0"
+    return st.sidebar.toggle("Explain", key=EXPLAIN_KEY,
+                             help="Plain-language notes beside every input: what it does and "
+                                  "which direction is more private.")
+
+
+def explain(key: str, *, container=None) -> None:
+    """Draw input ``key``'s plain note (and its privacy direction) when Explain is on."""
+    from dpcda.explain import ends_text, get_note
+
+    if not st.session_state.get(EXPLAIN_KEY, True):
+        return
+    note = get_note(key)
+    ends = ends_text(key)
+    (container or st).caption(note.text + (f"  \n{ends}" if ends else ""))
