@@ -5,12 +5,43 @@ names the parameter, the allowed values and the value given, e.g.
 
 Integers: an ``int`` or an integral float (``4.0``, as JSON and command lines deliver them) is
 accepted and returned as ``int``; ``4.5``, ``True``, ``"4"`` are refused. Pure Python.
+
+Errors are values: every check raises :class:`CheckError` (a ``ValueError``) carrying a ``code``
+(one of :data:`CHECK_CODES`), the parameter name, the value and the allowed range, so a page can
+turn it into plain words (:func:`dpcda.messages.problem_of`) without matching on its text.
 """
 
 from __future__ import annotations
 
 import math
 import numbers
+
+#: code -> what it means. ``int_range``: not an integer in the range; ``number_range``: not a
+#: finite number in the interval; ``choice``: not one of the allowed names; ``sigma_pair``: one
+#: noise scale zero and the other not; ``not_a_number``: typed text that is not a number.
+CHECK_CODES = {
+    "int_range": "not an integer in the allowed range",
+    "number_range": "not a finite number in the allowed interval",
+    "choice": "not one of the allowed values",
+    "sigma_pair": "one noise scale is zero and the other is not",
+    "not_a_number": "typed text that is not a number",
+}
+
+
+class CheckError(ValueError):
+    """A refused input: ``str(exc)`` is the precise message; the fields are for plain words.
+
+    ``code`` (a key of :data:`CHECK_CODES`), ``name`` (the parameter), ``value`` (as given),
+    ``allowed`` (the range or choices as the message writes them, e.g. ``"in [1, 5421]"``),
+    ``lo``/``hi``/``lo_open``/``hi_open`` (the interval, ``None`` for an open end), ``why`` (the
+    reason for the range, e.g. ``" (the smallest class)"``, may be empty).
+    """
+
+    def __init__(self, message: str, *, code: str, name: str, value=None, allowed: str = "",
+                 lo=None, hi=None, lo_open: bool = False, hi_open: bool = False, why: str = ""):
+        super().__init__(message)
+        self.code, self.name, self.value, self.allowed, self.why = code, name, value, allowed, why
+        self.lo, self.hi, self.lo_open, self.hi_open = lo, hi, lo_open, hi_open
 
 
 def is_int(value) -> bool:
@@ -32,7 +63,9 @@ def check_int(name: str, value, lo: int, hi: int | None = None, why: str = "") -
     """``int(value)`` if it is an integer in ``[lo, hi]``, else a ValueError naming ``name``."""
     if is_int(value) and value >= lo and (hi is None or value <= hi):
         return int(value)
-    raise ValueError(f"{name} must be an integer {int_range(lo, hi)}{why}, got {name}={value!r}")
+    raise CheckError(f"{name} must be an integer {int_range(lo, hi)}{why}, got {name}={value!r}",
+                     code="int_range", name=name, value=value, allowed=int_range(lo, hi), lo=lo,
+                     hi=hi, why=why)
 
 
 def float_range(lo: float | None, hi: float | None, lo_open: bool = False,
@@ -63,14 +96,18 @@ def check_float(name: str, value, *, lo: float | None = None, lo_open: bool = Fa
         return v
     rng = float_range(lo, hi, lo_open, hi_open)
     rng = "in " + rng if rng.startswith(("(", "[")) else rng
-    raise ValueError(f"{name} must be a finite number {rng}{why}, got {name}={value!r}")
+    raise CheckError(f"{name} must be a finite number {rng}{why}, got {name}={value!r}",
+                     code="number_range", name=name, value=value, allowed=rng, lo=lo, hi=hi,
+                     lo_open=lo_open, hi_open=hi_open, why=why)
 
 
 def check_choice(name: str, value, choices) -> str:
     """``value`` if it is one of ``choices``, else a ValueError listing them."""
     if isinstance(value, str) and value in choices:
         return value
-    raise ValueError(f"{name} must be one of {', '.join(map(str, choices))}, got {name}={value!r}")
+    allowed = ", ".join(map(str, choices))
+    raise CheckError(f"{name} must be one of {allowed}, got {name}={value!r}", code="choice",
+                     name=name, value=value, allowed=allowed)
 
 
 def check_delta(delta) -> float:
@@ -82,8 +119,10 @@ def check_sigma_pair(sigma_x: float, sigma_y: float) -> None:
     """Both noise scales zero (the explicit non-private setting) or both positive."""
     if (sigma_x == 0.0) != (sigma_y == 0.0):
         zero, other = ("sigma_x", "sigma_y") if sigma_x == 0.0 else ("sigma_y", "sigma_x")
-        raise ValueError(f"{zero} must be > 0 unless sigma_x = sigma_y = 0 (the non-private "
-                         f"setting), got {zero}=0 with {other}={max(sigma_x, sigma_y):g}")
+        raise CheckError(f"{zero} must be > 0 unless sigma_x = sigma_y = 0 (the non-private "
+                         f"setting), got {zero}=0 with {other}={max(sigma_x, sigma_y):g}",
+                         code="sigma_pair", name=zero, value=0.0, allowed="> 0", lo=0.0,
+                         lo_open=True)
 
 
 def check_sigmas(sigma_x, sigma_y) -> tuple[float, float]:

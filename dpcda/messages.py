@@ -1,0 +1,140 @@
+"""Problems in plain words: a refused input becomes one sentence a teacher can act on.
+
+A page catches a ``ValueError`` and calls :func:`problem_of`; the :class:`Problem` carries a
+``code`` (from :data:`dpcda.checks.CHECK_CODES`, or ``"invalid"`` for an error raised without
+one), a ``plain`` sentence, and the ``precise`` library message for an expander. Pages decide
+on codes, never on the English text.
+
+>>> from dpcda.checks import check_int
+>>> try:
+...     check_int("l", 0, 1, 5421, " (the smallest class)")
+... except ValueError as exc:
+...     problem_of(exc).plain
+'The order of mixture l must be a whole number from 1 to 5,421 (the smallest class); 0 is not.'
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from dpcda.checks import CHECK_CODES, CheckError
+
+#: Parameter name -> how a sentence names it (unknown names are used as they are).
+LABELS = {
+    "l": "the order of mixture l",
+    "sigma_x": "the feature noise σ_x",
+    "sigma_y": "the label noise σ_y",
+    "sigma": "the noise σ",
+    "ratio": "the noise ratio σ_y / σ_x",
+    "delta": "δ",
+    "epsilon": "ε",
+    "c": "the clip norm c",
+    "T": "the number of synthetic samples T",
+    "n": "the dataset size N",
+    "dataset size": "the dataset size",
+    "class_counts": "the class counts",
+    "max_alpha": "the largest Rényi order α_max",
+    "d_x": "the number of features d_x",
+    "d_y": "the number of classes d_y",
+    "runs": "the number of runs",
+    "seed": "the seed",
+}
+
+#: The code of an error raised without one (any ``ValueError`` that is not a CheckError).
+UNCODED = "invalid"
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One problem: ``code`` to decide on, ``plain`` to show, ``precise`` for an expander."""
+
+    code: str
+    plain: str
+    precise: str
+    name: str = ""
+
+
+def label(name: str) -> str:
+    """How a sentence names parameter ``name`` (``"delta"`` -> ``"δ"``)."""
+    return LABELS.get(name, name)
+
+
+def _num(v) -> str:
+    if isinstance(v, bool) or v is None:
+        return str(v)
+    if isinstance(v, int) or (isinstance(v, float) and math.isfinite(v) and v.is_integer()
+                              and abs(v) < 1e15):
+        return f"{int(v):,}"
+    if isinstance(v, float):
+        return f"{v:g}"
+    text = str(v)
+    return f"'{text[:40]}…'" if len(text) > 40 else f"'{text}'"
+
+
+def range_words(lo=None, hi=None, lo_open: bool = False, hi_open: bool = False) -> str:
+    """An interval in words: ``"from 1 to 5,421"``, ``"between 0 and 1"``, ``"above 0"``."""
+    if lo is not None and hi is not None:
+        if lo_open and hi_open:
+            return f"between {_num(lo)} and {_num(hi)}"
+        if not lo_open and not hi_open:
+            return f"from {_num(lo)} to {_num(hi)}"
+        return (f"above {_num(lo)} and " if lo_open else f"at least {_num(lo)} and ") + (
+            f"below {_num(hi)}" if hi_open else f"at most {_num(hi)}")
+    if lo is not None:
+        return f"above {_num(lo)}" if lo_open else f"of at least {_num(lo)}"
+    if hi is not None:
+        return f"below {_num(hi)}" if hi_open else f"of at most {_num(hi)}"
+    return "that is finite"
+
+
+def _sentence(text: str) -> str:
+    """Capitalise the first letter, but never a symbol: δ stays δ (Δ is another quantity)."""
+    return text[:1].upper() + text[1:] if text[:1].isascii() else text
+
+
+def plain_text(exc: CheckError) -> str:
+    """The plain sentence for a coded refusal."""
+    who = _sentence(label(exc.name))
+    why = exc.why.strip()
+    why = f" {why}" if why.startswith("(") else ""
+    code = exc.code
+    if code == "int_range":
+        rng = range_words(exc.lo, exc.hi)
+        return f"{who} must be a whole number {rng}{why}; {_num(exc.value)} is not."
+    if code == "number_range":
+        rng = range_words(exc.lo, exc.hi, exc.lo_open, exc.hi_open)
+        if exc.lo is None and exc.hi is None:
+            return f"{who} must be a finite number; {_num(exc.value)} is not."
+        return f"{who} must be a number {rng}{why}; {_num(exc.value)} is not."
+    if code == "choice":
+        return f"{who} must be one of: {exc.allowed}; {_num(exc.value)} is not."
+    if code == "sigma_pair":
+        return ("Both noise scales must be zero (no privacy at all) or both above zero; "
+                f"{label(exc.name)} is zero and the other is not.")
+    if code == "not_a_number":
+        if exc.value in ("", None):
+            return f"{who} is empty: type a number."
+        return f"{who} must be a number; {_num(exc.value)} is not."
+    return _sentence(str(exc))
+
+
+def problem_of(exc: BaseException) -> Problem:
+    """A :class:`Problem` for a refused input (a CheckError) or any other error.
+
+    An error without a code keeps its own message as the plain text (code ``"invalid"``).
+    """
+    precise = str(exc)
+    if isinstance(exc, CheckError) and exc.code in CHECK_CODES:
+        return Problem(exc.code, plain_text(exc), precise, exc.name)
+    return Problem(UNCODED, _sentence(precise), precise)
+
+
+def unique_problems(problems) -> list[Problem]:
+    """``problems`` without repeats (same plain text), in order: each problem is stated once."""
+    seen, out = set(), []
+    for p in problems:
+        if p.plain not in seen:
+            seen.add(p.plain)
+            out.append(p)
+    return out

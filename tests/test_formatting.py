@@ -1,0 +1,37 @@
+import math
+
+import pytest
+
+from dpcda.formatting import (EMPTY, fmt_alpha, fmt_cell, fmt_delta, fmt_eps, fmt_int, fmt_sigma,
+                              log_ticks, nearest)
+
+
+def test_numbers_read_the_same_everywhere():
+    assert fmt_eps(math.inf) == "∞ (no privacy)"
+    assert fmt_eps(None) == fmt_eps(math.nan) == "n/a"
+    assert fmt_eps(9.87654) == "9.88" and fmt_eps(1234.4) == "1,234" and fmt_eps(3e6) == "3e+06"
+    assert fmt_delta(1e-5) == "1e-5" and fmt_delta(2e-10) == "2e-10" and fmt_delta(0.01) == "1e-2"
+    assert fmt_sigma(0.0) == "0 (no privacy)" and fmt_sigma(0.24221) == "0.242"
+    assert fmt_int(60000) == "60,000"
+    assert fmt_alpha(32.0) == "32" and fmt_alpha(2.5) == "2.5"
+    assert fmt_alpha(None) == EMPTY and "PLD" in fmt_alpha(None, 1e-3)
+
+
+def test_empty_cells_are_a_dash_never_none():
+    assert fmt_cell(None) == fmt_cell(math.nan) == EMPTY
+    assert fmt_cell(0.5, lambda v: f"{v:.1f}") == "0.5"
+
+
+def test_nearest_is_on_a_log_scale_and_refuses_a_bad_target():
+    assert nearest((0.0, 0.1, 1.0, 10.0), 0.4) == 1.0   # log-distance: 0.4 is nearer 1 than 0.1
+    assert nearest((0.1, 1.0), 0.2) == 0.1
+    with pytest.raises(ValueError, match="target"):
+        nearest((0.1, 1.0), 0.0)
+
+
+def test_log_ticks_span_the_range():
+    t = log_ticks(0.01, 10)
+    assert t["tickvals"][0] == pytest.approx(0.01) and t["tickvals"][-1] == pytest.approx(10)
+    assert "0.02" in t["ticktext"]                          # 1-2-5 over three decades
+    assert log_ticks(1e-3, 1e4)["ticktext"] == ["0.001", "0.01", "0.1", "1", "10", "100",
+                                                "1000", "10000"]  # decades only

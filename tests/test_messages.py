@@ -1,0 +1,52 @@
+import pytest
+
+from dpcda.checks import CHECK_CODES, CheckError, check_choice, check_float, check_int, check_sigmas
+from dpcda.messages import UNCODED, problem_of, range_words, unique_problems
+from dpcda.privacy import PrivacyParams
+
+
+def _problem(fn, *a, **kw):
+    with pytest.raises(ValueError) as e:
+        fn(*a, **kw)
+    return problem_of(e.value)
+
+
+def test_every_check_carries_a_code_and_keeps_its_precise_message():
+    p = _problem(check_int, "l", 0, 1, 5421, " (the smallest class)")
+    assert p.code == "int_range" and p.code in CHECK_CODES
+    assert p.plain == ("The order of mixture l must be a whole number from 1 to 5,421 "
+                       "(the smallest class); 0 is not.")
+    assert p.precise == "l must be an integer in [1, 5421] (the smallest class), got l=0"
+
+
+def test_plain_words_for_intervals_choices_and_sigma_pairs():
+    p = _problem(check_float, "ratio", 0.0, lo=0.0, lo_open=True)
+    assert p.code == "number_range" and p.plain.startswith("The noise ratio σ_y / σ_x must be "
+                                                           "a number above 0")
+    assert "got" not in p.plain and "inf" not in p.plain
+    p = _problem(check_float, "delta", 2.0, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
+    assert p.plain.startswith("δ must be a number between 0 and 1;")
+    p = _problem(check_choice, "accountant", "nope", ["paper", "class-aware"])
+    assert p.code == "choice" and "paper, class-aware" in p.plain
+    p = _problem(check_sigmas, 0.0, 0.5)
+    assert p.code == "sigma_pair" and "Both noise scales" in p.plain
+
+
+def test_library_errors_reach_the_page_with_their_code():
+    # PrivacyParams validates with the checks: the code survives to the page.
+    p = _problem(PrivacyParams, l=0, sigma_x=0.5, sigma_y=0.5, c=1.0, T=100, n=100, delta=1e-5)
+    assert p.code == "int_range" and p.name == "l"
+
+
+def test_uncoded_errors_keep_their_text_and_repeats_are_dropped():
+    p = problem_of(ValueError("something odd"))
+    assert p.code == UNCODED and p.plain == "Something odd"
+    q = problem_of(CheckError("x", code="int_range", name="T", value=0, lo=1))
+    assert [x.plain for x in unique_problems([p, q, p])] == [p.plain, q.plain]
+
+
+def test_range_words():
+    assert range_words(1, 10) == "from 1 to 10"
+    assert range_words(0, 1, True, False) == "above 0 and at most 1"
+    assert range_words(None, 5, hi_open=True) == "below 5"
+    assert range_words() == "that is finite"
