@@ -16,22 +16,31 @@ PAPER_URL = "https://arxiv.org/abs/2411.16121"
 DPMIX_URL = ("https://scholar.google.com/scholar?q=%22Synthesizing+differentially+private+"
              "datasets+using+random+mixing%22")
 
-# (file, title, icon, what it offers) in navigation order; missing files are left out.
+# The guided path, in navigation order: (file, title, icon, step, what to do, what to look for,
+# the Explain note shown under the step). Missing files are left out of the navigation.
 # Material icons are drawn from Streamlit's bundled font. Without an explicit page_icon, a
 # page's Material icon also becomes the tab's favicon, which Streamlit fetches from
 # fonts.gstatic.com (a request to Google on every page view; broken offline): FAVICON below
 # is an inline SVG, so the dashboard makes no outside request. (Emoji icons need an emoji
 # font, which headless/server machines often lack.)
-PAGES = (
-    ("pages/privacy.py", "Privacy", ":material/shield_lock:",
-     "ε of a release under every accountant, the paper's Figure 4, noise calibration"),
-    ("pages/samples.py", "Samples", ":material/image:",
-     "generate a synthetic release and look at it"),
-    ("pages/utility.py", "Utility", ":material/monitoring:",
-     "accuracy of models trained on synthetic data"),
-    ("pages/compare.py", "Compare", ":material/compare_arrows:",
-     "DP-CDA against DPMix and the other baselines"),
+STEPS = (
+    ("pages/privacy.py", "Privacy", ":material/shield_lock:", "Choose ε",
+     "Pick the dataset, then move the sliders for l and the noise: the big number is ε, the "
+     "privacy budget of the release.",
+     "smaller ε is more private; ε ≤ 1 is strong, ε = 10 is what papers often use.", "epsilon"),
+    ("pages/samples.py", "Samples", ":material/image:", "See the data",
+     "Make a synthetic copy of the data at that setting and look at the images.",
+     "whether each class still shows through the noise; if every image is static, try a "
+     "larger l.", "l"),
+    ("pages/utility.py", "Utility", ":material/monitoring:", "Measure utility",
+     "Train a model on the synthetic data and test it on real data, for a few ε or l.",
+     "how much accuracy is lost as ε gets smaller, and how far the runs spread.", "learner"),
+    ("pages/compare.py", "Compare", ":material/compare_arrows:", "Compare and decide",
+     "Put DP-CDA beside other methods at the same ε, then pick the setting to release.",
+     "the smallest ε whose accuracy is still good enough for the job.", "mechanism"),
 )
+#: (file, title, icon, what it offers) for the navigation, in the order of the steps.
+PAGES = tuple((f, t, i, f"{step}: {do}") for f, t, i, step, do, _, _ in STEPS)
 
 # A shield with an epsilon, as an inline SVG (served as a data: URL).
 FAVICON = ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 64 64">'
@@ -69,7 +78,18 @@ digraph dpcda {
 
 
 def home() -> None:
-    st.title("dpcda: differentially private synthetic data by class-centric mixing")
+    from pages.common import explain_toggle
+
+    explain_toggle()
+    st.title("DP-CDA: private synthetic data, step by step")
+    st.markdown("Publish a look-alike of a labelled dataset without exposing anyone in it. "
+                "Follow the four steps; each page says what to do when you get there.")
+    steps = [s for s in STEPS if (ROOT / s[0]).exists()]
+    for row in range(0, len(steps), 2):
+        for col, step in zip(st.columns(2, gap="medium"), steps[row:row + 2]):
+            with col:
+                _step_card(steps.index(step) + 1, *step)
+    st.subheader("How DP-CDA works")
     text, diagram = st.columns([3, 2], gap="large")
     with diagram:
         st.graphviz_chart(PIPELINE_DOT, width="stretch")
@@ -77,36 +97,37 @@ def home() -> None:
         _home_text()
 
 
+def _step_card(number, file, title, icon, step, do, look_for, note) -> None:
+    """One step of the guided path: what to do, what to look for, a link to its page."""
+    from pages.common import explain
+
+    with st.container(border=True, key=f"home_step_{number}"):
+        st.markdown(f"#### {number} · {step}")
+        st.markdown(f"{do} **Look for** {look_for}")
+        st.page_link(file, label=f"Open **{title}**", icon=icon)
+        explain(note)
+
+
 def _home_text() -> None:
     from dpcda.privacy import ACCOUNTANT_INFO, list_accountants
 
     st.markdown(
-        "**DP-CDA** publishes a synthetic version of a labelled dataset with a differential "
-        "privacy guarantee. Each synthetic sample is the **average of l random records of one "
-        "class**, plus **Gaussian noise** on the features (σ_x) and on the one-hot label (σ_y). "
-        "Every class gets ⌊T/K⌋ samples. The privacy cost is tracked with **Rényi differential "
-        "privacy (RDP)** and converted to an (ε, δ) guarantee. Averaging more records (larger l) "
-        "hides each one better, so less noise is needed for the same ε, but the samples look "
-        "less like individual records.")
+        "Each synthetic sample is the **average of l random records of one class**, plus "
+        "**Gaussian noise** on the features (σ_x) and on the one-hot label (σ_y). Every class "
+        "gets ⌊T/K⌋ samples. The privacy cost is tracked with **Rényi differential privacy "
+        "(RDP)** and converted to an (ε, δ) guarantee. Averaging more records (larger l) hides "
+        "each one better, so less noise is needed for the same ε, but the samples look more "
+        "like the class average.")
     names = list_accountants()
-    st.markdown("**Accountants available:** " + "; ".join(
-        f"`{n}` ({ACCOUNTANT_INFO[n].title})" for n in names)
-        + ". The Privacy page shows all of them side by side and explains what each assumes.")
-
-    st.subheader("Pages")
-    for file, title, icon, what in PAGES:
-        if (ROOT / file).exists():
-            st.page_link(file, label=f"**{title}**: {what}", icon=icon)
-
-    st.subheader("References")
+    with st.expander("Accountants (the proofs that turn a setting into ε)"):
+        st.markdown("; ".join(f"`{n}` ({ACCOUNTANT_INFO[n].title})" for n in names)
+                    + ". The Privacy page shows all of them side by side and what each assumes.")
     st.markdown(
-        f"- U. Saha, T. M. Tonoy, H. Imtiaz. *DP-CDA: An Algorithm for Enhanced Privacy "
-        f"Preservation in Dataset Synthesis Through Randomized Mixing.* Security and Privacy "
-        f"(Wiley); [arXiv:2411.16121]({PAPER_URL}).\n"
-        f"- K. Lee, H. Kim, K. Lee, C. Suh, K. Ramchandran. *Synthesizing Differentially Private "
-        f"Datasets using Random Mixing* (DPMix). IEEE ISIT 2019, pp. 542–546 "
-        f"([search]({DPMIX_URL})).")
-    st.divider()
+        f"**References.** U. Saha, T. M. Tonoy, H. Imtiaz. *DP-CDA: An Algorithm for Enhanced "
+        f"Privacy Preservation in Dataset Synthesis Through Randomized Mixing.* Security and "
+        f"Privacy (Wiley); [arXiv:2411.16121]({PAPER_URL}). K. Lee, H. Kim, K. Lee, C. Suh, "
+        f"K. Ramchandran. *Synthesizing Differentially Private Datasets using Random Mixing* "
+        f"(DPMix). IEEE ISIT 2019, pp. 542–546 ([search]({DPMIX_URL})).")
     from dpcda.privacy import DEFAULT_ACCOUNTANT, NOT_A_BOUND
 
     st.caption("**Privacy footnote.** This page shows no ε. Every ε on the other pages names the "

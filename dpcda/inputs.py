@@ -47,7 +47,12 @@ def parse_int_text(text: str | None, *, name: str, lo: int, hi: int | None = Non
     value = _number(text, name)
     if math.isfinite(value) and value.is_integer():
         value = int(value)
-    return check_int(name, value, lo, hi, why)
+    try:
+        return check_int(name, value, lo, hi, why)
+    except CheckError as exc:  # name the value as typed (1e308, not its 309 digits)
+        raise CheckError(str(exc).rsplit(", got ", 1)[0] + f", got {name}={text.strip()!r}",
+                         code=exc.code, name=name, value=text.strip(), allowed=exc.allowed,
+                         lo=lo, hi=hi, why=why) from None
 
 
 def parse_float_text(text: str | None, *, name: str, lo: float | None = None,

@@ -63,13 +63,18 @@ def label(name: str) -> str:
 def _num(v) -> str:
     if isinstance(v, bool) or v is None:
         return str(v)
-    if isinstance(v, int) or (isinstance(v, float) and math.isfinite(v) and v.is_integer()
-                              and abs(v) < 1e15):
+    if isinstance(v, (int, float)) and abs(v) >= 1e15:
+        return f"{float(v):.3g}"
+    if isinstance(v, int) or (isinstance(v, float) and math.isfinite(v) and v.is_integer()):
         return f"{int(v):,}"
     if isinstance(v, float):
         return f"{v:g}"
-    text = str(v)
-    return f"'{text[:40]}…'" if len(text) > 40 else f"'{text}'"
+    text = str(v).strip()
+    try:  # typed text that reads as a number is shown as typed, without quotes
+        float(text.replace(",", "").replace("_", ""))
+        return text
+    except ValueError:
+        return f"'{text[:40]}…'" if len(text) > 40 else f"'{text}'"
 
 
 def range_words(lo=None, hi=None, lo_open: bool = False, hi_open: bool = False) -> str:

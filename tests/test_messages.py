@@ -50,3 +50,13 @@ def test_range_words():
     assert range_words(0, 1, True, False) == "above 0 and at most 1"
     assert range_words(None, 5, hi_open=True) == "below 5"
     assert range_words() == "that is finite"
+
+
+def test_a_typed_value_is_quoted_as_typed():
+    from dpcda.inputs import parse_int_text
+
+    p = _problem(parse_int_text, "1e308", name="T", lo=1, hi=10**9)
+    assert p.plain.endswith("from 1 to 1,000,000,000; 1e308 is not.")
+    assert p.precise == "T must be an integer in [1, 1000000000], got T='1e308'"
+    assert problem_of(CheckError("x", code="int_range", name="n", value=10**20, lo=1)
+                      ).plain.endswith("1e+20 is not.")
