@@ -75,17 +75,19 @@ def parse_counts(text: str) -> tuple[int, tuple[int, ...] | None]:
     CheckError for ``"dataset size"`` (``not_a_number`` or ``int_range``).
     """
     name = "dataset size"
+    shape = "N (one whole number) or the class counts separated by commas, like 6000, 6000, 5000"
     parts = [p.strip().replace("_", "") for p in text.replace(";", ",").split(",")]
     parts = [p for p in parts if p]
     if not parts:
         raise CheckError("dataset size must be N (one integer) or comma-separated class counts, "
-                         "got an empty value", code="not_a_number", name=name, value="")
+                         "got an empty value", code="not_a_number", name=name, value="",
+                         allowed=shape)
     try:
         values = [int(p) for p in parts]
     except ValueError:
         raise CheckError("dataset size must be N (one integer) or comma-separated positive "
                          f"integer class counts such as '6000, 6000, 5000', got {text!r}",
-                         code="not_a_number", name=name, value=text) from None
+                         code="not_a_number", name=name, value=text, allowed=shape) from None
     if any(v < 1 for v in values):
         raise CheckError(f"every count must be a positive integer, got {text!r}",
                          code="int_range", name=name, value=min(values), allowed=">= 1", lo=1)

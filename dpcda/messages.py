@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from dpcda.checks import CHECK_CODES, CheckError
+from dpcda.checks import CHECK_CODES, NOTICE_CODES, CheckError, Notice
 
 #: Parameter name -> how a sentence names it (unknown names are used as they are).
 LABELS = {
@@ -118,20 +118,42 @@ def plain_text(exc: CheckError) -> str:
         return ("Both noise scales must be zero (no privacy at all) or both above zero; "
                 f"{label(exc.name)} is zero and the other is not.")
     if code == "not_a_number":
+        wanted = exc.allowed or "a number"
         if exc.value in ("", None):
-            return f"{who} is empty: type a number."
-        return f"{who} must be a number; {_num(exc.value)} is not."
+            return f"{who} is empty: type {wanted}."
+        return f"{who} must be {wanted}; {_num(exc.value)} is not."
     return _sentence(str(exc))
 
 
-def problem_of(exc: BaseException) -> Problem:
-    """A :class:`Problem` for a refused input (a CheckError) or any other error.
+def notice_text(notice: Notice) -> str:
+    """The plain sentence for a coded warning (:class:`dpcda.checks.Notice`)."""
+    f = notice.fields
+    if notice.code == "non_private":
+        return "With no noise (σ = 0) the release has no privacy at all: ε is infinite."
+    if notice.code == "max_alpha_edge":
+        return (f"The best Rényi order is the largest one tried ({f.get('max_alpha')}): a larger "
+                "α_max could give a smaller ε.")
+    if notice.code == "delta_not_below_1_over_n":
+        n = f.get("n")
+        return (f"δ = {f.get('delta'):g} is too large for {_num(n)} records: publishing one "
+                f"record at random would meet it. Choose δ below 1/N = {1 / n:.2g}.")
+    if notice.code == "pld_rdp_cap":
+        return ("This setting spends so much privacy that the exact (PLD) analysis was skipped; "
+                "the ε shown is the RDP bound, which is also valid.")
+    return _sentence(str(notice))
 
-    An error without a code keeps its own message as the plain text (code ``"invalid"``).
+
+def problem_of(exc: BaseException | str) -> Problem:
+    """A :class:`Problem` for a refused input (a CheckError), a warning (a coded Notice, e.g.
+    from ``EpsilonResult.warnings``) or any other error or text.
+
+    Anything without a known code keeps its own message as the plain text (code ``"invalid"``).
     """
     precise = str(exc)
     if isinstance(exc, CheckError) and exc.code in CHECK_CODES:
         return Problem(exc.code, plain_text(exc), precise, exc.name)
+    if isinstance(exc, Notice) and exc.code in NOTICE_CODES:
+        return Problem(exc.code, notice_text(exc), precise)
     return Problem(UNCODED, _sentence(precise), precise)
 
 

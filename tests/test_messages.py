@@ -60,3 +60,40 @@ def test_a_typed_value_is_quoted_as_typed():
     assert p.precise == "T must be an integer in [1, 1000000000], got T='1e308'"
     assert problem_of(CheckError("x", code="int_range", name="n", value=10**20, lo=1)
                       ).plain.endswith("1e+20 is not.")
+
+
+def test_warnings_are_coded_values_with_plain_words():
+    import pickle
+
+    from dpcda.checks import Notice
+    from dpcda.privacy import compute_epsilon
+
+    p = PrivacyParams(l=4, sigma_x=0.5, sigma_y=0.5, c=1.0, T=1000, n=1000, delta=0.01)
+    w = compute_epsilon(p, accountant="paper").warnings
+    assert [x.code for x in w] == ["delta_not_below_1_over_n"]
+    assert isinstance(w[0], str) and "delta=0.01 is not below 1/N" in w[0]   # still the text
+    plain = problem_of(w[0]).plain
+    assert plain == ("δ = 0.01 is too large for 1,000 records: publishing one record at random "
+                     "would meet it. Choose δ below 1/N = 0.001.")
+    back = pickle.loads(pickle.dumps(w[0]))
+    assert back == w[0] and back.code == w[0].code and back.fields == {"delta": 0.01, "n": 1000}
+    p0 = PrivacyParams(l=4, sigma_x=0.0, sigma_y=0.0, c=1.0, T=1000, n=1000, delta=1e-5)
+    assert [x.code for x in compute_epsilon(p0, accountant="paper").warnings] == ["non_private"]
+    assert problem_of(Notice("odd", "unknown-code")).code == UNCODED
+
+
+def test_t_below_the_number_of_classes_is_coded():
+    p = _problem(PrivacyParams, l=1, sigma_x=0.5, sigma_y=0.5, T=2, class_counts=(5, 5, 5),
+                 delta=1e-5)
+    assert p.code == "int_range" and p.name == "T"
+    assert p.plain.startswith("The number of synthetic samples T must be a whole number of at "
+                              "least 3 (the number of classes K")
+
+
+def test_a_typed_dataset_size_says_what_shape_is_expected():
+    from dpcda.inputs import parse_counts
+
+    p = _problem(parse_counts, "6000, six thousand")
+    assert p.plain == ("The dataset size must be N (one whole number) or the class counts "
+                       "separated by commas, like 6000, 6000, 5000; '6000, six thousand' is not.")
+    assert "class counts" in p.precise

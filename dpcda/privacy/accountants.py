@@ -15,6 +15,7 @@ from typing import Callable
 
 import numpy as np
 
+from dpcda.checks import Notice
 from dpcda.privacy.conversion import CONVERSIONS, best_epsilon
 from dpcda.privacy.params import MAX_ALPHA_LIMIT, PrivacyParams, check_int
 from dpcda.privacy.rdp import rdp_subsampled_gaussian
@@ -390,16 +391,20 @@ def compute_epsilon(params: PrivacyParams, *, accountant: str = "paper",
 
 
 def _warnings(params: PrivacyParams, at_max: bool, max_alpha: int) -> list[str]:
+    """The warnings of a result, as coded :class:`~dpcda.checks.Notice` strings."""
     warnings: list[str] = []
     if not params.private:
-        warnings.append("sigma_x = sigma_y = 0: the non-private setting, epsilon = infinity "
-                        "(no privacy)")
+        warnings.append(Notice("sigma_x = sigma_y = 0: the non-private setting, epsilon = "
+                               "infinity (no privacy)", "non_private"))
     elif at_max:
-        warnings.append(f"the minimizing order is max_alpha={max_alpha}: a larger max_alpha "
-                        "would give a smaller epsilon")
+        warnings.append(Notice(f"the minimizing order is max_alpha={max_alpha}: a larger "
+                               "max_alpha would give a smaller epsilon", "max_alpha_edge",
+                               max_alpha=max_alpha))
     if params.delta >= 1.0 / params.n:
-        warnings.append(f"delta={params.delta:g} is not below 1/N={1.0 / params.n:.3g}: a "
-                        "mechanism that publishes a random record meets it; choose delta < 1/N")
+        warnings.append(Notice(f"delta={params.delta:g} is not below 1/N={1.0 / params.n:.3g}: a "
+                               "mechanism that publishes a random record meets it; choose delta "
+                               "< 1/N", "delta_not_below_1_over_n", delta=params.delta,
+                               n=params.n))
     return warnings
 
 
@@ -412,8 +417,9 @@ def _direct_result(params: PrivacyParams, acc: Accountant, conversion: str, max_
     warnings = _warnings(params, False, max_alpha)
     low = float(low[0])
     if params.private and not np.isfinite(low):
-        warnings.append(f"the class-aware RDP bound exceeds {PLD_RDP_CAP:g}: the PLD was not "
-                        "computed and that RDP bound (improved conversion), also valid, is shown")
+        warnings.append(Notice(f"the class-aware RDP bound exceeds {PLD_RDP_CAP:g}: the PLD was "
+                               "not computed and that RDP bound (improved conversion), also "
+                               "valid, is shown", "pld_rdp_cap"))
     return EpsilonResult(
         epsilon=float(eps[0]), alpha=None, orders=np.zeros(0, dtype=int), rdp=np.zeros(0),
         accountant=acc.name, conversion=None, delta=params.delta,

@@ -70,9 +70,9 @@ class PrivacyParams:
         set_(self, "sigma_y", sy)
         set_(self, "c", check_float("c", self.c, lo=0.0, lo_open=True))
         set_(self, "T", check_int("T", self.T, 1))
-        if counts is not None and self.T < len(counts):
-            raise ValueError(f"T must be an integer >= {len(counts)} (the number of classes K: "
-                             f"floor(T/K) samples per class), got T={self.T}")
+        if counts is not None:
+            check_int("T", self.T, len(counts), None,
+                      " (the number of classes K: floor(T/K) samples per class)")
         set_(self, "delta", check_delta(self.delta))
         set_(self, "allocation", check_allocation(self.allocation))
         if counts is not None:
