@@ -1,0 +1,197 @@
+"""Collect a report's data from the library: the release (privacy block, data card, images,
+class means, fidelity) and, from the results store, accuracy against l, the frontier and the
+latest comparison (:func:`gather_report_inputs`). No number is invented: what is not in the
+store is left out and the report says "Not measured yet".
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+from dpcda.report.inputs import ReportInputs, rows_of
+
+T_CAP = 10_000     # largest T a report generates itself (the Samples page's cap)
+PER_CLASS = 8      # samples per class in the picture
+MAX_CLASSES = 10   # classes drawn
+MAX_SERIES = 6     # target epsilons drawn in the accuracy-vs-l chart
+
+
+def _open_store(store):
+    from dpcda.jobs import JobStore
+    from dpcda.jobs.db import resolve_db_path
+
+    if store is None or isinstance(store, (str, bytes)) or hasattr(store, "__fspath__"):
+        path = resolve_db_path(store)
+        return JobStore(path) if path.exists() else None
+    return store
+
+
+def accuracy_cells(jobs, *, dataset: str, accountant: str, delta: float) -> list[dict]:
+    """Finished DP-CDA ``experiment`` jobs of ``dataset`` under ``accountant`` and ``delta``,
+    grouped by (target epsilon, l): mean, sample std, runs, learners, achieved epsilon."""
+    groups: dict[tuple[float, int], dict] = {}
+    for j in jobs:
+        c, r = j.config or {}, j.result or {}
+        if (j.kind != "experiment" or j.status != "done" or r.get("accuracy") is None
+                or c.get("dataset") != dataset or c.get("mechanism", "dp-cda") != "dp-cda"
+                or c.get("sigma") is not None or c.get("accountant") != accountant
+                or c.get("delta") != delta or c.get("T") is not None):
+            continue
+        key = (float(c.get("epsilon", math.inf)), int(c["l"]))
+        g = groups.setdefault(key, {"epsilon": key[0], "l": key[1], "acc": [], "learners": set(),
+                                    "achieved": r.get("epsilon")})
+        g["acc"].append(float(r["accuracy"]))
+        g["learners"].add(str((c.get("train") or {}).get("model")))
+    out = []
+    for g in sorted(groups.values(), key=lambda g: (-g["epsilon"], g["l"])):
+        acc = g.pop("acc")
+        mean = sum(acc) / len(acc)
+        std = math.sqrt(sum((a - mean) ** 2 for a in acc) / (len(acc) - 1)) if len(acc) > 1 else None
+        out.append({**g, "mean": mean, "std": std, "runs": len(acc),
+                    "learners": ", ".join(sorted(g["learners"]))})
+    return out
+
+
+def _eps_label(e: float) -> str:
+    return "ε = ∞" if math.isinf(e) else f"ε = {e:g}"
+
+
+def accuracy_rows(cells: list[dict]) -> list[dict]:
+    """Rows of the accuracy-vs-l chart and table (one series per target epsilon)."""
+    eps = list(dict.fromkeys(c["epsilon"] for c in cells))[:MAX_SERIES]
+    return [{"series": _eps_label(c["epsilon"]), "l": c["l"], "mean": c["mean"], "std": c["std"],
+             "runs": c["runs"], "learner": c["learners"]} for c in cells if c["epsilon"] in eps]
+
+
+def frontier_rows(cells: list[dict]) -> list[dict]:
+    """Per finite target epsilon, the l with the highest mean accuracy (ties: smaller l)."""
+    best: dict[float, dict] = {}
+    for c in sorted(cells, key=lambda c: (-c["mean"], c["l"])):
+        if math.isfinite(c["epsilon"]):
+            best.setdefault(c["epsilon"], c)
+    return [{"epsilon": e, "accuracy": c["mean"], "std": c["std"], "best l": c["l"],
+             "runs": c["runs"], "learner": c["learners"]} for e, c in sorted(best.items())]
+
+
+def latest_comparison(store, dataset: str):
+    """(table rows, caption) of the newest Compare sweep of ``dataset`` with a finished job."""
+    from dpcda.compare import compare_table
+
+    for sw in reversed(store.sweeps()):
+        cfg = sw.config or {}
+        if cfg.get("page") != "compare" or (cfg.get("base") or {}).get("dataset") != dataset:
+            continue
+        jobs = store.jobs(sweep_id=sw.id)
+        if not any(j.status == "done" for j in jobs):
+            continue
+        table = compare_table(jobs, cfg.get("mechanisms") or [], dataset=dataset,
+                              epsilon=cfg["epsilon"], quoted=True)
+        cap = (f"Comparison #{sw.id} at target ε = {cfg['epsilon']:g}, {cfg.get('runs', '?')} run(s) "
+               "per l; each mechanism at its best l, with its own accountant (named per row) and "
+               "learner; rows marked \"the paper's number only\" are quoted, not run.")
+        return rows_of(table), cap
+    return None, ""
+
+
+def _release(ds, release, *, l, epsilon, sigma_x, T, c, delta, accountant, conversion,
+             normalization, allocation):
+    from dpcda.mechanisms import generate_from_dataset
+
+    if release is not None:
+        return release
+    noise = {"epsilon": epsilon} if epsilon is not None else {"sigma_x": sigma_x, "sigma_y": sigma_x}
+    kw = {k: v for k, v in dict(T=T or min(ds.n_train, T_CAP), c=c, delta=delta,
+                                accountant=accountant, conversion=conversion,
+                                normalize=normalization, allocation=allocation).items()
+          if v is not None}
+    return generate_from_dataset(ds, "dp-cda", l=l, **noise, **kw)
+
+
+def _pictures(rel, ds) -> dict:
+    from dpcda import viz
+    from dpcda.fidelity import release_fidelity
+    from dpcda.fidelity_display import fidelity_frame, mean_image_grid
+
+    out: dict = {}
+    rep = release_fidelity(rel, ds, preprocess=rel.preprocess)
+    if ds.is_image:
+        K = min(ds.n_classes, MAX_CLASSES)
+        scale = viz.display_scale(rel.preprocess.normalizer)
+        grid = viz.class_grid(viz.release_images(rel.X, ds.image_shape, scale=scale), rel.y, K,
+                              PER_CLASS)
+        out["samples"] = viz.upscale(grid, viz.fit_factor(grid.shape[1], 420))
+        out["samples_caption"] = (f"The first {PER_CLASS} released samples of each class (rows: "
+                                  f"{', '.join(ds.class_names[:K])}); each image stretched from its "
+                                  "own minimum (black) to maximum (white).")
+        means = mean_image_grid(rep, ds.image_shape, scale=scale, max_classes=K)
+        out["class_means"] = viz.upscale(means, viz.fit_factor(means.shape[1], 120))
+        out["class_means_caption"] = ("Per class: the mean image of the real test split (left) "
+                                      "and of the released samples (right), what a learner can "
+                                      "recover from the release.")
+        out["fidelity"] = [{"class": n, "relative L2 distance of the class means": float(d)}
+                           for n, d in zip(rep.class_names[:K], rep.distances[:K])]
+        out["fidelity_caption"] = f"‖mean release − mean real‖ / ‖mean real‖ in {rep.space}."
+    else:
+        out["fidelity"] = rows_of(fidelity_frame(rep))
+        out["fidelity_caption"] = (f"Compared in {rep.space}: total-variation distance for "
+                                   "categorical columns, Wasserstein-1 / range for numeric ones.")
+        out["missing"] = {"samples": "tabular data has no images (the fidelity table below "
+                                     "compares its columns)",
+                          "class-means": "tabular data has no images"}
+    return out
+
+
+def gather_report_inputs(dataset: str, *, l: int, epsilon: float | None = None,
+                         sigma_x: float | None = None, delta: float = 1e-5,
+                         accountant: str | None = None, conversion: str = "mironov",
+                         c: float | None = None, T: int | None = None,
+                         normalization: str | None = None, allocation: str | None = None,
+                         release=None, store=None, extra_caveats: Sequence[str] = ()
+                         ) -> ReportInputs:
+    """Everything the report of one DP-CDA setting shows (see the module docstring).
+
+    ``release``: the page's release (else one is generated, T capped at :data:`T_CAP`);
+    ``store``: a :class:`dpcda.jobs.JobStore` or its path (default ``$DPCDA_HOME``'s, only
+    read if it exists)."""
+    from dpcda.data import load_dataset
+    from dpcda.privacy import DEFAULT_ACCOUNTANT
+
+    if release is None and (epsilon is None) == (sigma_x is None):
+        raise ValueError("give either epsilon (a target) or sigma_x, got "
+                         f"epsilon={epsilon!r}, sigma_x={sigma_x!r}")
+    accountant = accountant or DEFAULT_ACCOUNTANT
+    ds = load_dataset(dataset)
+    rel = _release(ds, release, l=l, epsilon=epsilon, sigma_x=sigma_x, T=T, c=c, delta=delta,
+                   accountant=accountant, conversion=conversion, normalization=normalization,
+                   allocation=allocation)
+    card = rel.card
+    par = card.get("parameters", {})
+    setting = {"dataset": dataset, "l": par.get("l", l),
+               "target ε": epsilon if epsilon is not None else "— (noise chosen directly)",
+               "σ_x": par.get("sigma_x"), "δ": delta, "accountant": card["privacy"]["accountant"],
+               "clip norm c": par.get("c"), "T": par.get("T"),
+               "normalisation": (card.get("normalization") or {}).get("method"),
+               "allocation": par.get("allocation")}
+    kw = dict(_pictures(rel, ds))
+    st = _open_store(store)
+    cells = accuracy_cells(st.jobs(), dataset=dataset, accountant=card["privacy"]["accountant"],
+                           delta=delta) if st is not None else []
+    acc_rows, front = accuracy_rows(cells), frontier_rows(cells)
+    cur = next((c for c in cells if epsilon is not None and c["epsilon"] == float(epsilon)
+                and c["l"] == int(par.get("l", l))), None)
+    learners = ", ".join(sorted({c["learners"] for c in cells})) or "—"
+    compare, compare_cap = latest_comparison(st, dataset) if st is not None else (None, "")
+    where = "the results store (finished Utility/Compare runs)"
+    return ReportInputs(
+        dataset=dataset, setting=setting, privacy=card["privacy"], card=card,
+        accuracy_vs_l=acc_rows or None,
+        accuracy_caption=f"Mean ± std over runs from {where}, accountant "
+                         f"{card['privacy']['accountant']}, δ = {delta:g}, T = N; learner(s): "
+                         f"{learners}.",
+        frontier=front or None,
+        frontier_current=(float(epsilon), cur["mean"]) if cur else None,
+        frontier_caption="For each target ε the best measured l (chosen on the test split); the "
+                         "circle marks this setting"
+                         + ("" if cur else " (not measured at this exact ε and l: no circle)") + ".",
+        compare=compare, compare_caption=compare_cap, caveats=tuple(extra_caveats), **kw)

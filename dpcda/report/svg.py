@@ -1,0 +1,133 @@
+"""Inline SVG line charts for the report (no plotting library, no script, no network).
+
+:func:`line_chart` draws one or more series (mean with ± error bars) against a linear or log
+x axis, with an optional marked point (the current setting). Pure string building.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from html import escape
+
+COLOURS = ("#2f5fb3", "#d9822b", "#2a9d5c", "#9b59b6", "#c0392b", "#5f6570")
+W, H = 640, 360
+LEFT, RIGHT, TOP, BOTTOM = 62, 150, 34, 48
+
+
+@dataclass(frozen=True)
+class Series:
+    """One line: ``xs`` and ``ys`` (same length), optional ``errs`` (± half-widths)."""
+
+    label: str
+    xs: tuple[float, ...]
+    ys: tuple[float, ...]
+    errs: tuple[float | None, ...] = field(default=())
+    dashed: bool = False
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "xs", tuple(float(v) for v in self.xs))
+        object.__setattr__(self, "ys", tuple(float(v) for v in self.ys))
+        object.__setattr__(self, "errs", tuple(None if e is None or e != e else float(e)
+                                               for e in self.errs))
+        if len(self.xs) != len(self.ys) or (self.errs and len(self.errs) != len(self.xs)):
+            raise ValueError(f"series {self.label!r}: xs, ys (and errs) must have one length, got "
+                             f"{len(self.xs)}, {len(self.ys)}, {len(self.errs)}")
+
+
+def _fmt(v: float) -> str:
+    return f"{v:.4g}"
+
+
+def nice_ticks(lo: float, hi: float, log: bool) -> list[float]:
+    """Tick values: 1-2-5 decades (log) or about six round steps (linear)."""
+    if log:
+        k0, k1 = math.floor(math.log10(lo)), math.ceil(math.log10(hi))
+        mant = (1, 2, 5) if k1 - k0 <= 3 else (1,)
+        return [m * 10.0**k for k in range(k0, k1 + 1) for m in mant if lo <= m * 10.0**k <= hi]
+    span = hi - lo or 1.0
+    step = 10 ** math.floor(math.log10(span / 5))
+    step *= next(m for m in (1, 2, 5, 10) if span / (step * m) <= 6)
+    start = math.ceil(lo / step) * step
+    return [round(start + i * step, 10) for i in range(int((hi - start) / step) + 1)]
+
+
+def line_chart(series: list[Series], *, title: str, x_title: str, y_title: str,
+               x_log: bool = False, y_range: tuple[float, float] | None = None,
+               x_ticks: list[tuple[float, str]] | None = None,
+               marker: tuple[float, float, str] | None = None) -> str:
+    """An ``<svg>`` element (a string): the series, axes, legend and the optional marker."""
+    pts = [(x, y) for s in series for x, y in zip(s.xs, s.ys) if math.isfinite(y)]
+    if marker is not None:
+        pts.append(marker[:2])
+    if not pts:
+        raise ValueError("line_chart needs at least one finite point")
+    xs = [x for x, _ in pts]
+    if x_log and min(xs) <= 0:
+        raise ValueError(f"a log x axis needs x > 0, got {min(xs)}")
+    x0, x1 = min(xs), max(xs)
+    if x0 == x1:
+        x0, x1 = (x0 / 2, x1 * 2) if x_log else (x0 - 1, x1 + 1)
+    if y_range is None:
+        ys = [y for _, y in pts]
+        y0, y1 = min(ys), max(ys)
+        pad = (y1 - y0) * 0.1 or 0.05
+        y_range = (y0 - pad, y1 + pad)
+    y0, y1 = y_range
+    fx = (lambda v: math.log10(v)) if x_log else (lambda v: v)
+    pw, ph = W - LEFT - RIGHT, H - TOP - BOTTOM
+
+    def px(v: float) -> float:
+        return LEFT + (fx(v) - fx(x0)) / (fx(x1) - fx(x0)) * pw
+
+    def py(v: float) -> float:
+        return TOP + (1 - (v - y0) / (y1 - y0)) * ph
+
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {W} {H}" width="{W}" '
+           f'height="{H}" role="img" aria-label="{escape(title)}" font-family="sans-serif" '
+           'font-size="12">',
+           f'<text x="{W / 2}" y="18" text-anchor="middle" font-size="14">{escape(title)}</text>',
+           f'<rect x="{LEFT}" y="{TOP}" width="{pw}" height="{ph}" fill="white" stroke="#888"/>']
+    for v in nice_ticks(y0, y1, False):
+        y = py(v)
+        out.append(f'<line x1="{LEFT}" x2="{LEFT + pw}" y1="{y:.1f}" y2="{y:.1f}" stroke="#eee"/>'
+                   f'<text x="{LEFT - 6}" y="{y + 4:.1f}" text-anchor="end">{_fmt(v)}</text>')
+    ticks = x_ticks or [(v, _fmt(v)) for v in nice_ticks(x0, x1, x_log)]
+    for v, lab in ticks:
+        if x0 <= v <= x1:
+            x = px(v)
+            out.append(f'<line x1="{x:.1f}" x2="{x:.1f}" y1="{TOP}" y2="{TOP + ph}" stroke="#eee"/>'
+                       f'<text x="{x:.1f}" y="{TOP + ph + 16}" text-anchor="middle">'
+                       f'{escape(lab)}</text>')
+    out.append(f'<text x="{LEFT + pw / 2}" y="{H - 8}" text-anchor="middle">{escape(x_title)}</text>'
+               f'<text transform="translate(14 {TOP + ph / 2}) rotate(-90)" text-anchor="middle">'
+               f'{escape(y_title)}</text>')
+    for i, s in enumerate(series):
+        col = COLOURS[i % len(COLOURS)]
+        ok = [(x, y, s.errs[k] if s.errs else None) for k, (x, y) in enumerate(zip(s.xs, s.ys))
+              if math.isfinite(y)]
+        ok.sort()
+        if len(ok) > 1:
+            path = " ".join(f"{px(x):.1f},{py(y):.1f}" for x, y, _ in ok)
+            dash = ' stroke-dasharray="6 4"' if s.dashed else ""
+            out.append(f'<polyline points="{path}" fill="none" stroke="{col}" stroke-width="2"{dash}/>')
+        for x, y, e in ok:
+            if e:
+                out.append(f'<line x1="{px(x):.1f}" x2="{px(x):.1f}" y1="{py(y - e):.1f}" '
+                           f'y2="{py(y + e):.1f}" stroke="{col}"/>')
+            out.append(f'<circle cx="{px(x):.1f}" cy="{py(y):.1f}" r="3.5" fill="{col}">'
+                       f'<title>{escape(s.label)}: x = {_fmt(x)}, y = {_fmt(y)}'
+                       + (f' ± {_fmt(e)}' if e else "") + '</title></circle>')
+        ly = TOP + 14 + 18 * i
+        out.append(f'<line x1="{W - RIGHT + 10}" x2="{W - RIGHT + 30}" y1="{ly - 4}" y2="{ly - 4}" '
+                   f'stroke="{col}" stroke-width="2"/>'
+                   f'<text x="{W - RIGHT + 34}" y="{ly}">{escape(s.label[:22])}</text>')
+    if marker is not None:
+        mx, my, lab = marker
+        out.append(f'<circle cx="{px(mx):.1f}" cy="{py(my):.1f}" r="7" fill="none" stroke="#d62728" '
+                   f'stroke-width="2.5"><title>{escape(lab)}</title></circle>')
+        ly = TOP + 14 + 18 * len(series)
+        out.append(f'<circle cx="{W - RIGHT + 20}" cy="{ly - 4}" r="5" fill="none" stroke="#d62728" '
+                   f'stroke-width="2"/><text x="{W - RIGHT + 34}" y="{ly}">{escape(lab[:22])}</text>')
+    out.append("</svg>")
+    return "".join(out)

@@ -1,0 +1,176 @@
+"""The stakeholder report (dpcda.report): PNG writer, SVG charts, inputs, HTML, store reading."""
+
+from __future__ import annotations
+
+import math
+import re
+import struct
+import zlib
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from dpcda.report import NOT_MEASURED, SECTIONS, ReportInputs, build_report, gather_report_inputs
+from dpcda.report.gather import accuracy_cells, frontier_rows, latest_comparison
+from dpcda.report.png import SIGNATURE, data_uri, png_bytes
+from dpcda.report.svg import Series, line_chart
+from report_data import full_inputs
+
+
+def _decode_png(data: bytes) -> np.ndarray:
+    """A minimal PNG reader (filter 0 only), checking every chunk's CRC."""
+    assert data[:8] == SIGNATURE
+    pos, idat, head = 8, b"", None
+    while pos < len(data):
+        (n,) = struct.unpack(">I", data[pos:pos + 4])
+        kind, body = data[pos + 4:pos + 8], data[pos + 8:pos + 8 + n]
+        (crc,) = struct.unpack(">I", data[pos + 8 + n:pos + 12 + n])
+        assert crc == zlib.crc32(kind + body) & 0xFFFFFFFF
+        if kind == b"IHDR":
+            head = struct.unpack(">IIBBBBB", body)
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + n
+    w, h, depth, colour = head[:4]
+    ch = {0: 1, 2: 3}[colour]
+    raw = np.frombuffer(zlib.decompress(idat), np.uint8).reshape(h, 1 + w * ch)
+    assert depth == 8 and (raw[:, 0] == 0).all()
+    img = raw[:, 1:].reshape(h, w, ch)
+    return img[..., 0] if ch == 1 else img
+
+
+@pytest.mark.parametrize("shape", [(5, 7), (4, 3, 3), (1, 1)])
+def test_png_round_trips(shape):
+    img = np.random.default_rng(1).integers(0, 256, shape, dtype=np.uint8)
+    assert np.array_equal(_decode_png(png_bytes(img)), img)
+    assert data_uri(img).startswith("data:image/png;base64,")
+
+
+@pytest.mark.parametrize("img", [np.zeros((3, 3)), np.zeros((2, 2, 4), np.uint8), np.zeros((0, 3), np.uint8)])
+def test_png_refuses_bad_images(img):
+    with pytest.raises(ValueError, match="image must"):
+        png_bytes(img)
+
+
+def test_line_chart_draws_series_error_bars_and_marker():
+    svg = line_chart([Series("a", [1, 4, 16], [0.5, 0.7, 0.6], [0.1, None, 0.05]),
+                      Series("b", [1, 4], [0.2, math.nan], dashed=True)],
+                     title="t", x_title="l", y_title="acc", x_log=True, y_range=(0, 1),
+                     marker=(4, 0.7, "this setting"))
+    assert svg.startswith("<svg") and svg.endswith("</svg>")
+    assert svg.count("<polyline") == 1  # b has one finite point: no line
+    assert svg.count("<circle") == 3 + 1 + 2  # points of a and b, marker + its legend
+    assert "this setting" in svg and 'stroke="#d62728"' in svg
+
+
+def test_line_chart_refuses_bad_input():
+    with pytest.raises(ValueError, match="log x axis"):
+        line_chart([Series("a", [0, 1], [0.1, 0.2])], title="", x_title="", y_title="", x_log=True)
+    with pytest.raises(ValueError, match="one length"):
+        Series("a", [1, 2], [0.1])
+    with pytest.raises(ValueError, match="finite point"):
+        line_chart([Series("a", [1], [math.nan])], title="", x_title="", y_title="")
+
+
+def test_report_has_every_section_and_no_outside_reference():
+    html = build_report(full_inputs())
+    for sid, title in SECTIONS:
+        assert f'<section id="{sid}"><h2>{title}</h2>' in html
+    assert NOT_MEASURED not in html
+    assert "<script" not in html and "<link" not in html
+    assert not re.search(r"(src|href)=\"(?!data:|#)", html)  # only data: URIs and anchors
+    assert html.count("data:image/png;base64,") == 2 and html.count("<svg") == 2
+    assert "as published, not a bound for this implementation" in html
+    assert "outside the guarantee" in html  # z-score normalisation
+    assert "T mixtures drawn at rate l/N" in html  # markdown marks removed
+
+
+def test_missing_sections_say_not_measured():
+    inp = ReportInputs(dataset="digits", setting={"l": 4},
+                       missing={"samples": "tabular data has no images"})
+    html = build_report(inp)
+    for _sid, title in SECTIONS:
+        assert f"<h2>{title}</h2>" in html
+    assert html.count(NOT_MEASURED) == 8  # every section but the caveats
+    assert "tabular data has no images" in html
+
+
+@pytest.mark.parametrize("kw, match", [
+    (dict(dataset=""), "dataset must"),
+    (dict(samples=np.zeros((2, 2))), "samples must be a uint8 image"),
+    (dict(frontier=[{"epsilon": 1.0}]), "frontier row needs"),
+    (dict(frontier_current=(1.0, math.nan)), "frontier_current"),
+    (dict(missing={"nope": "x"}), "unknown sections"),
+])
+def test_inputs_refuse_bad_data(kw, match):
+    with pytest.raises(ValueError, match=match):
+        full_inputs(**kw)
+
+
+def _job(eps, l, acc, *, accountant="class-aware-pld", status="done", dataset="digits", model="ncm"):
+    return SimpleNamespace(kind="experiment", status=status, result={"accuracy": acc, "epsilon": eps},
+                           config={"dataset": dataset, "mechanism": "dp-cda", "epsilon": eps, "l": l,
+                                   "accountant": accountant, "delta": 1e-5, "train": {"model": model}})
+
+
+JOBS = [_job(10.0, 4, 0.70), _job(10.0, 4, 0.72), _job(10.0, 16, 0.80), _job(1.0, 16, 0.50),
+        _job(1.0, 64, 0.55), _job(math.inf, 1, 0.95), _job(10.0, 16, 0.99, accountant="paper"),
+        _job(10.0, 16, 0.99, status="failed"), _job(10.0, 16, 0.99, dataset="mnist")]
+
+
+def test_accuracy_cells_group_and_filter():
+    cells = accuracy_cells(JOBS, dataset="digits", accountant="class-aware-pld", delta=1e-5)
+    got = {(c["epsilon"], c["l"]): c for c in cells}
+    assert set(got) == {(10.0, 4), (10.0, 16), (1.0, 16), (1.0, 64), (math.inf, 1)}
+    assert got[(10.0, 4)]["mean"] == pytest.approx(0.71) and got[(10.0, 4)]["runs"] == 2
+    assert got[(10.0, 4)]["std"] == pytest.approx(np.std([0.70, 0.72], ddof=1))
+    assert got[(10.0, 16)]["std"] is None and got[(10.0, 16)]["mean"] == 0.80
+    front = frontier_rows(cells)
+    assert [(r["epsilon"], r["best l"], r["accuracy"]) for r in front] == [(1.0, 64, 0.55),
+                                                                             (10.0, 16, 0.80)]
+
+
+def test_latest_comparison_reads_the_newest_finished_compare_sweep():
+    jobs = [SimpleNamespace(status="done", config={"mechanism": "dp-cda", "l": 4, "accountant":
+                                                   "class-aware-pld", "train": {"model": "ncm"}},
+                            result={"accuracy": 0.8, "epsilon": 9.9, "sigma_x": 0.1,
+                                    "accountant": "class-aware-pld"})]
+    sweeps = [SimpleNamespace(id=1, config={"page": "compare", "base": {"dataset": "digits"},
+                                            "epsilon": 10.0, "mechanisms": ["dp-cda"], "runs": 1}),
+              SimpleNamespace(id=2, config={"page": "compare", "base": {"dataset": "mnist"},
+                                            "epsilon": 10.0, "mechanisms": ["dp-cda"]})]
+    store = SimpleNamespace(sweeps=lambda: sweeps, jobs=lambda sweep_id=None: jobs if sweep_id == 1 else [])
+    rows, cap = latest_comparison(store, "digits")
+    assert rows[0]["method"] == "DP-CDA" and rows[0]["accuracy"] == pytest.approx(0.8)
+    assert "#1" in cap
+    assert latest_comparison(store, "adult") == (None, "")
+
+
+def test_gather_on_digits_fills_the_release_sections_and_reads_the_store():
+    store = SimpleNamespace(jobs=lambda: JOBS, sweeps=lambda: [])
+    inp = gather_report_inputs("digits", l=16, epsilon=10.0, T=500, store=store)
+    assert inp.privacy["accountant"] == "class-aware-pld" and inp.privacy["epsilon"] <= 10.0
+    assert inp.card["parameters"]["l"] == 16 and "seed" not in str(inp.card).lower()
+    assert inp.samples.dtype == np.uint8 and inp.samples.shape[0] > 50
+    assert inp.class_means is not None and len(inp.fidelity) == 10
+    assert {r["l"] for r in inp.accuracy_vs_l} == {1, 4, 16, 64}
+    assert inp.frontier_current == (10.0, 0.80)
+    assert inp.compare is None
+    html = build_report(inp)
+    assert html.count(NOT_MEASURED) == 1  # only Compare
+    assert "learns nothing from the private data" in html
+
+
+def test_gather_on_tabular_data_says_why_there_are_no_pictures(tiny_data_dir, monkeypatch):
+    monkeypatch.setenv("DPCDA_DATA_DIR", str(tiny_data_dir))
+    inp = gather_report_inputs("adult", l=2, epsilon=10.0, normalization="zscore",
+                               store=SimpleNamespace(jobs=lambda: [], sweeps=lambda: []))
+    assert inp.samples is None and "tabular" in inp.missing["samples"]
+    assert inp.fidelity and "column" in inp.fidelity[0]
+    assert "outside the guarantee" in build_report(inp)
+
+
+def test_gather_needs_one_noise_choice():
+    with pytest.raises(ValueError, match="either epsilon"):
+        gather_report_inputs("digits", l=4)
