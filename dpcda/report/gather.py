@@ -142,6 +142,56 @@ def _pictures(rel, ds) -> dict:
     return out
 
 
+def privacy_without_data(dataset: str, *, l, epsilon, sigma_x, T, c, delta, accountant,
+                         conversion, allocation) -> dict:
+    """The privacy block of a setting from the public preset alone (no data files needed)."""
+    from dpcda.mechanisms.card import privacy_from_result
+    from dpcda.presets import get_preset
+    from dpcda.privacy import PrivacyParams, calibrate, compute_epsilon
+
+    pre = get_preset(dataset)
+    facts = dict(c=1.0 if c is None else c, T=T or pre.n, delta=delta, n=pre.n,
+                 class_counts=tuple(pre.class_counts), d_x=pre.d_x, d_y=pre.d_y,
+                 allocation=allocation or "equal")
+    if epsilon is not None:
+        res = calibrate(epsilon=epsilon, l=l, accountant=accountant, conversion=conversion,
+                        **facts).result
+    else:
+        res = compute_epsilon(PrivacyParams(l=l, sigma_x=sigma_x, sigma_y=sigma_x, **facts),
+                              accountant=accountant, conversion=conversion)
+    return privacy_from_result(res, calibrated_to=epsilon, mechanism="dp-cda")
+
+
+#: Page settings (:class:`dpcda.reproduce.ReproSettings` names) the report reads.
+REPORT_KEYS = ("dataset", "l", "epsilon", "sigma_x", "delta", "accountant", "conversion", "c", "T",
+               "normalization", "allocation")
+
+
+def settings_for_report(settings) -> dict:
+    """A page's plain settings as :func:`gather_report_inputs` arguments: a sweep's first l and
+    first finite target epsilon stand in for a single l and epsilon (ValueError when the page
+    has no dataset, l or noise choice)."""
+    s = dict(settings)
+    out = {k: s[k] for k in REPORT_KEYS if s.get(k) is not None}
+    if "l" not in out and s.get("ls"):
+        out["l"] = sorted(s["ls"])[0]
+    if "l" not in out and dict(s.get("mechanism_ls") or ()).get("dp-cda"):  # Compare: DP-CDA's
+        out["l"] = sorted(dict(s["mechanism_ls"])["dp-cda"])[0]
+    if "epsilon" not in out and "sigma_x" not in out:
+        finite = [float(e) for e in s.get("epsilons") or () if math.isfinite(float(e))]
+        if finite:
+            out["epsilon"] = finite[0]
+        elif s.get("sigmas"):
+            out["sigma_x"] = float(sorted(s["sigmas"])[0])
+    if "accountant" not in out and s.get("accountants"):
+        out["accountant"] = dict(s["accountants"]).get("dp-cda")
+    missing = [k for k in ("dataset", "l") if k not in out]
+    if missing or ("epsilon" not in out and "sigma_x" not in out):
+        raise ValueError("a report needs a dataset, an order of mixture l and a target epsilon or "
+                         f"a noise scale; this page's settings lack {', '.join(missing) or 'both'}")
+    return {k: v for k, v in out.items() if v is not None}
+
+
 def gather_report_inputs(dataset: str, *, l: int, epsilon: float | None = None,
                          sigma_x: float | None = None, delta: float = 1e-5,
                          accountant: str | None = None, conversion: str = "mironov",
@@ -153,29 +203,44 @@ def gather_report_inputs(dataset: str, *, l: int, epsilon: float | None = None,
 
     ``release``: the page's release (else one is generated, T capped at :data:`T_CAP`);
     ``store``: a :class:`dpcda.jobs.JobStore` or its path (default ``$DPCDA_HOME``'s, only
-    read if it exists)."""
+    read if it exists). A dataset whose files are missing here still gets the privacy section
+    (from its public preset) and the results store's sections."""
     from dpcda.data import load_dataset
+    from dpcda.presets import PRESETS
     from dpcda.privacy import DEFAULT_ACCOUNTANT
 
     if release is None and (epsilon is None) == (sigma_x is None):
         raise ValueError("give either epsilon (a target) or sigma_x, got "
                          f"epsilon={epsilon!r}, sigma_x={sigma_x!r}")
     accountant = accountant or DEFAULT_ACCOUNTANT
-    ds = load_dataset(dataset)
-    rel = _release(ds, release, l=l, epsilon=epsilon, sigma_x=sigma_x, T=T, c=c, delta=delta,
-                   accountant=accountant, conversion=conversion, normalization=normalization,
-                   allocation=allocation)
-    card = rel.card
-    par = card.get("parameters", {})
+    kw: dict = {}
+    try:
+        ds = load_dataset(dataset)
+    except ValueError as exc:  # DatasetUnavailable: no files here
+        if release is not None or dataset not in PRESETS:
+            raise
+        why = f"the dataset's files are not on this machine ({exc})"
+        privacy = privacy_without_data(dataset, l=l, epsilon=epsilon, sigma_x=sigma_x, T=T, c=c,
+                                       delta=delta, accountant=accountant, conversion=conversion,
+                                       allocation=allocation)
+        card, par = None, {}
+        kw["missing"] = {"samples": why, "class-means": why, "fidelity": why, "data-card": why}
+    else:
+        rel = _release(ds, release, l=l, epsilon=epsilon, sigma_x=sigma_x, T=T, c=c, delta=delta,
+                       accountant=accountant, conversion=conversion, normalization=normalization,
+                       allocation=allocation)
+        card, privacy = rel.card, rel.card["privacy"]
+        par = card.get("parameters", {})
+        kw.update(_pictures(rel, ds))
+    norm = (card or {}).get("normalization") or {}
     setting = {"dataset": dataset, "l": par.get("l", l),
                "target ε": epsilon if epsilon is not None else "— (noise chosen directly)",
-               "σ_x": par.get("sigma_x"), "δ": delta, "accountant": card["privacy"]["accountant"],
-               "clip norm c": par.get("c"), "T": par.get("T"),
-               "normalisation": (card.get("normalization") or {}).get("method"),
-               "allocation": par.get("allocation")}
-    kw = dict(_pictures(rel, ds))
+               "σ_x": par.get("sigma_x", sigma_x), "δ": delta, "accountant": privacy["accountant"],
+               "clip norm c": par.get("c", c), "T": par.get("T", T),
+               "normalisation": norm.get("method", normalization),
+               "allocation": par.get("allocation", allocation)}
     st = _open_store(store)
-    cells = accuracy_cells(st.jobs(), dataset=dataset, accountant=card["privacy"]["accountant"],
+    cells = accuracy_cells(st.jobs(), dataset=dataset, accountant=privacy["accountant"],
                            delta=delta) if st is not None else []
     acc_rows, front = accuracy_rows(cells), frontier_rows(cells)
     cur = next((c for c in cells if epsilon is not None and c["epsilon"] == float(epsilon)
@@ -184,11 +249,10 @@ def gather_report_inputs(dataset: str, *, l: int, epsilon: float | None = None,
     compare, compare_cap = latest_comparison(st, dataset) if st is not None else (None, "")
     where = "the results store (finished Utility/Compare runs)"
     return ReportInputs(
-        dataset=dataset, setting=setting, privacy=card["privacy"], card=card,
+        dataset=dataset, setting=setting, privacy=privacy, card=card,
         accuracy_vs_l=acc_rows or None,
         accuracy_caption=f"Mean ± std over runs from {where}, accountant "
-                         f"{card['privacy']['accountant']}, δ = {delta:g}, T = N; learner(s): "
-                         f"{learners}.",
+                         f"{privacy['accountant']}, δ = {delta:g}, T = N; learner(s): {learners}.",
         frontier=front or None,
         frontier_current=(float(epsilon), cur["mean"]) if cur else None,
         frontier_caption="For each target ε the best measured l (chosen on the test split); the "

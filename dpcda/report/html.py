@@ -122,7 +122,8 @@ def card_section(inp: ReportInputs) -> str:
     out = ["<p>The setting of this report:</p>",
            table([{"setting": k, "value": v} for k, v in inp.setting.items()])]
     if not inp.card:
-        return "".join(out) + _missing("no release was generated, so there is no data card")
+        return "".join(out) + _missing(inp.missing.get(
+            "data-card", "no release was generated, so there is no data card"))
     rows = [{"field": k, "value": ", ".join(map(str, v)) if isinstance(v, list) else v}
             for k, path in CARD_FACTS if (v := _get(dict(inp.card), path)) is not None]
     out += ["<p>From the release's data card (it records what was done, never a seed or the "

@@ -174,3 +174,41 @@ def test_gather_on_tabular_data_says_why_there_are_no_pictures(tiny_data_dir, mo
 def test_gather_needs_one_noise_choice():
     with pytest.raises(ValueError, match="either epsilon"):
         gather_report_inputs("digits", l=4)
+
+
+def test_a_dataset_without_files_still_gets_its_privacy_section(monkeypatch, tmp_path):
+    from dpcda.presets import get_preset
+    from dpcda.privacy import calibrate
+
+    monkeypatch.setenv("DPCDA_DATA_DIR", str(tmp_path))  # empty: no MNIST files
+    monkeypatch.setenv("DPCDA_OFFLINE", "1")
+    inp = gather_report_inputs("mnist", l=16, epsilon=10.0, accountant="class-aware",
+                               store=SimpleNamespace(jobs=lambda: JOBS, sweeps=lambda: []))
+    pre = get_preset("mnist")
+    want = calibrate(epsilon=10.0, l=16, T=pre.n, n=pre.n, class_counts=pre.class_counts,
+                     d_x=pre.d_x, d_y=pre.d_y, accountant="class-aware", delta=1e-5)
+    assert inp.privacy["epsilon"] == pytest.approx(want.epsilon)
+    assert inp.card is None and inp.samples is None and "not on this machine" in inp.missing["samples"]
+    assert inp.accuracy_vs_l is None  # the store's jobs are digits'
+    assert "not on this machine" in build_report(inp)
+
+
+@pytest.mark.parametrize("page, want", [
+    (dict(dataset="digits", l=4, epsilon=10.0, runs=3), dict(dataset="digits", l=4, epsilon=10.0)),
+    (dict(dataset="digits", ls=(16, 4), epsilons=(math.inf, 20.0, 10.0), model="ncm"),
+     dict(dataset="digits", l=4, epsilon=20.0)),
+    (dict(dataset="mnist", ls=(128,), sigmas=(0.7, 0.2)), dict(dataset="mnist", l=128, sigma_x=0.2)),
+    (dict(dataset="digits", l=2, sigma_x=0.0), dict(dataset="digits", l=2, sigma_x=0.0)),
+    (dict(dataset="digits", epsilon=10.0, mechanisms=("dp-cda",), mechanism_ls={"dp-cda": (4, 16)},
+          accountants={"dp-cda": "class-aware"}),
+     dict(dataset="digits", l=4, epsilon=10.0, accountant="class-aware")),
+    (dict(dataset="digits", epsilon=10.0, mechanisms=("local",)), None),
+])
+def test_settings_for_report(page, want):
+    from dpcda.report.gather import settings_for_report
+
+    if want is None:
+        with pytest.raises(ValueError, match="lack l"):
+            settings_for_report(page)
+    else:
+        assert settings_for_report(page) == want
