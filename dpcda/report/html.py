@@ -233,3 +233,11 @@ def build_report(inp: ReportInputs) -> str:
             f"<body><h1>{escape(inp.title)}</h1><p>Dataset <b>{escape(inp.dataset)}</b>. "
             "Written by dpcda; this file is self-contained (no network).</p>"
             f"<nav>{nav}</nav>{sections}</body></html>\n")
+
+
+def error_report(message: str) -> str:
+    """A one-paragraph HTML page saying why no report could be built."""
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f'<meta http-equiv="Content-Security-Policy" content="{CSP}"><title>No report</title>'
+            f"</head><body><h1>No report</h1><p>The report could not be built for these settings: "
+            f"{escape(message)}</p></body></html>\n")

@@ -1,0 +1,81 @@
+"""Show code and the one-click report, drawn on every page (not a page itself).
+
+- :func:`reproduce_expander`: a "Reproduce this" expander with the library call, the
+  ``python -m dpcda`` command(s) and a downloadable script for the page's current settings
+  (built by :mod:`dpcda.reproduce`).
+- :func:`report_download`: a button that builds the stakeholder report of the current setting
+  (:mod:`dpcda.report`) when clicked, as one self-contained HTML file.
+
+Both take the page's settings as a plain dict with :class:`dpcda.reproduce.ReproSettings`
+names (None values are left out). Neither computes anything while the page draws: the code is
+string building, the report runs only on click (in Streamlit's download thread, no ``st.*``).
+"""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+import streamlit as st
+
+from dpcda.reproduce import file_stem, reproduce
+
+REPORT_HELP = ("One self-contained HTML file that opens offline: ε and δ in plain words with the "
+               "accountant and what it protects, the data card, sample images and class means, "
+               "accuracy against l and ε from the results store, the Compare and fidelity tables, "
+               "and the caveats. Built when clicked (a few seconds: it generates a release).")
+
+
+def _plain(settings: Mapping) -> dict:
+    return {k: v for k, v in dict(settings).items() if v is not None}
+
+
+def reproduce_expander(page: str, settings: Mapping, *, container=None) -> None:
+    """The "Reproduce this" expander for ``page`` ("privacy", "samples", "utility", "compare")."""
+    box = (container or st).expander("Reproduce this: code for these settings")
+    try:
+        r = reproduce(page=page, **_plain(settings))
+    except ValueError as exc:
+        box.caption(f"Nothing to reproduce for these settings: {exc}.")
+        return
+    box.caption(f"{r.what}. Every run draws fresh randomness (no seed is ever recorded): an ε "
+                "comes out the same, an accuracy varies from run to run.")
+    box.markdown("**Library call**")
+    box.code(r.library, language="python")
+    if r.cli:
+        box.markdown("**Command line**")
+        box.code(r.cli_text, language="bash")
+    for note in r.notes:
+        box.caption(note)
+    box.download_button("Download the script (.py)", r.script, file_name=r.filename,
+                        mime="text/x-python", key=f"{page}_repro_script", on_click="ignore")
+
+
+def report_html(settings: Mapping, release=None) -> bytes:
+    """The report of ``settings`` as UTF-8 HTML (a short error page when it cannot be built)."""
+    from dpcda.report import build_report, gather_report_inputs
+    from dpcda.report.gather import settings_for_report
+    from dpcda.report.html import error_report
+
+    try:
+        kw = settings_for_report(_plain(settings))
+        return build_report(gather_report_inputs(**kw, release=release)).encode("utf-8")
+    except ValueError as exc:
+        return error_report(str(exc)).encode("utf-8")
+
+
+def report_download(page: str, settings: Mapping, *, release=None, container=None) -> None:
+    """The "Download report" button (in the sidebar unless ``container``)."""
+    from dpcda.report.gather import settings_for_report
+
+    where = container or st.sidebar
+    try:
+        kw = settings_for_report(_plain(settings))
+    except ValueError as exc:
+        where.download_button("Download report (HTML)", b"", disabled=True, key=f"{page}_report",
+                              help=f"No report for these settings: {exc}.")
+        return
+    noise = f"eps{kw['epsilon']:g}" if kw.get("epsilon") is not None else f"sigma{kw['sigma_x']:g}"
+    name = file_stem("dpcda_report", kw["dataset"], f"l{kw['l']}", noise) + ".html"
+    where.download_button("Download report (HTML)", lambda: report_html(settings, release),
+                          file_name=name, mime="text/html", key=f"{page}_report", on_click="ignore",
+                          help=REPORT_HELP)

@@ -1,0 +1,86 @@
+"""AppTests of show-code and the report button (pages/report_ui.py), on a tiny page script.
+
+What the widgets hand to Streamlit (the script file, the deferred report) is captured by
+spying on Streamlit's media storage, so the tests check the real bytes offered."""
+
+from __future__ import annotations
+
+import re
+from types import SimpleNamespace
+
+import pytest
+from streamlit.runtime.media_file_manager import MediaFileManager
+from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
+from streamlit.testing.v1 import AppTest
+
+from dpcda.report import SECTIONS
+from dpcda.reproduce import reproduce
+
+
+@pytest.fixture
+def media(monkeypatch):
+    got = SimpleNamespace(stored={}, deferred={})
+    store, defer = MemoryMediaFileStorage.load_and_get_id, MediaFileManager.add_deferred
+
+    def spy_store(self, path_or_data, mimetype, kind, filename=None):
+        if isinstance(path_or_data, (bytes, bytearray)):
+            got.stored[filename] = bytes(path_or_data)
+        return store(self, path_or_data, mimetype, kind, filename)
+
+    def spy_defer(self, data_callable, mimetype, coordinates, file_name=None, **kw):
+        got.deferred[file_name] = data_callable
+        return defer(self, data_callable, mimetype, coordinates, file_name, **kw)
+
+    monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", spy_store)
+    monkeypatch.setattr(MediaFileManager, "add_deferred", spy_defer)
+    return got
+
+
+def page(page_name: str, settings: dict) -> AppTest:
+    def script(page_name, settings):
+        from pages.report_ui import report_download, reproduce_expander
+
+        reproduce_expander(page_name, settings)
+        report_download(page_name, settings)
+
+    at = AppTest.from_function(script, args=(page_name, settings), default_timeout=120)
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+SAMPLES = dict(dataset="digits", l=4, epsilon=10.0, T=400, c=1.0, delta=1e-5,
+               accountant="class-aware-pld", conversion="mironov", max_alpha=256,
+               normalization="scale", allocation="proportional", model=None)
+
+
+def test_reproduce_expander_shows_the_code_and_offers_the_script(media):
+    at = page("samples", SAMPLES)
+    want = reproduce(page="samples", **{k: v for k, v in SAMPLES.items() if v is not None})
+    assert at.expander[0].label.startswith("Reproduce this")
+    codes = [c.value for c in at.code]
+    assert codes == [want.library.strip(), want.cli_text.strip()]
+    assert media.stored[want.filename].decode() == want.script
+    labels = [b.proto.label for b in at.get("download_button")]
+    assert labels == ["Download the script (.py)", "Download report (HTML)"]
+
+
+def test_report_button_builds_the_report_on_click(media, monkeypatch, tmp_path):
+    monkeypatch.setenv("DPCDA_HOME", str(tmp_path / "home"))  # an empty results store
+    page("samples", SAMPLES)
+    (name, build), = media.deferred.items()
+    assert name == "dpcda_report_digits_l4_eps10.html"
+    html = build().decode()
+    for sid, title in SECTIONS:
+        assert f'<section id="{sid}"><h2>{title}</h2>' in html
+    assert '&quot;privacy&quot;:' in html  # the data card's JSON is there ...
+    assert "class-aware-pld" in html and not re.search(r'&quot;(seed|noise|rng)&quot;:', html)
+
+
+def test_bad_settings_are_said_once_and_disable_the_report(media):
+    at = page("utility", dict(dataset="digits", ls=(), model="ncm"))
+    assert not at.code and not at.error
+    assert any("Nothing to reproduce" in c.value for c in at.caption)
+    (button,) = at.get("download_button")
+    assert button.proto.disabled and "No report" in button.proto.help
+    assert not media.deferred
