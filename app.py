@@ -10,37 +10,22 @@ from pathlib import Path
 
 import streamlit as st
 
+from dpcda.guide import STEPS, Step
+
 ROOT = Path(__file__).resolve().parent
 
 PAPER_URL = "https://arxiv.org/abs/2411.16121"
 DPMIX_URL = ("https://scholar.google.com/scholar?q=%22Synthesizing+differentially+private+"
              "datasets+using+random+mixing%22")
 
-# The guided path, in navigation order: (file, title, icon, step, what to do, what to look for,
-# the Explain note shown under the step). Missing files are left out of the navigation.
+# The navigation follows the guided path (dpcda.guide.STEPS); missing files are left out.
 # Material icons are drawn from Streamlit's bundled font. Without an explicit page_icon, a
 # page's Material icon also becomes the tab's favicon, which Streamlit fetches from
 # fonts.gstatic.com (a request to Google on every page view; broken offline): FAVICON below
 # is an inline SVG, so the dashboard makes no outside request. (Emoji icons need an emoji
 # font, which headless/server machines often lack.)
-STEPS = (
-    ("pages/privacy.py", "Privacy", ":material/shield_lock:", "Choose ε",
-     "Pick the dataset, then move the sliders for l and the noise: the big number is ε, the "
-     "privacy budget of the release.",
-     "how ε falls as the noise or l grows; the paper's examples use ε = 10.", "epsilon"),
-    ("pages/samples.py", "Samples", ":material/image:", "See the data",
-     "Make a synthetic copy of the data at that setting and look at the images.",
-     "whether each class still shows through the noise; if every image is static, try a "
-     "larger l.", "l"),
-    ("pages/utility.py", "Utility", ":material/monitoring:", "Measure utility",
-     "Train a model on the synthetic data and test it on real data, for a few ε or l.",
-     "how much accuracy is lost as ε gets smaller, and how far the runs spread.", "learner"),
-    ("pages/compare.py", "Compare", ":material/compare_arrows:", "Compare and decide",
-     "Put DP-CDA beside other methods at the same ε, then pick the setting to release.",
-     "the smallest ε whose accuracy is still good enough for the job.", "mechanism"),
-)
 #: (file, title, icon, what it offers) for the navigation, in the order of the steps.
-PAGES = tuple((f, t, i, f"{step}: {do}") for f, t, i, step, do, _, _ in STEPS)
+PAGES = tuple((s.page, s.title, s.icon, f"{s.name}: {s.do}") for s in STEPS)
 
 # A shield with an epsilon, as an inline SVG (served as a data: URL).
 FAVICON = ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 64 64">'
@@ -84,9 +69,9 @@ def home() -> None:
     st.title("DP-CDA, step by step")
     st.markdown("Publish a look-alike of a labelled dataset without exposing anyone in it: "
                 "follow the four steps.")
-    steps = [s for s in STEPS if (ROOT / s[0]).exists()]
-    for number, step in enumerate(steps, start=1):
-        _step_card(number, *step)
+    for step in STEPS:
+        if (ROOT / step.page).exists():
+            _step_card(step)
     st.subheader("How DP-CDA works")
     text, diagram = st.columns([3, 2], gap="large")
     with diagram:
@@ -95,17 +80,17 @@ def home() -> None:
         _home_text()
 
 
-def _step_card(number, file, title, icon, step, do, look_for, note) -> None:
+def _step_card(step: Step) -> None:
     """One step of the guided path: its link, what to do, what to look for (and, with Explain
     on, the plain note of the input that matters most there)."""
     from pages.common import explain
 
-    with st.container(border=True, key=f"home_step_{number}"):
+    with st.container(border=True, key=f"home_step_{step.number}"):
         name, body = st.columns([1, 3], gap="small")
-        name.markdown(f"**{number} · {step}**")
-        name.page_link(file, label=f"Open **{title}**", icon=icon)
-        body.markdown(f"{do} **Look for** {look_for}")
-        explain(note, container=body)
+        name.markdown(f"**{step.number} · {step.name}**")
+        name.page_link(step.page, label=f"Open **{step.title}**", icon=step.icon)
+        body.markdown(f"{step.do} **Look for** {step.look_for}")
+        explain(step.note, container=body)
 
 
 def _home_text() -> None:

@@ -3,7 +3,8 @@
 The logic lives in the library (:mod:`dpcda.explorer`, :mod:`dpcda.formatting`,
 :mod:`dpcda.inputs`, :mod:`dpcda.messages`, :mod:`dpcda.explain`), the figures in
 :mod:`pages.charts`, typed inputs and problems in :mod:`pages.inputs_ui`, the privacy words in
-:mod:`pages.notes`; the names pages import from here are re-exported. Pages import this module
+:mod:`pages.notes`, the guided path (``step_intro(page)``, ``next_step_link(page)``) in
+:mod:`pages.guide_ui`; the names pages import from here are re-exported. Pages import this module
 as ``from pages.common import ...`` (``streamlit run app.py`` puts the repository root on
 ``sys.path``).
 
@@ -25,6 +26,7 @@ from dpcda.inputs import parse_counts
 from dpcda.messages import Problem, problem_of, unique_problems
 from dpcda.presets import get_preset, list_presets
 from pages.charts import EPS_PLOT_MAX, calibration_figure, figure4
+from pages.guide_ui import next_step_link, step_intro
 from pages.inputs_ui import InputRefused, float_input, int_input, missing_data_note, show_problem
 from pages.notes import (accountant_assumptions, accountant_choice, epsilon_words,
                          privacy_footnote)
@@ -34,8 +36,9 @@ __all__ = [  # re-exported for the pages
     "SIGMA_VALUES", "DatasetChoice", "InputRefused", "Problem", "accountant_assumptions",
     "accountant_choice", "calibration_figure", "epsilon_words", "figure4", "float_input",
     "fmt_alpha", "fmt_cell", "fmt_delta", "fmt_eps", "fmt_int", "fmt_sigma", "int_input",
-    "log_ticks", "missing_data_note", "nearest", "paper_vs_class_aware", "parse_counts",
-    "privacy_footnote", "problem_of", "published_vs_valid", "show_problem", "unique_problems",
+    "log_ticks", "missing_data_note", "nearest", "next_step_link", "paper_vs_class_aware",
+    "parse_counts", "privacy_footnote", "problem_of", "published_vs_valid", "show_problem",
+    "step_intro", "unique_problems",
 ]
 
 CUSTOM = "custom"
