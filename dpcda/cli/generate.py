@@ -14,7 +14,8 @@ import argparse
 
 # Command-line options that map onto a generator parameter of the same name (when declared).
 _OPTIONS = {"l": "--l", "T": "--T", "c": "--c", "p": "--p", "ratio": "--ratio",
-            "conversion": "--conversion", "max_alpha": "--max-alpha", "allocation": "--allocation"}
+            "conversion": "--conversion", "max_alpha": "--max-alpha", "allocation": "--allocation",
+            "decode": "--decode"}
 
 
 def _number(text: str) -> float:
@@ -61,6 +62,12 @@ def register(sub) -> None:
                    help="dp-cda: samples per class, equal (floor(T/K)) or proportional to the "
                         "public class counts (floor(T N_k / N)); default: "
                         + MECHANISMS.get("dp-cda").param("allocation").default)
+    decoders = [m for m in MECHANISMS if "decode" in MECHANISMS.get(m).param_names]
+    p.add_argument("--decode", default=None,
+                   choices=sorted({c for m in decoders for c in MECHANISMS.get(m).param("decode").choices}),
+                   help=f"{', '.join(decoders)}: how a one-hot segment (tabular data) picks its category "
+                        "after mixing (post-processing, no privacy cost); default: "
+                        + "; ".join(f"{m}: {MECHANISMS.get(m).param('decode').default}" for m in decoders))
     p.add_argument("--conversion", default=None, choices=("mironov", "improved"),
                    help="RDP -> (epsilon, delta) conversion (default: mironov, as published)")
     p.add_argument("--max-alpha", type=int, default=None, help="largest RDP order (default 256)")

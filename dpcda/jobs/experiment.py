@@ -98,7 +98,8 @@ def _mechanism_checks(cfg: dict, *, stored: bool = False) -> None:
     if not mech.noise_scale and cfg["sigma"] is not None:
         raise ValueError(f"sigma applies to mechanisms with a Gaussian noise scale, not "
                          f"mechanism={mech.name!r}; give a target epsilon instead")
-    if not mech.noise_scale and cfg["epsilon"] is not None and math.isinf(cfg["epsilon"]):
+    if (not mech.noise_scale and "noise_multiplier" not in params and cfg["epsilon"] is not None
+            and math.isinf(cfg["epsilon"])):  # no declared way to release without noise
         raise ValueError(f"epsilon must be finite for mechanism={mech.name!r}, got epsilon=inf")
     if cfg["p"] is not None:
         if "p" not in params:
@@ -238,7 +239,9 @@ def _generator_params(cfg: dict, ds, gen_fn) -> dict:
     if cfg.get("sigma") is not None:
         kw["sigma_x"] = cfg["sigma"]  # sigma_y = ratio * sigma_x (the generator's default)
     elif math.isinf(cfg["epsilon"]):
-        kw.update(sigma_x=0.0, sigma_y=0.0)  # the explicit non-private setting
+        # the explicit non-private setting (noise_multiplier = 0: a mechanism that declares
+        # its noise as std / sensitivity, e.g. DP-MERF's non-private embedding)
+        kw.update(sigma_x=0.0, sigma_y=0.0, noise_multiplier=0.0)
     else:
         kw["epsilon"] = cfg["epsilon"]
     device = cfg["train"]["device"]

@@ -22,6 +22,7 @@ from dpcda.mechanisms.baselines import (
     generate_local,
     generate_random_projection,
 )
+from dpcda.mechanisms.decoding import DECODERS, DEFAULT_DECODER
 from dpcda.mechanisms.denoise import denoise, gaussian_filter_images
 from dpcda.mechanisms.dp_cda import (DEFAULT_ALLOCATION, DEFAULT_NORMALIZE, DPCDAConfig,
                                      generate_dpcda)
@@ -68,7 +69,10 @@ register_mechanism(Mechanism(
      *noise_params(_CDA_ACCOUNTANTS), _C,
      _norm(DEFAULT_NORMALIZE),
      Param("allocation", "str", DEFAULT_ALLOCATION, choices=ALLOCATIONS,
-           doc="samples per class: equal (floor(T/K)) or proportional (floor(T N_k / N))")),
+           doc="samples per class: equal (floor(T/K)) or proportional (floor(T N_k / N))"),
+     Param("decode", "str", DEFAULT_DECODER, choices=DECODERS,
+           doc="one-hot segments (tabular data): how each category is chosen after mixing "
+               "(post-processing): posterior (calibrated), sample, or argmax (the paper's)")),
     _CDA_ACCOUNTANTS, DEFAULT_NORMALIZE,
     label_mode="hard", learner="auto", l_bound="class", onehot_label_noise=True,
     paper_name="DP-CDA", compare_ls=(4, 16)))

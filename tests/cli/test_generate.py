@@ -119,3 +119,28 @@ def test_parser_does_not_import_torch_and_help_works():
     res = subprocess.run([sys.executable, "-m", "dpcda", "generate", "--help"], cwd=REPO,
                          capture_output=True, text=True)
     assert res.returncode == 0 and "--epsilon" in res.stdout and "--sigma-x" in res.stdout
+
+
+def test_decode_is_a_registry_parameter_and_a_flag_where_declared(tmp_path, capsys, monkeypatch,
+                                                                  tiny_data_dir):
+    """--decode reaches DP-CDA's one-hot decoding (a declared Param); a mechanism that does not
+    declare it refuses the flag in one line."""
+    from dpcda.mechanisms.decoding import DECODERS, DEFAULT_DECODER
+
+    p = MECHANISMS.get("dp-cda").param("decode")
+    assert p.choices == DECODERS and p.default == DEFAULT_DECODER
+    monkeypatch.setenv("DPCDA_DATA_DIR", str(tiny_data_dir))
+    out = tmp_path / "a.npz"
+    assert main(["generate", "--dataset", "adult", "--l", "2", "--epsilon", "10", "--T", "200",
+                 "--decode", "argmax", "--out", str(out)]) == 0
+    card = json.loads(out.with_suffix(".json").read_text())
+    (step,) = [s for s in card["postprocessing"] if "decode" in s]
+    assert step["decode"] == "argmax"
+    capsys.readouterr()
+    assert main(["generate", "--dataset", "digits", "--mechanism", "local", "--epsilon", "10",
+                 "--decode", "argmax", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "--decode does not apply to --mechanism local" in err and len(err.strip().splitlines()) == 1
+    assert main(["generate", "--dataset", "digits", "--l", "2", "--epsilon", "10",
+                 "--decode", "vote", "--out", str(out)]) == 2
+    assert "invalid choice" in capsys.readouterr().err

@@ -17,8 +17,22 @@ def test_dp_merf_config_resolves_from_the_registry():
         normalize({"dataset": "digits", "mechanism": "dp-merf", "epsilon": 1, "l": 4})
     with pytest.raises(ValueError, match="accountant must be one of embedding-gaussian"):
         normalize({"dataset": "digits", "mechanism": "dp-merf", "epsilon": 1, "accountant": "paper"})
+    # epsilon = inf is the non-private embedding (noise_multiplier = 0, declared by the entry);
+    # a mechanism with no declared way to skip its noise still refuses it.
+    assert math.isinf(normalize({"dataset": "digits", "mechanism": "dp-merf"})["epsilon"])
     with pytest.raises(ValueError, match="epsilon must be finite"):
-        normalize({"dataset": "digits", "mechanism": "dp-merf"})
+        normalize({"dataset": "digits", "mechanism": "random-projection"})
+
+
+def test_dp_merf_at_infinite_epsilon_runs_without_noise(monkeypatch):
+    import dpcda.mechanisms.dp_merf as dm
+
+    real = dm.fit_generator
+    monkeypatch.setattr(dm, "fit_generator", lambda *a, **k: real(*a, **{**k, "steps": 20}))
+    res = run_experiment({"dataset": "digits", "mechanism": "dp-merf", "epsilon": math.inf,
+                          "model": "ncm", "device": "cpu"})
+    assert res["private"] is False and math.isinf(res["epsilon"])
+    assert 0.0 <= res["accuracy"] <= 1.0
 
 
 def test_dp_merf_experiment_end_to_end(monkeypatch):
