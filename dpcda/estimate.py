@@ -34,13 +34,13 @@ JOB_OVERHEAD = 0.3          # claim, bookkeeping, the test split's preprocessing
 LOAD_PER_VALUE = 3.0e-8     # reading the dataset: per value of the N x d training split
 CALIBRATE = {"pld": 1.8, "rdp": 0.3, "closed": 0.05}  # sigma for a target epsilon, per job
 MIX_PER_VALUE = 1.5e-9      # mixing mechanisms: per T x l x d multiply-add
-PROJECT_PER_VALUE = 2.0e-9  # random projection: per N x d x p
+PROJECT_PER_VALUE = 3.0e-10  # random projection: per N x d x p
 MERF_PER_STEP = (0.036, 1.1e-4)  # DP-MERF: (fixed, per feature) seconds per generator step
 MERF_REFERENCE = 500 * 4000      # ... at batch 500 and 4,000 random features
 TRAIN_FIXED = {"ncm": 0.05, "lda": 0.12, "tree": 0.3, "linear": 0.1, "fc": 0.15, "cnn": 0.5}
 #: Per training value (T x d for ncm/tree, T x d^2 for lda; T x d per epoch for torch models).
-TRAIN_PER_VALUE = {"ncm": 3.0e-8, "lda": 3.0e-10, "tree": 4.0e-8, "linear": 5.0e-8,
-                   "fc": 1.0e-7, "cnn": 2.0e-6}
+TRAIN_PER_VALUE = {"ncm": 3.0e-8, "lda": 2.0e-10, "tree": 4.0e-8, "linear": 3.0e-8,
+                   "fc": 5.0e-8, "cnn": 2.0e-6}
 TORCH_MODELS = ("linear", "fc", "cnn")
 
 

@@ -154,7 +154,7 @@ def utility_defaults(dataset: str, mechanism: str, x: str, *, budget: float = LO
                                                 epochs))).seconds
 
     cut = []
-    if cost(grid) > budget and cost(grid, FAST_LEARNER) < cost(grid):
+    if cost(grid) > budget and cost(grid, FAST_LEARNER) < 0.5 * cost(grid):
         model = FAST_LEARNER
         cut.append(f"learner {FAST_LEARNER} (auto's choice would take minutes per job)")
     cut += trim(cost, grid, budget=budget)
