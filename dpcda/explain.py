@@ -67,6 +67,19 @@ _NOTES = (
          "data; its accuracy is the utility the release buys.", None),
     Note("runs", "Each setting is repeated with fresh noise; the spread shows how much luck "
          "is in one number.", None),
+    Note("experiment", "What the accuracy is drawn against: l, ε (σ found for each target), a "
+         "fixed noise σ (the accountant then reports the ε it gives), or the number of "
+         "samples T.", None),
+    Note("epochs", "How many passes the learner makes over the synthetic data (torch learners "
+         "only; lda, ncm and tree fit in one step). More epochs take longer and cost no "
+         "privacy.", None),
+    Note("label_mode", "Hard labels: the class each sample was made from. Soft labels: the "
+         "noisy label vector that was released. Neither costs extra privacy.", None),
+    Note("denoise", "Blurs the released images slightly after release (post-processing): it "
+         "costs no privacy and can help a learner.", None),
+    Note("conversion", "How a Rényi bound is turned into the (ε, δ) promise; 'improved' gives "
+         "a slightly smaller, equally valid ε. It does not change the noise that is added.",
+         None),
 )
 
 NOTES: dict[str, Note] = {n.key: n for n in _NOTES}

@@ -101,21 +101,22 @@ NAMES = {"epsilons": "ε", "sigmas": "σ", "ls": "l", "Ts": "T"}
 def trim(cost, grid: dict, *, budget: float, keys=("epsilons", "sigmas", "ls", "Ts"),
          names: dict | None = None) -> list[str]:
     """Shrink ``grid`` in place (``runs``, then the lists under ``keys``, least informative
-    last in each) until ``cost(grid) <= budget``; returns what was cut, in words (``names``:
-    a key's name in them)."""
+    last in each) until ``cost(grid) <= budget``; returns what was cut, in words, one phrase
+    per kind ("runs 3 → 1", "ε = 20, ∞ left out"; ``names``: a key's name in them)."""
     names = {**NAMES, **(names or {})}
-    cut: list[str] = []
+    runs0, dropped = grid["runs"], {}
     while cost(grid) > budget:
         if grid["runs"] > 1:
             grid["runs"] -= 1
-            cut.append(f"runs {grid['runs'] + 1} → {grid['runs']}")
             continue
         lists = [k for k in keys if grid.get(k) and len(grid[k]) > 1]
         if not lists:
             break
-        k = lists[0]
-        dropped = grid[k].pop()
-        cut.append(f"{names.get(k, k)} = {'∞' if dropped == INF else f'{dropped:g}'} left out")
+        dropped.setdefault(lists[0], []).append(grid[lists[0]].pop())
+    cut = [f"runs {runs0} → {grid['runs']}"] if grid["runs"] != runs0 else []
+    for k, vals in dropped.items():
+        cut.append(f"{names.get(k, k)} = " + ", ".join("∞" if v == INF else f"{v:g}" for v in vals)
+                   + " left out")
     return cut
 
 

@@ -132,3 +132,26 @@ def sweep_figure_data(db, sweep_id: int) -> dict:
     title = MECHANISMS.get(mech).title if mech in MECHANISMS else mech
     return data | {"dataset": dataset, "mechanism": mech, "accountant": cfg.get("accountant"),
                    "title": f"{dataset}: accuracy of models trained on {title} releases"}
+
+
+def figure_notes(data: dict, *, dataset: str, accountant: str) -> list[str]:
+    """The captions under the figure, in words: what the dashed and dotted lines are."""
+    bars = "Error bars: ± one sample standard deviation over our runs (none for a single run)."
+    overlaid = any(line["reference"] for line in data["lines"])
+    if overlaid and data["fixed_sigma"]:
+        out = ["Dashed: the thesis's Table 4.2 (its CNN, MNIST, σ_x = σ_y = 0.7, T = 12,000, "
+               "features in [0, 1], soft labels). " + bars]
+    elif overlaid:
+        learner = "tree" if dataset == "adult" else "CNN"
+        out = [f"Dashed: the paper's Table {4 if learner == 'tree' else 3} ({learner}, mean of 10 "
+               "runs) at the same ε and l (it reports ε = ∞, 20, 10 only), a reproduction target: "
+               "its ε is the published accountant's (as published, not a bound for this "
+               "implementation), so our points match it only under `paper`. " + bars]
+    elif data["x"] in ("sigma", "T"):
+        out = ["The thesis reports accuracy versus σ (Fig. 4.3) and versus T (Fig. 4.5) as "
+               "figures only, with no numbers in its text, so there is nothing to overlay. " + bars]
+    else:
+        out = ["The paper reports no cell for this mechanism, dataset and setting. " + bars]
+    if data["fixed_sigma"] and data["x"] != "epsilon":
+        out.append(f"Dotted, right axis: the ε that the `{accountant}` accountant gives each fixed σ.")
+    return out

@@ -84,7 +84,9 @@ def test_renders_without_a_sweep(store, worker_calls):
     assert at.selectbox(key="utility_dataset").value == "digits"
     assert at.selectbox(key="utility_model").value == "auto"  # the default for every dataset
     assert at.selectbox(key="utility_model").options[0] == "auto (best measured per setting)"
-    assert at.number_input(key="utility_epochs").value == 30
+    assert at.text_input(key="utility_epochs").value == "30"
+    assert at.selectbox(key="utility_mechanism").value == "dp-cda"
+    assert any(i.value.startswith("Estimated time: about") for i in at.sidebar.info)  # before launch
     assert at.selectbox(key="utility_accountant").value == DEFAULT_ACCOUNTANT
     assert at.radio(key="utility_norm").value == MECHANISMS.get("dp-cda").default_normalize
     assert at.selectbox(key="utility_sweep").value is None
@@ -92,23 +94,25 @@ def test_renders_without_a_sweep(store, worker_calls):
     assert not worker_calls and store.sweeps() == []
 
 
-def test_model_default_follows_the_dataset(store, worker_calls):
+def test_defaults_follow_the_dataset_and_stay_within_two_minutes(store, worker_calls):
     at = page()
     at.selectbox(key="utility_model").set_value("linear")
     run(at)
     at.selectbox(key="utility_dataset").set_value("adult")
     run(at)
     assert at.selectbox(key="utility_model").value == "auto"  # reset on a dataset change
-    assert "`tree`" in at.selectbox(key="utility_model").help  # what auto stands for on adult
     assert "cnn: CNN (DP-CDA Table 2)" not in at.selectbox(key="utility_model").options  # tabular
-    assert at.number_input(key="utility_epochs").value == 1
+    assert at.text_input(key="utility_epochs").value == "1"
     at.selectbox(key="utility_dataset").set_value("fashion-mnist")
     run(at)
-    assert at.selectbox(key="utility_model").value == "auto"
-    assert "`lda` for private" in at.selectbox(key="utility_model").help
-    assert "`cnn` for ε = ∞" in at.selectbox(key="utility_model").help
+    # auto would train the CNN at ε = ∞ (minutes per job on CPU): the default is the fast lda,
+    # and the page says what was trimmed to stay within about 2 minutes
+    assert at.selectbox(key="utility_model").value == "lda"
     assert "cnn: CNN (DP-CDA Table 2)" in at.selectbox(key="utility_model").options
-    assert at.number_input(key="utility_epochs").value == 5
+    assert at.text_input(key="utility_epochs").value == "5"
+    assert any("Defaults trimmed to finish in about 2 minutes" in c.value for c in at.sidebar.caption)
+    est = [i.value for i in at.sidebar.info if i.value.startswith("Estimated time")]
+    assert est and ("min" not in est[0] or est[0].startswith("Estimated time: about 2 min"))
 
 
 def test_auto_launch_resolves_the_model_per_epsilon(store, worker_calls, monkeypatch, tiny_data_dir):
@@ -118,7 +122,8 @@ def test_auto_launch_resolves_the_model_per_epsilon(store, worker_calls, monkeyp
     run(at)
     at.multiselect(key="utility_eps").set_value([INF, 10.0])
     at.multiselect(key="utility_ls").set_value([4])
-    at.number_input(key="utility_runs").set_value(1)
+    at.text_input(key="utility_runs").set_value("1")
+    at.selectbox(key="utility_model").set_value("auto")
     run(at)
     at.button(key="utility_launch").click()
     run(at)
@@ -133,8 +138,8 @@ def test_launch_queues_a_sweep_and_starts_a_worker_then_shows_results(store, wor
     at = page()
     at.multiselect(key="utility_eps").set_value([INF, 10.0])
     at.multiselect(key="utility_ls").set_value([1, 2])
-    at.number_input(key="utility_runs").set_value(2)
-    at.number_input(key="utility_epochs").set_value(1)
+    at.text_input(key="utility_runs").set_value("2")
+    at.text_input(key="utility_epochs").set_value("1")
     at.selectbox(key="utility_model").set_value("ncm")
     run(at)
     at.button(key="utility_launch").click()
@@ -173,10 +178,12 @@ def test_launch_queues_a_sweep_and_starts_a_worker_then_shows_results(store, wor
     assert len(table) == 4 and set(table["runs"]) == {"2"}
     assert not {"None", "nan"} & set(table.to_numpy().ravel())  # empty cells read "—"
     private = table[table["target ε"] == "10"]
-    # a PLD accountant has no RDP conversion (None); an RDP one records mironov
-    conv = "mironov" if get_accountant(CDA_DEFAULT).uses_rdp else None
+    # a PLD accountant has no RDP conversion: the column is left out; an RDP one records mironov
     assert (private["accountant"] == CDA_DEFAULT).all()
-    assert all(v == (conv or "—") for v in private["conversion"])
+    if get_accountant(CDA_DEFAULT).uses_rdp:
+        assert all(v == "mironov" for v in private["conversion"])
+    else:
+        assert "conversion" not in table and "α" not in table
     assert (private["σ_x used"].astype(float) > 0).all()
     assert (private["achieved ε"].astype(float) <= 10 + 1e-9).all()
     assert (table[table["target ε"] == "∞"]["σ_x used"].astype(float) == 0).all()
@@ -213,10 +220,9 @@ def test_no_epsilon_selected_is_an_error_not_an_exception(store, worker_calls):
     at = page()
     at.multiselect(key="utility_eps").set_value([])
     run(at)
-    assert any("at least one target ε" in w.value for w in at.sidebar.warning)
-    at.button(key="utility_launch").click()
-    run(at)
-    assert any("select at least one target ε" in e.value for e in at.error)
+    warnings = [w.value for w in at.sidebar.warning]
+    assert warnings == ["Select at least one target ε."]  # stated once
+    assert at.button(key="utility_launch").disabled
     assert store.sweeps() == [] and not worker_calls
 
 
@@ -229,8 +235,10 @@ def test_a_dataset_without_files_cannot_be_launched(store, worker_calls, monkeyp
     assert not at.button(key="utility_launch").disabled  # digits is always there
     at.selectbox(key="utility_dataset").set_value("cifar10")
     run(at)
-    assert any("To get CIFAR-10" in i.value and "DPCDA_DATA_DIR" in i.value for i in at.sidebar.info)
-    assert str(tmp_path) not in " ".join(i.value for i in at.sidebar.info)  # no server paths
+    assert any("cifar10" in i.value and "not on this server" in i.value for i in at.sidebar.info)
+    how = " ".join(m.value for m in at.sidebar.markdown)
+    assert "To get CIFAR-10" in how and "DPCDA_DATA_DIR" in how  # in an expander
+    assert str(tmp_path) not in how + " ".join(i.value for i in at.sidebar.info)  # no server paths
     assert at.button(key="utility_launch").disabled
     assert store.sweeps() == [] and not worker_calls
 
@@ -241,9 +249,8 @@ def test_invalid_combination_is_reported(store, worker_calls, monkeypatch, tiny_
     at.selectbox(key="utility_dataset").set_value("adult")
     at.radio(key="utility_label_mode").set_value("soft")  # a decision tree takes no soft labels
     run(at)
-    at.button(key="utility_launch").click()
-    run(at)
-    assert any("label_mode" in e.value for e in at.error)
+    assert any("label_mode" in w.value for w in at.sidebar.warning)
+    assert at.button(key="utility_launch").disabled
     assert store.sweeps() == [] and not worker_calls
 
 
@@ -280,7 +287,7 @@ def test_accuracy_versus_fixed_sigma_runs_and_draws_epsilon_on_a_second_axis(sto
     run(at)
     at.text_input(key="utility_sigmas").set_value("0, 0.5, 2")
     at.multiselect(key="utility_ls").set_value([4])
-    at.number_input(key="utility_runs").set_value(1)
+    at.text_input(key="utility_runs").set_value("1")
     at.selectbox(key="utility_model").set_value("ncm")
     run(at)
     assert any("3 job(s): 3 σ × 1 l × 1 run(s)" in c.value for c in at.sidebar.caption)
@@ -318,10 +325,9 @@ def test_a_bad_list_is_an_error_and_queues_nothing(store, worker_calls):
     run(at)
     at.text_input(key="utility_sigmas").set_value("0.5, lots")
     run(at)
-    assert any("sigmas must be a comma-separated list" in e.value for e in at.sidebar.error)
-    at.button(key="utility_launch").click()
-    run(at)
-    assert any("correct the list" in e.value for e in at.error)
+    errors = [e.value for e in at.sidebar.error]
+    assert len(errors) == 1 and "comma-separated list" in errors[0]  # stated once, at the box
+    assert at.button(key="utility_launch").disabled
     assert store.sweeps() == [] and not worker_calls
 
 
@@ -332,9 +338,9 @@ def test_accuracy_versus_T_with_a_fixed_sigma(store, worker_calls):
     n = sum(PRESETS.get("digits").class_counts)  # the training split
     assert at.text_input(key="utility_Ts").value == ",".join(str(round(n * f)) for f in (0.1, 0.2, 0.5, 1))
     at.text_input(key="utility_Ts").set_value("200,400")
-    at.number_input(key="utility_T_sigma").set_value(0.5)
+    at.text_input(key="utility_T_sigma").set_value("0.5")
     at.multiselect(key="utility_ls").set_value([2])
-    at.number_input(key="utility_runs").set_value(1)
+    at.text_input(key="utility_runs").set_value("1")
     run(at)
     at.button(key="utility_launch").click()
     run(at)
@@ -394,3 +400,47 @@ def test_switching_experiment_sets_its_own_default_l(store, worker_calls):
     at.selectbox(key="utility_experiment").set_value("epsilon")
     run(at)
     assert at.multiselect(key="utility_ls").value == [4]
+
+
+def test_dp_merf_is_selectable_and_launches_an_epsilon_sweep(store, worker_calls):
+    """A mechanism without l (read from its registry entry) gets a sweep over ε, ε = ∞ included
+    (the non-private embedding), with the estimate shown before launching."""
+    at = page()
+    at.selectbox(key="utility_mechanism").set_value("dp-merf")
+    run(at)
+    assert at.selectbox(key="utility_experiment").options[0] == "Accuracy vs ε (privacy-utility trade-off)"
+    assert at.selectbox(key="utility_experiment").value == "epsilon"
+    assert "utility_ls" not in [m.key for m in at.sidebar.multiselect]  # no l to choose
+    assert at.selectbox(key="utility_accountant").value == "embedding-gaussian"
+    at.text_input(key="utility_eps_list").set_value("inf,1")
+    at.text_input(key="utility_runs").set_value("1")
+    run(at)
+    assert any(i.value.startswith("Estimated time: about") for i in at.sidebar.info)
+    at.button(key="utility_launch").click()
+    run(at)
+    assert not at.error
+    (sweep,) = store.sweeps()
+    jobs = store.jobs(sweep_id=sweep.id)
+    assert sweep.config["x"] == "epsilon"
+    assert sorted(j.config["epsilon"] for j in jobs) == [1.0, INF]
+    assert {j.config["mechanism"] for j in jobs} == {"dp-merf"} and {j.config["l"] for j in jobs} == {1}
+    finish_all(store, sweep.id, lambda c: 0.9 if math.isinf(c["epsilon"]) else 0.8)
+    run(at)
+    spec = figure(at)
+    (ours,) = [t for t in spec["data"] if t["name"].startswith("ours")]
+    assert ours["y"] == pytest.approx([0.8, 0.9])
+    assert "DP-MERF" in spec["layout"]["title"]["text"]
+    table = at.dataframe[0].value
+    assert "l" not in table.columns and not {"None", "nan"} & set(table.to_numpy().ravel())
+
+
+def test_a_launch_over_ten_minutes_needs_confirmation(store, worker_calls):
+    at = page()
+    at.selectbox(key="utility_model").set_value("cnn")
+    at.text_input(key="utility_epochs").set_value("500")
+    run(at)
+    assert any("over 10 minutes" in w.value for w in at.sidebar.warning)
+    assert at.button(key="utility_launch").disabled
+    at.checkbox(key="utility_confirm_long").check()
+    run(at)
+    assert not at.button(key="utility_launch").disabled
