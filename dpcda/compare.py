@@ -193,3 +193,32 @@ def every_l_table(jobs):
              "accuracy": g["mean"], "± std": g["std"]}
             for g in sorted(per_l(jobs), key=lambda g: (g["mechanism"], g["l"]))]
     return pd.DataFrame(rows, columns=["method", "l", "σ", "runs", "accuracy", "± std"])
+
+
+def comparison_plan(dataset: str, epsilon: float, *, mechanisms: Sequence[str], runs: int,
+                    ls: dict[str, Iterable[int]], delta: float, c: float,
+                    accountants: dict[str, str], model: str = "auto", epochs: int = 5) -> dict:
+    """What the Compare page launches: ``{"jobs", "config", "name", "problems", "estimate"}``.
+
+    ``problems`` (plain-words :class:`dpcda.messages.Problem` values, each once) is non-empty
+    when nothing can be launched; ``estimate`` is :func:`dpcda.estimate.estimate_jobs` of
+    the jobs (None with problems). ``model="auto"``: each mechanism's own learner."""
+    from dpcda.estimate import estimate_jobs
+    from dpcda.jobs.experiment import normalize
+    from dpcda.messages import Problem, problem_of
+
+    if not mechanisms:
+        p = Problem("empty", "Select at least one mechanism.", "mechanisms is empty")
+        return {"jobs": [], "config": None, "name": "", "problems": [p], "estimate": None}
+    train = {"epochs": int(epochs)} if model == "auto" else {"epochs": int(epochs), "model": model}
+    try:
+        jobs = compare_jobs(dataset, float(epsilon), mechanisms=list(mechanisms), runs=runs, ls=ls,
+                            delta=delta, c=float(c), accountants=accountants, train=train)
+        est = estimate_jobs([normalize(cfg) for _, cfg in jobs])
+    except ValueError as exc:
+        return {"jobs": [], "config": None, "name": "", "problems": [problem_of(exc)],
+                "estimate": None}
+    config = {"page": "compare", "base": {"dataset": dataset}, "epsilon": float(epsilon),
+              "mechanisms": list(mechanisms), "runs": int(runs)}
+    return {"jobs": jobs, "config": config, "problems": [], "estimate": est,
+            "name": f"{dataset}: compare at ε {epsilon:g}; {runs} run(s)"}

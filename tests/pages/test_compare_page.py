@@ -47,13 +47,24 @@ def run(at: AppTest) -> AppTest:
     return at
 
 
+def main_table(at: AppTest):
+    """The main table (st.table: fits the content width, no horizontal scroll) by method."""
+    return at.table[0].value
+
+
+def details(at: AppTest):
+    return at.table[1].value
+
+
 def test_renders_with_digits_by_default(store, worker_calls):
     at = run(AppTest.from_file(PAGE, default_timeout=60))
     assert "Compare" in at.title[0].value
     assert at.selectbox(key="compare_dataset").value == "digits"
-    table = at.dataframe[0].value
-    assert table["method"].tolist() == OURS  # the paper has no digits column: nothing quoted
-    assert "paper (Table 5)" not in table.columns
+    table = main_table(at)
+    assert table.index.tolist() == OURS  # the paper has no digits column: nothing quoted
+    assert "paper" not in table.columns
+    assert list(table.columns) == ["accountant", "ε", "l", "learner", "accuracy"]  # narrow
+    assert any(i.value.startswith("Estimated time: about") for i in at.sidebar.info)
     assert any("no Table 5 column for digits" in c.value for c in at.caption)
     assert any("Privacy footnote" in c.value for c in at.caption)
     assert not at.error and not worker_calls
@@ -66,17 +77,19 @@ def test_table_has_the_papers_mnist_numbers(store, worker_calls, epsilon):
     run(at)
     at.selectbox(key="compare_eps").set_value(epsilon)
     run(at)
-    table = at.dataframe[0].value.set_index("method")
+    table = main_table(at)
     expected = {r.method: r.accuracy for r in reference.table5("mnist") if r.epsilon == epsilon}
     for name in FOUR:
-        assert table.loc[name, "paper (Table 5)"] == f"{expected[PAPER_ROW[name]]:.3f}"
-        assert table.loc[name, "accountant"] == "—" and table.loc[name, "runs"] == "0"  # none run
-    merf = table.loc["DP-MERF", "paper (Table 5)"]  # run by us: the paper's DP-Merf beside it
+        assert table.loc[name, "paper"] == f"{expected[PAPER_ROW[name]]:.3f}"
+        assert table.loc[name, "accountant"] == "—" and table.loc[name, "accuracy"] == "—"  # none run
+        assert details(at).loc[name, "runs"] == "0"
+    merf = table.loc["DP-MERF", "paper"]  # run by us: the paper's DP-Merf beside it
     assert merf == ("0.630" if epsilon == 10 else "—")
     assert "DP-Merf" not in table.index  # not quoted twice
-    gs_wgan = table.loc["GS-WGAN", "paper (Table 5)"]  # quoted: reported at epsilon = 10 only
+    gs_wgan = table.loc["GS-WGAN", "paper"]  # quoted: reported at epsilon = 10 only
     assert gs_wgan == ("0.800" if epsilon == 10 else "—")
-    assert not {"None", "nan"} & set(table.to_numpy().ravel())  # empty cells read "—"
+    for t in (table, details(at)):
+        assert not {"None", "nan", "<NA>"} & set(t.to_numpy().ravel())  # empty cells read "—"
     bars = json.loads(at.get("plotly_chart")[0].proto.spec)["data"]
     paper = next(t for t in bars if t["name"] == "paper (Table 5)")
     assert dict(zip(paper["x"], paper["y"])) == pytest.approx(
@@ -88,8 +101,8 @@ def test_launch_runs_one_job_per_mechanism_and_run_and_shows_ours(store, worker_
     """Defaults: every mechanism at the same epsilon, delta and c, each with its registry entry's
     accountant (a valid bound for it), learner and label mode."""
     at = run(AppTest.from_file(PAGE, default_timeout=60))
-    at.number_input(key="compare_runs").set_value(2)
-    at.number_input(key="compare_epochs").set_value(1)
+    at.text_input(key="compare_runs").set_value("2")
+    at.text_input(key="compare_epochs").set_value("1")
     at.multiselect(key="compare_mechs").set_value(FOUR_NAMES)  # DP-MERF: its own (slower) tests
     for m in ("dp-cda", "dpmix"):
         at.multiselect(key=f"compare_l_{m}").set_value([4])
@@ -114,17 +127,19 @@ def test_launch_runs_one_job_per_mechanism_and_run_and_shows_ours(store, worker_
     Worker(store).run(idle_exit=0)
     run(at)
     assert not at.error
-    table = at.dataframe[0].value.set_index("method")
+    table, more = main_table(at), details(at)
     res = sweep_results(store, sweep.id).set_index("mechanism")
     for mech, name in zip(FOUR_NAMES, FOUR):
         row = table.loc[name]
-        assert row["runs"] == "2" and row["accuracy"] == f"{res.loc[mech, 'mean']:.4f}"
+        assert more.loc[name, "runs"] == "2"
+        assert row["accuracy"] == f"{res.loc[mech, 'mean']:.4f} ± {res.loc[mech, 'std']:.4f}"
         assert row["accountant"] == MECHANISMS.get(mech).default_accountant
-        assert row["neighbouring relation"].startswith("Two datasets are neighbours")
-        assert row["learner"] != "—" and float(row["σ"]) > 0
-    assert table.loc["DPMix", "labels"] == "soft" and table.loc["Local perturbation", "l tried"] == "—"
-    assert (table.loc[FOUR, "achieved ε"].astype(float) <= 10 + 1e-6).all()
-    assert not {"None", "nan"} & set(table.to_numpy().ravel())
+        assert more.loc[name, "neighbouring relation"].startswith("Two datasets are neighbours")
+        assert row["learner"] != "—" and float(more.loc[name, "σ"]) > 0
+    assert more.loc["DPMix", "labels"] == "soft" and more.loc["Local perturbation", "l tried"] == "—"
+    assert (table.loc[FOUR, "ε"].astype(float) <= 10 + 1e-6).all()
+    for t in (table, more):
+        assert not {"None", "nan", "<NA>"} & set(t.to_numpy().ravel())
     ours = next(t for t in json.loads(at.get("plotly_chart")[0].proto.spec)["data"] if t["name"] == "ours")
     assert ours["x"] == FOUR and ours["error_y"]["visible"] is True
 
@@ -133,13 +148,13 @@ def test_a_papers_accountant_is_labelled_not_a_bound(store, worker_calls):
     at = run(AppTest.from_file(PAGE, default_timeout=60))
     at.multiselect(key="compare_mechs").set_value(["dpmix"])
     at.selectbox(key="compare_acc_dpmix").set_value("dpmix-low")
-    at.number_input(key="compare_runs").set_value(1)
+    at.text_input(key="compare_runs").set_value("1")
     run(at)
     at.button(key="compare_launch").click()
     run(at)
     (sweep,) = store.sweeps()
     assert {j.config["accountant"] for j in store.jobs(sweep_id=sweep.id)} == {"dpmix-low"}
-    table = at.dataframe[0].value.set_index("method")
+    table = main_table(at)
     assert table.loc["DPMix", "accountant"] == f"dpmix-low ({NOT_A_BOUND})"
 
 
@@ -147,9 +162,8 @@ def test_no_mechanism_selected_is_an_error(store, worker_calls):
     at = run(AppTest.from_file(PAGE, default_timeout=60))
     at.multiselect(key="compare_mechs").set_value([])
     run(at)
-    at.button(key="compare_launch").click()
-    run(at)
-    assert any("at least one mechanism" in e.value for e in at.error)
+    assert [w.value for w in at.sidebar.warning] == ["Select at least one mechanism."]  # once
+    assert at.button(key="compare_launch").disabled
     assert store.sweeps() == [] and not worker_calls
 
 
@@ -160,7 +174,7 @@ def test_several_l_show_the_best_one_per_mechanism(store, worker_calls):
     at.multiselect(key="compare_mechs").set_value(["dp-cda", "dpmix"])
     at.multiselect(key="compare_l_dp-cda").set_value([1, 4])
     at.multiselect(key="compare_l_dpmix").set_value([16, 64])
-    at.number_input(key="compare_runs").set_value(1)
+    at.text_input(key="compare_runs").set_value("1")
     run(at)
     at.button(key="compare_launch").click()
     run(at)
@@ -176,13 +190,13 @@ def test_several_l_show_the_best_one_per_mechanism(store, worker_calls):
                                                    "sigma_x": 0.1 * c["l"], "epsilon": 9.9,
                                                    "accountant": c["accountant"]})
     run(at)
-    table = at.dataframe[0].value.set_index("method")
+    table, more = main_table(at), details(at)
     assert (table.loc["DP-CDA", "l"], table.loc["DP-CDA", "accuracy"]) == ("4", "0.8000")
     assert (table.loc["DPMix", "l"], table.loc["DPMix", "accuracy"]) == ("16", "0.4000")
-    assert table.loc["DP-CDA", "σ"] == "0.4"  # the best l's own sigma
-    assert table.loc["DP-CDA", "l tried"] == "1, 4" and table.loc["DPMix", "l tried"] == "16, 64"
+    assert more.loc["DP-CDA", "σ"] == "0.4"  # the best l's own sigma
+    assert more.loc["DP-CDA", "l tried"] == "1, 4" and more.loc["DPMix", "l tried"] == "16, 64"
     assert any("best l" in c.value for c in at.caption)
-    every = at.dataframe[1].value
+    every = at.table[2].value
     assert len(every) == 4
 
 
@@ -190,12 +204,31 @@ def test_empty_l_list_and_unknown_comparison_are_reported(store, worker_calls):
     at = run(AppTest.from_file(PAGE, default_timeout=60))
     at.multiselect(key="compare_l_dpmix").set_value([])
     run(at)
-    at.button(key="compare_launch").click()
-    run(at)
-    assert any("select at least one l for DPMix" in e.value for e in at.error)
+    assert any("elect at least one l for DPMix" in w.value for w in at.sidebar.warning)
+    assert at.button(key="compare_launch").disabled
     assert store.sweeps() == [] and not worker_calls
     at = AppTest.from_file(PAGE, default_timeout=60)
     at.query_params["compare"] = "77"
     run(at)
     assert any("77" in w.value and "not in the job store" in w.value for w in at.warning)
     assert at.selectbox(key="compare_sweep").value is None
+
+
+def test_defaults_per_dataset_stay_within_two_minutes_and_keep_every_mechanism(store, worker_calls):
+    from dpcda.estimate import LONG_SECONDS
+    from dpcda.launch_defaults import compare_defaults
+
+    at = run(AppTest.from_file(PAGE, default_timeout=60))
+    digits = compare_defaults("digits", 10.0, MECHANISMS.names())
+    assert digits.seconds <= LONG_SECONDS
+    assert at.text_input(key="compare_runs").value == str(digits.runs)
+    at.selectbox(key="compare_dataset").set_value("mnist")
+    run(at)
+    mnist = compare_defaults("mnist", 10.0, MECHANISMS.names())
+    assert at.text_input(key="compare_runs").value == str(mnist.runs) == "1"
+    assert at.multiselect(key="compare_mechs").value == MECHANISMS.names()
+    assert at.multiselect(key="compare_l_dp-cda").value == list(mnist.ls["dp-cda"])
+    assert any("Defaults trimmed" in c.value for c in at.sidebar.caption)
+    est = [v.value for v in list(at.sidebar.info) + list(at.sidebar.warning)
+           if v.value.startswith("Estimated time")]
+    assert len(est) == 1
