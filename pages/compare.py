@@ -71,7 +71,8 @@ if "compare_eps" in st.session_state and st.session_state["compare_eps"] not in 
 epsilon = sb.selectbox("Target ε (all mechanisms)", eps_opts, index=eps_opts.index(10.0) if 10.0 in eps_opts
                        else 0, key="compare_eps", format_func=lambda e: f"{e:g}")
 explain("epsilon", container=sb)
-mechs = sb.multiselect("Mechanisms", MECHS, default=list(MECHS), key="compare_mechs", format_func=lambda m: MECHANISMS.get(m).title)
+mechs = sb.multiselect("Mechanisms", MECHS, default=list(MECHS), key="compare_mechs",
+                       format_func=lambda m: MECHANISMS.get(m).title)
 explain("mechanism", container=sb)
 if st.session_state.get("compare_defaults_for") != (dataset, epsilon):  # its defaults (≈ 2 min)
     d = compare_defaults(dataset, epsilon, MECHS)

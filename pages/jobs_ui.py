@@ -83,9 +83,11 @@ def start_worker(store, noun: str = "sweep", executor: str = "embedded") -> None
     try:
         get_executor(executor, address=address).ensure_background(store)
     except (OSError, RuntimeError, ValueError) as exc:
-        ray = f" --executor ray --address {address}" if address else ""
-        st.warning(f"The {noun} is queued but no worker could be started ({exc}). Run "
-                   f"`python -m dpcda worker --db {store.path}{ray}` in a shell.")
+        ray = " --executor ray --address $DPCDA_RAY_ADDRESS" if address else ""
+        st.warning(f"The {noun} is queued but no worker could be started. Run "
+                   f"`python -m dpcda worker{ray}` in a shell on this server (same $DPCDA_HOME).")
+        with st.expander("Details"):
+            st.code(str(exc), language=None)
 
 
 def open_job_store():

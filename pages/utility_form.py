@@ -148,7 +148,8 @@ def sweep_form(sb) -> tuple[SweepRequest | None, bool]:
     sb.subheader("Privacy")
     accountant = sb.selectbox("Accountant", mech.accountants, key=K + "accountant",
                               format_func=accountant_choice,
-                              help="\n".join(f"- `{a}`: {ACCOUNTANT_INFO[a].title}" for a in mech.accountants))
+                              help="\n".join(f"- `{a}`: {ACCOUNTANT_INFO[a].title}"
+                                              for a in mech.accountants))
     explain("accountant", container=sb)
     norm_choices = mech.param("normalize").choices if "normalize" in mech.param_names else ()
     norms = sorted((n for n in norm_choices if n in NORMS), key=lambda v: v != mech.default_normalize)

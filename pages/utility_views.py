@@ -7,7 +7,6 @@ stakeholder report); here it is only drawn with plotly. The launch box shows the
 
 from __future__ import annotations
 
-import streamlit as st
 
 from dpcda.estimate import advice
 
