@@ -30,9 +30,9 @@ LEVELS = ("ok", "long", "refuse")
 
 # --- calibration (seconds; measured on this CPU, one thread; see the module docstring) -----------
 WORKER_START = 6.0          # a fresh worker process: python + torch imports
-JOB_OVERHEAD = 0.3          # claim, bookkeeping, the test split's preprocessing
+JOB_OVERHEAD = 0.1          # claim, bookkeeping, the test split's preprocessing
 LOAD_PER_VALUE = 3.0e-8     # reading the dataset: per value of the N x d training split
-CALIBRATE = {"pld": 1.8, "rdp": 0.3, "closed": 0.05}  # sigma for a target epsilon, per job
+CALIBRATE = {"pld": 1.8, "rdp": 0.1, "closed": 0.02}  # sigma for a target epsilon, per job
 MIX_PER_VALUE = 1.5e-9      # mixing mechanisms: per T x l x d multiply-add
 PROJECT_PER_VALUE = 3.0e-10  # random projection: per N x d x p
 MERF_PER_STEP = (0.036, 1.1e-4)  # DP-MERF: (fixed, per feature) seconds per generator step
@@ -42,6 +42,9 @@ TRAIN_FIXED = {"ncm": 0.05, "lda": 0.12, "tree": 0.3, "linear": 0.1, "fc": 0.15,
 TRAIN_PER_VALUE = {"ncm": 3.0e-8, "lda": 2.0e-10, "tree": 4.0e-8, "linear": 3.0e-8,
                    "fc": 5.0e-8, "cnn": 2.0e-6}
 TORCH_MODELS = ("linear", "fc", "cnn")
+#: How a mechanism's generation cost grows (default "mixing": T x l x d): the generator of
+#: DP-MERF (steps x batch x features), a projection (N x d x p).
+COST_MODELS = {"dp-merf": "generator", "random-projection": "projection"}
 
 
 @dataclass(frozen=True)
@@ -122,11 +125,12 @@ def generate_seconds(cfg: dict, *, n: int | None = None, d: int | None = None,
     mech = cfg.get("mechanism", "dp-cda")
     T = int(cfg.get("T") or n)
     seconds = LOAD_PER_VALUE * n * d + (calibrate_seconds(cfg) if calibrate else 0.0)
-    if mech == "dp-merf":
+    model = COST_MODELS.get(mech, "mixing")
+    if model == "generator":
         steps, batch = cfg.get("steps", 600), cfg.get("batch_size", 500)
         scale = batch * cfg.get("n_features", 4000) / MERF_REFERENCE
         seconds += steps * scale * (MERF_PER_STEP[0] + MERF_PER_STEP[1] * d)
-    elif mech == "random-projection":
+    elif model == "projection":
         seconds += PROJECT_PER_VALUE * n * d * int(cfg.get("p") or min(100, d))
     else:  # the mixing mechanisms: T samples, each the mean of l rows of d values
         seconds += MIX_PER_VALUE * T * max(1, int(cfg.get("l") or 1)) * d
@@ -145,6 +149,8 @@ def train_seconds(cfg: dict, *, n: int | None = None, d: int | None = None) -> f
     if model not in TRAIN_PER_VALUE:
         model = "fc"  # an unknown (plugin) model: priced as a small torch network
     T = int(cfg.get("T") or n)
+    if _flat(cfg):  # a projection: the learner sees p features, not d
+        d = int(cfg.get("p") or min(100, d))
     if model in TORCH_MODELS:
         epochs = int(train.get("epochs") or cfg.get("epochs") or 5)
         work = epochs * T * d
@@ -185,6 +191,13 @@ def estimate_jobs(configs: Iterable[dict], *, worker_running: bool = False,
     text = f"{duration_text(total)} for {len(each)} job(s) {where}"
     return Estimate(seconds=total, jobs=len(each), largest=max(each, default=0.0), level=level,
                     text=text)
+
+
+def _flat(cfg: dict) -> bool:
+    from dpcda.mechanisms import MECHANISMS
+
+    name = cfg.get("mechanism", "dp-cda")
+    return name in MECHANISMS and MECHANISMS.get(name).flat_output
 
 
 def _model(cfg: dict) -> str:

@@ -29,7 +29,7 @@ def test_accuracy_versus_sigma_runs_in_a_background_worker(server, browser):  # 
     box.fill("0, 0.3, 1")
     box.press("Enter")
     _wait_idle(page)
-    runs = page.get_by_test_id("stNumberInput").filter(has_text="Runs per cell").locator("input")
+    runs = page.get_by_test_id("stTextInput").filter(has_text="Runs per cell").locator("input")
     runs.fill("1")
     runs.press("Enter")
     page.wait_for_function(  # the job count follows the widgets once the rerun is done
