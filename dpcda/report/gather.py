@@ -169,8 +169,9 @@ REPORT_KEYS = ("dataset", "l", "epsilon", "sigma_x", "delta", "accountant", "con
 
 def settings_for_report(settings) -> dict:
     """A page's plain settings as :func:`gather_report_inputs` arguments: a sweep's first l and
-    first finite target epsilon stand in for a single l and epsilon (ValueError when the page
-    has no dataset, l or noise choice)."""
+    first finite target epsilon stand in for a single l and epsilon; given both a noise scale and
+    a target epsilon (the Privacy page's calibration target), the noise scale is the setting.
+    ValueError when the page has no dataset, l or noise choice."""
     s = dict(settings)
     out = {k: s[k] for k in REPORT_KEYS if s.get(k) is not None}
     if "l" not in out and s.get("ls"):
@@ -185,6 +186,8 @@ def settings_for_report(settings) -> dict:
             out["sigma_x"] = float(sorted(s["sigmas"])[0])
     if "accountant" not in out and s.get("accountants"):
         out["accountant"] = dict(s["accountants"]).get("dp-cda")
+    if "sigma_x" in out and "epsilon" in out:  # Privacy: the noise is the setting, ε a target
+        del out["epsilon"]
     missing = [k for k in ("dataset", "l") if k not in out]
     if missing or ("epsilon" not in out and "sigma_x" not in out):
         raise ValueError("a report needs a dataset, an order of mixture l and a target epsilon or "

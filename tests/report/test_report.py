@@ -199,6 +199,8 @@ def test_a_dataset_without_files_still_gets_its_privacy_section(monkeypatch, tmp
      dict(dataset="digits", l=4, epsilon=20.0)),
     (dict(dataset="mnist", ls=(128,), sigmas=(0.7, 0.2)), dict(dataset="mnist", l=128, sigma_x=0.2)),
     (dict(dataset="digits", l=2, sigma_x=0.0), dict(dataset="digits", l=2, sigma_x=0.0)),
+    (dict(dataset="mnist", l=2, sigma_x=0.3, epsilon=10.0, allocation="equal"),
+     dict(dataset="mnist", l=2, sigma_x=0.3, allocation="equal")),
     (dict(dataset="digits", epsilon=10.0, mechanisms=("dp-cda",), mechanism_ls={"dp-cda": (4, 16)},
           accountants={"dp-cda": "class-aware"}),
      dict(dataset="digits", l=4, epsilon=10.0, accountant="class-aware")),
