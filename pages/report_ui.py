@@ -79,3 +79,9 @@ def report_download(page: str, settings: Mapping, *, release=None, container=Non
     where.download_button("Download report (HTML)", lambda: report_html(settings, release),
                           file_name=name, mime="text/html", key=f"{page}_report", on_click="ignore",
                           help=REPORT_HELP)
+
+
+def page_tools(page: str, settings: Mapping, *, release=None) -> None:
+    """Both, as every page draws them: the expander here, the report button in the sidebar."""
+    reproduce_expander(page, settings)
+    report_download(page, settings, release=release)

@@ -186,6 +186,12 @@ def settings_for_report(settings) -> dict:
             out["sigma_x"] = float(sorted(s["sigmas"])[0])
     if "accountant" not in out and s.get("accountants"):
         out["accountant"] = dict(s["accountants"]).get("dp-cda")
+    if "dataset" in out:
+        from dpcda.data import list_datasets
+
+        if out["dataset"] not in list_datasets():
+            raise ValueError(f"a report needs one of the datasets {', '.join(list_datasets())}, "
+                             f"got dataset={out['dataset']!r} (typed class counts have no data)")
     if "sigma_x" in out and "epsilon" in out:  # Privacy: the noise is the setting, ε a target
         del out["epsilon"]
     missing = [k for k in ("dataset", "l") if k not in out]

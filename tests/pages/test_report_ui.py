@@ -38,10 +38,9 @@ def media(monkeypatch):
 
 def page(page_name: str, settings: dict) -> AppTest:
     def script(page_name, settings):
-        from pages.report_ui import report_download, reproduce_expander
+        from pages.report_ui import page_tools
 
-        reproduce_expander(page_name, settings)
-        report_download(page_name, settings)
+        page_tools(page_name, settings)
 
     at = AppTest.from_function(script, args=(page_name, settings), default_timeout=120)
     at.run()

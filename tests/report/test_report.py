@@ -205,12 +205,13 @@ def test_a_dataset_without_files_still_gets_its_privacy_section(monkeypatch, tmp
           accountants={"dp-cda": "class-aware"}),
      dict(dataset="digits", l=4, epsilon=10.0, accountant="class-aware")),
     (dict(dataset="digits", epsilon=10.0, mechanisms=("local",)), None),
+    (dict(dataset="custom", class_counts=(5, 5), l=2, sigma_x=0.3), "typed class counts"),
 ])
 def test_settings_for_report(page, want):
     from dpcda.report.gather import settings_for_report
 
-    if want is None:
-        with pytest.raises(ValueError, match="lack l"):
+    if not isinstance(want, dict):
+        with pytest.raises(ValueError, match=want or "lack l"):
             settings_for_report(page)
     else:
         assert settings_for_report(page) == want
