@@ -132,6 +132,17 @@ def register_builder(page: str):
     return BUILDERS.register(page)
 
 
+def settings_from(obj, **overrides) -> dict:
+    """The :class:`ReproSettings` fields an object (e.g. a page's request dataclass) carries,
+    under the same names, plus ``overrides``; a ``denoise`` flag becomes ``denoise_sigma``
+    (the object's ``denoise_sigma``, else the 1-pixel filter of the pages)."""
+    known = {f.name for f in fields(ReproSettings)} - {"page"}
+    out = {k: getattr(obj, k) for k in known if getattr(obj, k, None) is not None}
+    if getattr(obj, "denoise", False) is True and "denoise_sigma" not in out:
+        out["denoise_sigma"] = 1.0
+    return {**out, **overrides}
+
+
 def list_pages() -> list[str]:
     return BUILDERS.names()
 

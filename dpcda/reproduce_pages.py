@@ -158,10 +158,12 @@ def utility_page(s: ReproSettings) -> Reproduction:
     _need(s, "dataset", "ls")
     if bool(s.epsilons) == bool(s.sigmas):
         raise ValueError("the utility page's reproduction needs either epsilons or sigmas")
-    acc = _accountant(s)
-    base = {k: v for k, v in {"dataset": s.dataset, "accountant": acc, "conversion": s.conversion,
-                              "delta": s.delta, "c": s.c, "normalization": s.normalization,
-                              "allocation": s.allocation, "T": s.T, "train": _train(s)}.items()
+    acc = _accountant(s, s.mechanism)
+    mech = None if s.mechanism == "dp-cda" else s.mechanism
+    base = {k: v for k, v in {"dataset": s.dataset, "mechanism": mech, "accountant": acc,
+                              "conversion": s.conversion, "delta": s.delta, "c": s.c,
+                              "normalization": s.normalization, "allocation": s.allocation,
+                              "T": s.T, "train": _train(s)}.items()
             if v is not None}
     grid = {"epsilons": list(s.epsilons) or None, "sigmas": list(s.sigmas) or None,
             "ls": list(s.ls), "Ts": list(s.Ts) or None, "runs": s.runs}
@@ -176,7 +178,7 @@ def utility_page(s: ReproSettings) -> Reproduction:
            f"results = [run_experiment(cfg) for cfg in grid_configs(base, {grid_txt})]\n")
     out = file_stem("dpcda_sweep", s.dataset) + ".csv"
     tr = _train(s)
-    cli = (command(["sweep", "--dataset", s.dataset,
+    cli = (command(["sweep", "--dataset", s.dataset, "--mechanism", mech,
                     "--epsilons", ",".join(num(float(e)) for e in s.epsilons) or None,
                     "--sigmas", ",".join(num(float(v)) for v in s.sigmas) or None,
                     "--ls", ",".join(map(str, s.ls)), "--T",
@@ -206,7 +208,10 @@ def utility_page(s: ReproSettings) -> Reproduction:
             "                            'sigma': sigma, 'T': T, 'l': l, 'sigma_x': rs[0]['sigma_x'],\n"
             "                            'epsilon': e if math.isfinite(e) else None,\n"
             "                            'accuracy_mean': mean, 'accuracy_std': std, 'runs': len(acc)})\n")
-    what = f"Utility page: test accuracy of models trained on DP-CDA releases of {s.dataset}"
+    from dpcda.mechanisms import MECHANISMS
+
+    what = (f"Utility page: test accuracy of models trained on {MECHANISMS.get(s.mechanism).title} "
+            f"releases of {s.dataset}")
     return Reproduction("utility", what, lib, cli, script(what, body),
                         file_stem("dpcda_sweep", s.dataset) + ".py", notes)
 

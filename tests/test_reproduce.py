@@ -201,3 +201,26 @@ def test_bad_settings_name_the_problem(kw, match):
 def test_unknown_setting_is_named():
     with pytest.raises(ValueError, match="unknown setting.*colour"):
         reproduce(page="privacy", colour="red")
+
+
+def test_settings_from_a_request_object_and_other_mechanisms():
+    from dataclasses import dataclass
+
+    from dpcda.reproduce import settings_from
+
+    @dataclass(frozen=True)
+    class Request:  # shaped like the Utility page's request
+        dataset: str = "digits"
+        mechanism: str = "dp-merf"
+        epsilons: tuple = (10.0,)
+        ls: tuple = (1,)
+        runs: int = 2
+        denoise: bool = True
+        colour: str = "red"  # not a setting: left out
+
+    s = settings_from(Request(), x="epsilon")
+    assert s == dict(dataset="digits", mechanism="dp-merf", epsilons=(10.0,), ls=(1,), runs=2,
+                     denoise_sigma=1.0, x="epsilon")
+    r = reproduce(page="utility", **s)
+    assert "--mechanism dp-merf" in r.cli[0] and "'mechanism': 'dp-merf'" in r.library
+    assert "--accountant embedding-gaussian" in r.cli[0] and r.notes  # no denoise on the CLI

@@ -173,6 +173,8 @@ def settings_for_report(settings) -> dict:
     a target epsilon (the Privacy page's calibration target), the noise scale is the setting.
     ValueError when the page has no dataset, l or noise choice."""
     s = dict(settings)
+    if s.get("mechanism", "dp-cda") != "dp-cda":
+        raise ValueError(f"the report covers DP-CDA releases, this page runs {s['mechanism']}")
     out = {k: s[k] for k in REPORT_KEYS if s.get(k) is not None}
     if "l" not in out and s.get("ls"):
         out["l"] = sorted(s["ls"])[0]

@@ -215,3 +215,10 @@ def test_settings_for_report(page, want):
             settings_for_report(page)
     else:
         assert settings_for_report(page) == want
+
+
+def test_no_report_for_another_mechanism():
+    from dpcda.report.gather import settings_for_report
+
+    with pytest.raises(ValueError, match="covers DP-CDA"):
+        settings_for_report(dict(dataset="digits", mechanism="dp-merf", ls=(1,), epsilons=(10.0,)))
