@@ -75,8 +75,10 @@ def frontier_rows(cells: list[dict]) -> list[dict]:
 
 
 def latest_comparison(store, dataset: str):
-    """(table rows, caption) of the newest Compare sweep of ``dataset`` with a finished job."""
-    from dpcda.compare import compare_table
+    """(table rows, caption) of the newest Compare sweep of ``dataset`` with a finished job:
+    the Compare page's narrow main table (:func:`dpcda.compare_view.compare_report_data`)."""
+    from dpcda.compare_view import compare_report_data
+    from dpcda.mechanisms import MECHANISMS
 
     for sw in reversed(store.sweeps()):
         cfg = sw.config or {}
@@ -85,12 +87,14 @@ def latest_comparison(store, dataset: str):
         jobs = store.jobs(sweep_id=sw.id)
         if not any(j.status == "done" for j in jobs):
             continue
-        table = compare_table(jobs, cfg.get("mechanisms") or [], dataset=dataset,
-                              epsilon=cfg["epsilon"], quoted=True)
+        mechs = [m for m in cfg.get("mechanisms") or MECHANISMS.names() if m in MECHANISMS]
+        data = compare_report_data(jobs, mechs, dataset=dataset, epsilon=float(cfg["epsilon"]))
         cap = (f"Comparison #{sw.id} at target ε = {cfg['epsilon']:g}, {cfg.get('runs', '?')} run(s) "
-               "per l; each mechanism at its best l, with its own accountant (named per row) and "
-               "learner; rows marked \"the paper's number only\" are quoted, not run.")
-        return rows_of(table), cap
+               "per l; each mechanism at its best l (chosen on the test split), with its own "
+               "accountant (named per row) and learner"
+               + ("; the paper's column is its Table 5, as published." if data["has_paper"]
+                  else "."))
+        return [dict(r) for r in data["rows"]], cap
     return None, ""
 
 

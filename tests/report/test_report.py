@@ -142,7 +142,8 @@ def test_latest_comparison_reads_the_newest_finished_compare_sweep():
                                             "epsilon": 10.0, "mechanisms": ["dp-cda"]})]
     store = SimpleNamespace(sweeps=lambda: sweeps, jobs=lambda sweep_id=None: jobs if sweep_id == 1 else [])
     rows, cap = latest_comparison(store, "digits")
-    assert rows[0]["method"] == "DP-CDA" and rows[0]["accuracy"] == pytest.approx(0.8)
+    assert rows[0]["method"] == "DP-CDA" and rows[0]["accuracy"] == "0.8000"  # one run: no ± std
+    assert rows[0]["accountant"] == "class-aware-pld" and rows[0]["l"] == "4"
     assert "#1" in cap
     assert latest_comparison(store, "adult") == (None, "")
 
