@@ -146,13 +146,14 @@ def accuracy_section(inp: ReportInputs) -> str:
     for r in rows:
         groups.setdefault(str(r.get("series", "")), []).append(r)
     series = [Series(k or "accuracy", [r["l"] for r in g], [r["mean"] for r in g],
-                     [r.get("std") for r in g]) for k, g in groups.items()]
+                     [r.get("std") for r in g], dashed=bool(g[0].get("dashed")))
+              for k, g in groups.items()]
     ls = sorted({int(r["l"]) for r in rows})
     svg = line_chart(series, title="test accuracy against l", x_title="l (order of mixture)",
                      y_title="test accuracy (real test split)", x_log=min(ls) > 0,
                      y_range=(0, 1), x_ticks=[(v, str(v)) for v in ls])
     return (svg + f'<p class="cap">{escape(inp.accuracy_caption)}</p>'
-            + table(rows))
+            + table([{k: v for k, v in r.items() if k != "dashed"} for r in rows]))
 
 
 def frontier_section(inp: ReportInputs) -> str:

@@ -223,3 +223,26 @@ def test_no_report_for_another_mechanism():
 
     with pytest.raises(ValueError, match="covers DP-CDA"):
         settings_for_report(dict(dataset="digits", mechanism="dp-merf", ls=(1,), epsilons=(10.0,)))
+
+
+def test_accuracy_vs_l_is_the_newest_sweep_over_l_in_a_real_store(tmp_path):
+    from dpcda.jobs import JobStore, submit_sweep
+    from dpcda.report.gather import accuracy_from_sweep
+
+    store = JobStore(tmp_path / "jobs.sqlite3")
+    base = {"dataset": "mnist", "accountant": "paper", "train": {"model": "ncm"}}
+    sid = submit_sweep(store, base, epsilons=[10.0], ls=[4, 16], runs=2, x="l")
+    accs = iter([0.80, 0.82, 0.85, 0.85])
+    while (job := store.claim("w", ["experiment"])) is not None:  # finish every job by hand
+        store.finish(job.id, "w", "done", result={"accuracy": next(accs), "sigma_x": 0.2,
+                                                  "epsilon": 9.99})
+    rows, cap = accuracy_from_sweep(store, "mnist")
+    ours = {r["l"]: r for r in rows if not r.get("dashed")}
+    assert set(ours) == {4, 16} and ours[4]["mean"] == pytest.approx(0.81)
+    assert ours[16]["std"] is None  # equal runs: std 0 shown as no error bar
+    assert ours[4]["runs"] == 2 and f"#{sid}" in cap and "paper" in cap
+    paper = [r for r in rows if r.get("dashed")]  # the paper's Table 3 (MNIST, ε = 10)
+    assert {r["l"] for r in paper} == {4, 16} and all(0.5 < r["mean"] < 1 for r in paper)
+    assert accuracy_from_sweep(store, "digits") == (None, "")
+    html = build_report(full_inputs(accuracy_vs_l=rows))
+    assert 'stroke-dasharray' in html
