@@ -143,6 +143,25 @@ def settings_from(obj, **overrides) -> dict:
     return {**out, **overrides}
 
 
+def settings_from_sweep(config: Mapping) -> dict:
+    """The Utility page's settings of a stored sweep (``JobStore.get_sweep(i).config``: its
+    ``base`` and grid), so "Reproduce this" gives the sweep that is shown, exactly."""
+    base = dict(config.get("base") or {})
+    train = dict(base.pop("train", None) or {})
+    out = {k: base[k] for k in ("dataset", "mechanism", "accountant", "conversion", "delta", "c",
+                                "normalization", "allocation", "T") if base.get(k) is not None}
+    out.update({k: train[k] for k in ("model", "epochs", "label_mode") if train.get(k) is not None})
+    if train.get("denoise_sigma"):
+        out["denoise_sigma"] = train["denoise_sigma"]
+    for key in ("epsilons", "sigmas", "ls", "Ts"):
+        if config.get(key):
+            out[key] = tuple(config[key])
+    out["runs"] = int(config.get("runs", 1))
+    if config.get("x"):
+        out["x"] = config["x"]
+    return out
+
+
 def list_pages() -> list[str]:
     return BUILDERS.names()
 

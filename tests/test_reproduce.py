@@ -224,3 +224,27 @@ def test_settings_from_a_request_object_and_other_mechanisms():
     r = reproduce(page="utility", **s)
     assert "--mechanism dp-merf" in r.cli[0] and "'mechanism': 'dp-merf'" in r.library
     assert "--accountant embedding-gaussian" in r.cli[0] and r.notes  # no denoise on the CLI
+
+
+def test_settings_from_a_stored_sweep_reproduce_it(tmp_path):
+    from dpcda.jobs import JobStore, submit_sweep
+    from dpcda.jobs.sweep import grid_configs
+    from dpcda.reproduce import settings_from_sweep
+
+    store = JobStore(tmp_path / "jobs.sqlite3")
+    base = {"dataset": "digits", "mechanism": "dp-cda", "accountant": "class-aware", "delta": 1e-5,
+            "normalization": "scale", "allocation": "proportional", "c": 1.0,
+            "train": {"model": "ncm", "epochs": 3, "denoise_sigma": 1.0}}
+    sid = submit_sweep(store, base, epsilons=[math.inf, 10.0], ls=[4, 16], runs=2, x="l")
+    s = settings_from_sweep(store.get_sweep(sid).config)
+    assert s["epsilons"] == (math.inf, 10.0) and s["ls"] == (4, 16) and s["runs"] == 2
+    r = reproduce(page="utility", **s)
+    ns: dict = {}
+    exec(r.library.split("# What the page does")[0].replace("from dpcda.jobs import JobStore, "
+                                                              "submit_sweep\n", ""), {"math": math}, ns)
+    # The reproduced grid is the stored sweep's, job for job.
+    want = [j.config for j in store.jobs(sweep_id=sid)]
+    got = grid_configs(ns["base"], epsilons=s["epsilons"], ls=s["ls"], runs=2)
+    from dpcda.jobs.experiment import normalize
+
+    assert [normalize(c) for c in got] == [normalize(c) for c in want]
