@@ -200,7 +200,11 @@ def _worker(args) -> int:
         worker = Worker(args.db, worker_id=args.worker_id,
                         heartbeat_interval=args.heartbeat or DEFAULT_HEARTBEAT,
                         stale_after=args.stale_after or DEFAULT_STALE_AFTER)
-    previous = signal.signal(signal.SIGTERM, _raise_stop)
+    if hasattr(worker, "request_stop"):  # SIGTERM: hand the job back at its next checkpoint
+        previous = signal.signal(signal.SIGTERM, lambda signum, frame: worker.request_stop(
+            f"its worker was stopped (signal {signum}) and handed the job back"))
+    else:
+        previous = signal.signal(signal.SIGTERM, _raise_stop)
     try:
         worker.run(once=args.once, idle_exit=args.idle_exit)
     except (WorkerStop, KeyboardInterrupt):

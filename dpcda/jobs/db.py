@@ -20,10 +20,13 @@ from typing import Any, Iterator
 
 from dpcda.jobs.store_errors import StoreError, precheck, translated
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: reason, time limit, stall limit, progress counter; job_events
 BUSY_TIMEOUT_MS = 30_000
 JOB_STATUSES = ("queued", "running", "done", "failed", "cancelled")
 TERMINAL_STATUSES = ("done", "failed", "cancelled")
+# Columns of ``jobs`` added after schema version 1 (added in place when an older store is opened).
+ADDED_JOB_COLUMNS = (("reason", "TEXT"), ("time_limit", "REAL"), ("stall_after", "REAL"),
+                     ("steps", "INTEGER"), ("fraction", "REAL"), ("progress_at", "REAL"))
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS sweeps (
@@ -57,7 +60,13 @@ CREATE TABLE IF NOT EXISTS jobs (
     started      REAL,
     finished     REAL,
     result       TEXT,
-    reused_from  INTEGER REFERENCES jobs(id)
+    reused_from  INTEGER REFERENCES jobs(id),
+    reason       TEXT,
+    time_limit   REAL,
+    stall_after  REAL,
+    steps        INTEGER,
+    fraction     REAL,
+    progress_at  REAL
 );
 CREATE INDEX IF NOT EXISTS jobs_by_status ON jobs (status, id);
 CREATE INDEX IF NOT EXISTS jobs_by_hash ON jobs (config_hash, status);
@@ -70,6 +79,16 @@ CREATE TABLE IF NOT EXISTS progress (
     at       REAL NOT NULL,
     PRIMARY KEY (job_id, epoch)
 );
+CREATE TABLE IF NOT EXISTS job_events (
+    id        INTEGER PRIMARY KEY AUTOINCREMENT,
+    job_id    INTEGER NOT NULL REFERENCES jobs(id),
+    at        REAL NOT NULL,
+    event     TEXT NOT NULL,
+    worker_id TEXT,
+    reason    TEXT,
+    attempt   INTEGER
+);
+CREATE INDEX IF NOT EXISTS job_events_by_job ON job_events (job_id, id);
 CREATE TABLE IF NOT EXISTS workers (
     id           TEXT PRIMARY KEY,
     pid          INTEGER,
@@ -149,6 +168,10 @@ def _initialise(conn: sqlite3.Connection, path: Path) -> None:
     try:
         for statement in _statements():  # not executescript(): it would COMMIT first
             conn.execute(statement)
+        have = {r[1] for r in conn.execute("PRAGMA table_info(jobs)")}
+        for column, sql_type in ADDED_JOB_COLUMNS:  # a version-1 store: add what it lacks
+            if column not in have:
+                conn.execute(f"ALTER TABLE jobs ADD COLUMN {column} {sql_type}")
         conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
     except BaseException:
         conn.execute("ROLLBACK")

@@ -266,16 +266,16 @@ def run_experiment(config: dict, ctx: JobContext | None = None) -> dict:
                            "worker) after changing dpcda, then requeue the job")
     cfg = normalize(config)
     t0 = time.perf_counter()
-    ctx.message("loading data")
+    ctx.phase("loading", "loading data")
     ds = load_dataset(cfg["dataset"])
     ctx.check_cancelled()
-    ctx.message("generating the release")
+    ctx.phase("generation", "generating the release")
     mech = MECHANISMS.get(cfg["mechanism"])
     release = generate_from_dataset(ds, cfg["mechanism"], **_generator_params(cfg, ds, mech.generate))
     gen_seconds = time.perf_counter() - t0
     X_test = release.preprocess(ds.X_test)  # same normalization/clipping (or projection)
     ctx.check_cancelled()
-    ctx.message("training")
+    ctx.phase("training", "training")
     image_shape = ds.image_shape if release.X.shape[1] == ds.d_x else None  # projections are flat
     train = {**cfg["train"], "n_classes": ds.n_classes}
     card_params = release.card.get("parameters", {})
@@ -290,6 +290,7 @@ def run_experiment(config: dict, ctx: JobContext | None = None) -> dict:
     train_cfg = TrainConfig.from_dict(train)
     out = train_and_evaluate(release.X, release.y, X_test, ds.y_test, y_soft=release.y_soft,
                              image_shape=image_shape, config=train_cfg, on_epoch=ctx.on_epoch)
+    ctx.check_cancelled()  # training stopped early because the job was told to stop
     card = release.card
     privacy, params = card.get("privacy", {}), card.get("parameters", {})
     sigma_x = params.get("sigma_x", params.get("noise_std"))

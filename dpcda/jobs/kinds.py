@@ -70,15 +70,25 @@ def normalize_config(kind: str, config: dict) -> dict:
 
 
 class JobCancelled(Exception):
-    """Raised by job code (via :meth:`JobContext.check_cancelled`) to stop early."""
+    """Raised by job code (via :meth:`JobContext.check_cancelled` or a checkpoint) to stop
+    early. ``reason``: why (a code of :data:`dpcda.jobs.reasons.REASONS`: ``cancelled``,
+    ``time-limit``, ``stalled``, ``worker-stopped``, ``worker-gone``)."""
+
+    def __init__(self, message: str = "cancelled", reason: str = "cancelled") -> None:
+        super().__init__(message)
+        self.reason = reason
 
 
 class JobContext:
-    """What a running job sees: its id, progress reporting and the cancel flag.
+    """What a running job sees: its id, progress reporting and the stop flag.
 
     ``on_epoch(epoch, n_epochs, metrics)`` has the signature of the training callback and
-    returns False once a cancel was requested (or the job was taken away from this worker),
-    which tells the training loop to stop.
+    returns False once the job must stop (cancel requested, time limit, worker stopping, or the
+    job was taken away from this worker), which tells the training loop to stop.
+
+    :meth:`tick` is the :func:`dpcda.cancellation.checkpoint` hook the worker installs: it
+    advances the progress counter ``steps`` and raises :class:`JobCancelled` (with the reason)
+    once a stop was requested, so loops stop between batches.
     """
 
     def __init__(self, store=None, job_id: int | None = None, worker_id: str | None = None,
@@ -89,21 +99,49 @@ class JobContext:
         self.worker_id = worker_id
         self.cancel_event = cancel_event or threading.Event()
         self.lost = False  # the store no longer lists this job as ours
+        self.stop_reason: tuple[str, str] | None = None  # (code, sentence) once told to stop
+        self.steps = 0  # progress counter: checkpoints passed, epochs and messages reported
+        self.fraction: float | None = None
+        self.current_phase: str | None = None
         self._on_progress = on_progress
 
     @property
     def cancelled(self) -> bool:
         return self.cancel_event.is_set()
 
+    def stop(self, code: str, text: str) -> None:
+        """Ask the job to stop (the first reason given wins)."""
+        if self.stop_reason is None:
+            self.stop_reason = (code, text)
+        self.cancel_event.set()
+
     def _note(self, state: str) -> None:
         if state == "lost":
             self.lost = True
-        if state in ("lost", "cancel"):
-            self.cancel_event.set()
+            self.stop("worker-gone", "the job was taken from this worker (presumed dead)")
+        elif state == "cancel":
+            self.stop("cancelled", "cancelled")
+
+    def tick(self, steps: int = 1) -> None:
+        """One unit of work done (the checkpoint hook); raises once the job must stop."""
+        from dpcda.jobs import faults
+
+        self.steps += steps
+        faults.hit(self.current_phase)
+        if self.cancel_event.is_set():
+            self.check_cancelled()
+
+    def phase(self, name: str, text: str) -> None:
+        """Enter a named phase (``generation``, ``training``, ...) and show ``text``."""
+        self.current_phase = name
+        self.message(text)
 
     def progress(self, epoch: int, n_epochs: int | None = None, metrics: dict | None = None) -> bool:
         """Record a finished epoch; returns False when the job should stop."""
         metrics = dict(metrics or {})
+        self.steps += 1
+        if n_epochs:
+            self.fraction = min(1.0, epoch / n_epochs)
         if self._on_progress is not None:
             self._on_progress(epoch, n_epochs, metrics)
         if self.store is not None:
@@ -115,9 +153,11 @@ class JobContext:
 
     def message(self, text: str) -> None:
         """A short phase description shown next to the progress ("generating", ...)."""
+        self.steps += 1
         if self.store is not None:
             self.store.set_message(self.job_id, self.worker_id, text)
 
     def check_cancelled(self) -> None:
         if self.cancelled:
-            raise JobCancelled("cancelled")
+            code, text = self.stop_reason or ("cancelled", "cancelled")
+            raise JobCancelled(text, reason=code)

@@ -31,15 +31,29 @@ class Job:
     result: dict | None
     reused_from: int | None
     force: bool
+    reason: str | None = None  # a code of dpcda.jobs.reasons.REASONS (why it ended or was requeued)
+    time_limit: float | None = None  # seconds it may run
+    stall_after: float | None = None  # seconds without progress before it counts as stalled
+    steps: int | None = None  # progress counter, advanced by the job's own loops
+    fraction: float | None = None  # fraction done, when the job knows it
+    progress_at: float | None = None  # when the counter last moved (wall clock)
 
     @classmethod
     def from_row(cls, row) -> "Job":
-        d = {k: row[k] for k in cls.__dataclass_fields__}  # ignore columns added later
+        keys = row.keys()
+        d = {k: row[k] for k in cls.__dataclass_fields__ if k in keys}  # ignore columns added later
         for key in ("config", "metrics", "result"):
             d[key] = _db.loads(d[key])
         d["cancel_requested"] = bool(d["cancel_requested"])
         d["force"] = bool(d["force"])
         return cls(**d)
+
+    @property
+    def reason_text(self) -> str:
+        """The plain description of :attr:`reason` ('' when there is none)."""
+        from dpcda.jobs.reasons import describe
+
+        return describe(self.reason)
 
     @property
     def terminal(self) -> bool:

@@ -14,7 +14,13 @@ import time
 from typing import Any, Iterable
 
 from dpcda.jobs import db as _db
+from dpcda.jobs import faults
 from dpcda.jobs.records import Job, Sweep, sweep_from_row
+from dpcda.jobs.store_rows import (DEFAULT_STALL_AFTER, DEFAULT_TIME_LIMIT, cancel_where,  # noqa: F401
+                                   done_with_hash, insert_jobs, prepare, record_event,
+                                   reuse_message, sync_sweep)
+
+_sync_sweep = sync_sweep  # the name recovery (and older callers) import
 
 DEFAULT_STALE_AFTER = 60.0  # seconds without a heartbeat before a running job is presumed dead
 DEFAULT_MAX_ATTEMPTS = 2
@@ -33,31 +39,40 @@ class JobStore:
     # --- submitting ---------------------------------------------------------------------
 
     def submit(self, kind: str, config: dict, *, sweep_id: int | None = None, force: bool = False,
-               max_attempts: int = DEFAULT_MAX_ATTEMPTS) -> int:
-        """Queue one job and return its id (an identical done job is linked, not rerun)."""
+               max_attempts: int = DEFAULT_MAX_ATTEMPTS, time_limit: float | None = None,
+               stall_after: float | None = None) -> int:
+        """Queue one job and return its id (an identical done job is linked, not rerun).
+
+        ``time_limit``: seconds the job may run before it fails (reason ``time-limit``; default
+        :data:`DEFAULT_TIME_LIMIT`); ``stall_after``: seconds without progress before it counts
+        as stalled (default :data:`DEFAULT_STALL_AFTER`). A config may carry either key itself;
+        neither is part of the deduplication key."""
         return self.submit_many([(kind, config)], sweep_id=sweep_id, force=force,
-                                max_attempts=max_attempts)[0]
+                                max_attempts=max_attempts, time_limit=time_limit,
+                                stall_after=stall_after)[0]
 
     def submit_many(self, items: Iterable[tuple[str, dict]], *, sweep_id: int | None = None,
-                    force: bool = False, max_attempts: int = DEFAULT_MAX_ATTEMPTS) -> list[int]:
+                    force: bool = False, max_attempts: int = DEFAULT_MAX_ATTEMPTS,
+                    time_limit: float | None = None, stall_after: float | None = None) -> list[int]:
         """Queue several jobs in one transaction; returns their ids in order."""
         if sweep_id is not None:
             self.get_sweep(sweep_id)  # ValueError for an unknown sweep
-        prepared = _prepare(items, max_attempts)
+        prepared = prepare(items, max_attempts, dict(time_limit=time_limit, stall_after=stall_after))
         with _db.transaction(self.path) as conn:
-            return _insert_jobs(conn, prepared, sweep_id, force, max_attempts)
+            return insert_jobs(conn, prepared, sweep_id, force, max_attempts)
 
     def create_sweep(self, name: str, config: dict, jobs: list[tuple[str, dict]], *,
-                     force: bool = False, max_attempts: int = DEFAULT_MAX_ATTEMPTS) -> int:
+                     force: bool = False, max_attempts: int = DEFAULT_MAX_ATTEMPTS,
+                     time_limit: float | None = None, stall_after: float | None = None) -> int:
         """Record a sweep (its own config is kept for display) and queue its jobs, atomically."""
         if not jobs:
             raise ValueError("a sweep needs at least one job, got jobs=[]")
-        prepared = _prepare(jobs, max_attempts)  # validates every config before writing
+        prepared = prepare(jobs, max_attempts, dict(time_limit=time_limit, stall_after=stall_after))
         with _db.transaction(self.path) as conn:
             sweep_id = conn.execute(
                 "INSERT INTO sweeps (created, name, config, status) VALUES (?, ?, ?, 'queued')",
                 (time.time(), str(name), _db.dumps(config))).lastrowid
-            _insert_jobs(conn, prepared, sweep_id, force, max_attempts)
+            insert_jobs(conn, prepared, sweep_id, force, max_attempts)
         return sweep_id
 
     # --- reading ------------------------------------------------------------------------
@@ -127,29 +142,36 @@ class JobStore:
                 row = conn.execute(
                     "UPDATE jobs SET status = 'running', worker_id = ?, heartbeat_at = ?, started = ?, "
                     "attempts = attempts + 1, epoch = NULL, n_epochs = NULL, metrics = NULL, "
-                    f"message = 'running', error = NULL WHERE id = ({pick}) AND status = 'queued' "
-                    "RETURNING *", [worker_id, now, now, *args]).fetchone()
+                    "message = 'running', error = NULL, reason = NULL, steps = 0, fraction = NULL, "
+                    f"progress_at = ? WHERE id = ({pick}) AND status = 'queued' "
+                    "RETURNING *", [worker_id, now, now, now, *args]).fetchone()
                 if row is None:
                     return None
                 job = Job.from_row(row)
                 conn.execute("DELETE FROM progress WHERE job_id = ?", (job.id,))
-                prior = None if job.force else _done_with_hash(conn, job.config_hash, exclude=job.id)
+                prior = None if job.force else done_with_hash(conn, job.config_hash, exclude=job.id)
                 if prior is not None:  # an identical job finished while this one waited
                     conn.execute(
                         "UPDATE jobs SET status = 'done', finished = ?, result = ?, reused_from = ?, "
-                        "message = ?, attempts = attempts - 1, epoch = ?, n_epochs = ?, metrics = ? "
-                        "WHERE id = ?", (now, prior["result"], prior["origin"],
-                                         _reuse_message(prior["origin"]), prior["epoch"],
-                                         prior["n_epochs"], prior["metrics"], job.id))
-                    _sync_sweep(conn, job.sweep_id)
+                        "message = ?, attempts = attempts - 1, epoch = ?, n_epochs = ?, metrics = ?, "
+                        "reason = 'reused' WHERE id = ?",
+                        (now, prior["result"], prior["origin"], reuse_message(prior["origin"]),
+                         prior["epoch"], prior["n_epochs"], prior["metrics"], job.id))
+                    record_event(conn, job.id, "done", worker_id=worker_id, reason="reused")
+                    sync_sweep(conn, job.sweep_id)
                     continue
                 conn.execute("UPDATE workers SET current_job = ? WHERE id = ?", (job.id, worker_id))
-                _sync_sweep(conn, job.sweep_id)
+                record_event(conn, job.id, "claimed", worker_id=worker_id, attempt=job.attempts)
+                sync_sweep(conn, job.sweep_id)
+                faults.hit("claim")
                 return job
 
-    def heartbeat(self, worker_id: str, job_id: int | None = None) -> str:
-        """Refresh the worker's (and its job's) heartbeat. Returns ``"ok"``, ``"cancel"`` (a
-        cancel was requested) or ``"lost"`` (the job is no longer this worker's)."""
+    def heartbeat(self, worker_id: str, job_id: int | None = None, *, steps: int | None = None,
+                  fraction: float | None = None, progress_at: float | None = None) -> str:
+        """Refresh the worker's (and its job's) heartbeat, with the job's progress counter
+        (``steps``, advanced by the work itself), ``fraction`` done and when the counter last
+        moved (``progress_at``). Returns ``"ok"``, ``"cancel"`` (a cancel was requested) or
+        ``"lost"`` (the job is no longer this worker's)."""
         now = time.time()
         with _db.transaction(self.path) as conn:
             conn.execute("UPDATE workers SET heartbeat_at = ?, current_job = ?, status = CASE WHEN "
@@ -157,9 +179,11 @@ class JobStore:
                          (now, job_id, worker_id))
             if job_id is None:
                 return "ok"
-            row = conn.execute("UPDATE jobs SET heartbeat_at = ? WHERE id = ? AND worker_id = ? AND "
-                               "status = 'running' RETURNING cancel_requested",
-                               (now, job_id, worker_id)).fetchone()
+            row = conn.execute(
+                "UPDATE jobs SET heartbeat_at = ?, steps = COALESCE(?, steps), fraction = COALESCE(?, "
+                "fraction), progress_at = COALESCE(?, progress_at) WHERE id = ? AND worker_id = ? AND "
+                "status = 'running' RETURNING cancel_requested",
+                (now, steps, fraction, progress_at, job_id, worker_id)).fetchone()
         if row is None:
             return "lost"
         return "cancel" if row[0] else "ok"
@@ -177,14 +201,14 @@ class JobStore:
 
     def report_progress(self, job_id: int, worker_id: str, epoch: int, n_epochs: int | None,
                         metrics: dict | None = None) -> str:
-        """Record one finished epoch; returns like :meth:`heartbeat`."""
+        """Record one finished epoch (it also counts as progress); returns like :meth:`heartbeat`."""
         now = time.time()
         metrics_text = _db.dumps(metrics or {})
         with _db.transaction(self.path) as conn:
             row = conn.execute(
-                "UPDATE jobs SET epoch = ?, n_epochs = ?, metrics = ?, heartbeat_at = ? "
+                "UPDATE jobs SET epoch = ?, n_epochs = ?, metrics = ?, heartbeat_at = ?, progress_at = ? "
                 "WHERE id = ? AND worker_id = ? AND status = 'running' RETURNING cancel_requested",
-                (int(epoch), n_epochs, metrics_text, now, job_id, worker_id)).fetchone()
+                (int(epoch), n_epochs, metrics_text, now, now, job_id, worker_id)).fetchone()
             if row is None:
                 return "lost"
             conn.execute("INSERT OR REPLACE INTO progress (job_id, epoch, n_epochs, metrics, at) "
@@ -196,29 +220,42 @@ class JobStore:
             conn.execute("UPDATE jobs SET message = ? WHERE id = ? AND worker_id = ? AND status = "
                          "'running'", (str(message), job_id, worker_id))
 
+    def cancel_requested(self, job_id: int) -> bool:
+        """Whether a cancel was requested for the job (a cheap read, polled by workers)."""
+        with _db.connection(self.path) as conn:
+            row = conn.execute("SELECT cancel_requested FROM jobs WHERE id = ?", (int(job_id),)).fetchone()
+        return bool(row and row[0])
+
     def finish(self, job_id: int, worker_id: str, status: str, *, result: dict | None = None,
-               message: str | None = None, error: str | None = None) -> bool:
-        """Record the outcome; False (and nothing written) if the job is no longer this
-        worker's (it was recovered from under a worker presumed dead)."""
+               message: str | None = None, error: str | None = None, reason: str | None = None,
+               refund: bool = True) -> bool:
+        """Record the outcome (``reason``: a code of :data:`dpcda.jobs.reasons.REASONS`); False
+        (and nothing written) if the job is no longer this worker's (it was recovered from
+        under a worker presumed dead). ``status="queued"`` hands the job back; ``refund``: the
+        attempt does not count (the worker stopped, not the job's fault)."""
         if status not in _db.TERMINAL_STATUSES and status != "queued":
             raise ValueError(f"status must be one of done, failed, cancelled, queued, got status={status!r}")
         now = time.time()
         with _db.transaction(self.path) as conn:
             if status == "queued":  # handing the job back (worker shutting down)
                 row = conn.execute(
-                    "UPDATE jobs SET status = 'queued', worker_id = NULL, message = ?, "
-                    "attempts = MAX(attempts - 1, 0) WHERE id = ? AND worker_id = ? AND "
-                    "status = 'running' RETURNING sweep_id", (message, job_id, worker_id)).fetchone()
+                    "UPDATE jobs SET status = 'queued', worker_id = NULL, message = ?, reason = ?, "
+                    "attempts = MAX(attempts - ?, 0) WHERE id = ? AND worker_id = ? AND "
+                    "status = 'running' RETURNING sweep_id", (message, reason, int(refund), job_id,
+                                                               worker_id)).fetchone()
             else:
                 row = conn.execute(
-                    "UPDATE jobs SET status = ?, result = ?, message = ?, error = ?, finished = ? "
-                    "WHERE id = ? AND worker_id = ? AND status = 'running' RETURNING sweep_id",
+                    "UPDATE jobs SET status = ?, result = ?, message = ?, error = ?, finished = ?, "
+                    "reason = ? WHERE id = ? AND worker_id = ? AND status = 'running' RETURNING sweep_id",
                     (status, None if result is None else _db.dumps(result), message, error, now,
-                     job_id, worker_id)).fetchone()
+                     reason, job_id, worker_id)).fetchone()
             conn.execute("UPDATE workers SET current_job = NULL WHERE id = ?", (worker_id,))
             if row is None:
                 return False
-            _sync_sweep(conn, row[0])
+            record_event(conn, job_id, "requeued" if status == "queued" else status,
+                         worker_id=worker_id, reason=reason)
+            sync_sweep(conn, row[0])
+            faults.hit("result-write")  # a crash here must roll all of it back
         return True
 
     # --- cancelling and recovery --------------------------------------------------------
@@ -228,7 +265,7 @@ class JobStore:
         Returns the job's status afterwards ('running' while the flag waits)."""
         self.get_job(job_id)  # ValueError for an unknown id
         with _db.transaction(self.path) as conn:
-            status = _cancel(conn, "id = ?", (int(job_id),))
+            status = cancel_where(conn, "id = ?", (int(job_id),))
         return status.get(int(job_id), "")
 
     def cancel_sweep(self, sweep_id: int) -> dict[int, str]:
@@ -236,7 +273,7 @@ class JobStore:
         self.get_sweep(sweep_id)
         with _db.transaction(self.path) as conn:
             conn.execute("UPDATE sweeps SET cancel_requested = 1 WHERE id = ?", (int(sweep_id),))
-            return _cancel(conn, "sweep_id = ?", (int(sweep_id),))
+            return cancel_where(conn, "sweep_id = ?", (int(sweep_id),))
 
     def recover(self, *, stale_after: float = DEFAULT_STALE_AFTER) -> list[tuple[int, str, str]]:
         """Requeue (or fail, or cancel) running jobs whose worker is gone: heartbeat older than
@@ -246,88 +283,3 @@ class JobStore:
 
         return recover_orphans(self.path, stale_after=stale_after)
 
-def _prepare(items, max_attempts) -> list[tuple[str, str, str]]:
-    """(kind, config JSON, hash) per item, after the kind's normalisation and validation."""
-    from dpcda.jobs.kinds import get_kind, normalize_config
-
-    if isinstance(max_attempts, bool) or not isinstance(max_attempts, int) or max_attempts < 1:
-        raise ValueError(f"max_attempts must be an integer >= 1, got max_attempts={max_attempts!r}")
-    prepared = []
-    for kind, config in items:
-        get_kind(kind)  # ValueError listing the known kinds
-        config = normalize_config(kind, config)
-        prepared.append((kind, _db.dumps(config), _db.config_hash(kind, config)))
-    return prepared
-
-
-def _insert_jobs(conn, prepared, sweep_id, force, max_attempts) -> list[int]:
-    ids, now = [], time.time()
-    for kind, config_text, chash in prepared:
-        prior = None if force else _done_with_hash(conn, chash)
-        if prior is None:
-            cur = conn.execute(
-                "INSERT INTO jobs (sweep_id, kind, config, config_hash, status, force, "
-                "max_attempts, created, message) VALUES (?, ?, ?, ?, 'queued', ?, ?, ?, 'queued')",
-                (sweep_id, kind, config_text, chash, int(force), max_attempts, now))
-        else:  # an identical configuration is done: link to its result
-            cur = conn.execute(
-                "INSERT INTO jobs (sweep_id, kind, config, config_hash, status, force, "
-                "max_attempts, created, started, finished, result, reused_from, message, "
-                "epoch, n_epochs, metrics) VALUES (?, ?, ?, ?, 'done', 0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (sweep_id, kind, config_text, chash, max_attempts, now, now, now,
-                 prior["result"], prior["origin"], _reuse_message(prior["origin"]),
-                 prior["epoch"], prior["n_epochs"], prior["metrics"]))
-        ids.append(cur.lastrowid)
-    _sync_sweep(conn, sweep_id)
-    return ids
-
-
-def _reuse_message(origin: int) -> str:
-    return f"reused the result of job {origin} (identical configuration)"
-
-
-def _done_with_hash(conn, chash: str, exclude: int | None = None):
-    row = conn.execute(
-        "SELECT id, reused_from, result, epoch, n_epochs, metrics FROM jobs WHERE config_hash = ? "
-        "AND status = 'done' AND id != ? ORDER BY (reused_from IS NOT NULL), id LIMIT 1",
-        (chash, -1 if exclude is None else exclude)).fetchone()
-    if row is None:
-        return None
-    return dict(row, origin=row["reused_from"] or row["id"])
-
-
-def _cancel(conn, where: str, args: tuple) -> dict[int, str]:
-    now = time.time()
-    conn.execute(f"UPDATE jobs SET status = 'cancelled', finished = ?, message = 'cancelled before it "
-                 f"started' WHERE status = 'queued' AND {where}", (now, *args))
-    conn.execute(f"UPDATE jobs SET cancel_requested = 1, message = 'cancel requested' "
-                 f"WHERE status = 'running' AND {where}", args)
-    out = {r[0]: r[1] for r in conn.execute(f"SELECT id, status FROM jobs WHERE {where}", args)}
-    for (sweep_id,) in conn.execute(f"SELECT DISTINCT sweep_id FROM jobs WHERE {where}", args).fetchall():
-        _sync_sweep(conn, sweep_id)
-    return out
-
-
-def _sync_sweep(conn, sweep_id: int | None) -> None:
-    """Derive a sweep's status from its jobs' statuses."""
-    if sweep_id is None:
-        return
-    counts = dict.fromkeys(_db.JOB_STATUSES, 0)
-    for status, n in conn.execute("SELECT status, COUNT(*) FROM jobs WHERE sweep_id = ? GROUP BY status",
-                                  (sweep_id,)):
-        counts[status] = n
-    cancelled = conn.execute("SELECT cancel_requested FROM sweeps WHERE id = ?", (sweep_id,)).fetchone()
-    finished = counts["done"] + counts["failed"] + counts["cancelled"]
-    if counts["running"] or (counts["queued"] and finished):
-        status = "running"
-    elif counts["queued"]:
-        status = "queued"
-    elif cancelled and cancelled[0]:
-        status = "cancelled"
-    elif counts["failed"]:
-        status = "failed"
-    elif counts["cancelled"]:
-        status = "cancelled"
-    else:
-        status = "done"
-    conn.execute("UPDATE sweeps SET status = ? WHERE id = ?", (status, sweep_id))

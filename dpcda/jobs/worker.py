@@ -2,15 +2,17 @@
 
 Run it as its own process (``python -m dpcda worker``), apart from the Streamlit server;
 :func:`ensure_worker` starts one with ``subprocess.Popen`` (never a ``multiprocessing`` fork:
-CUDA cannot be re-initialised in a forked child, and page scripts do not pickle). A daemon
-thread beats the worker's and its current job's heartbeat and picks up cancel requests; the
-job code itself runs in the main thread and only talks to its :class:`JobContext`.
+CUDA cannot be re-initialised in a forked child, and page scripts do not pickle). A watchdog
+thread (:mod:`dpcda.jobs.watchdog`) beats the heartbeat and enforces cancel requests, the time
+limit and stall detection; the job code itself runs in the main thread and only talks to its
+:class:`JobContext` (and :func:`dpcda.cancellation.checkpoint`).
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -20,15 +22,18 @@ import uuid
 from pathlib import Path
 from typing import Callable
 
+from dpcda.cancellation import watching
 from dpcda.jobs import db as _db
 from dpcda.jobs.kinds import JobCancelled, JobContext, get_kind, load_plugins
 from dpcda.jobs.procs import hostname, pid_alive, pid_token
 from dpcda.jobs.store import DEFAULT_STALE_AFTER, Job, JobStore
+from dpcda.jobs.watchdog import DEFAULT_GRACE, Watchdog
 
 log = logging.getLogger("dpcda.jobs")
 
 DEFAULT_HEARTBEAT = 5.0  # seconds between heartbeats
 DEFAULT_IDLE_EXIT = 600.0  # a worker started by ensure_worker exits after this long without work
+INTERRUPT_SIGNAL = signal.SIGUSR1  # sent to a worker's own main thread to interrupt a job
 
 
 class WorkerStop(BaseException):
@@ -60,16 +65,20 @@ class Worker:
     """Claims and runs jobs from one store until told to stop.
 
     ``sweep_id`` restricts it to one sweep's jobs (the sweep CLI); ``kinds`` defaults to every
-    registered kind (built-in plus ``$DPCDA_JOB_PLUGINS``).
+    registered kind (built-in plus ``$DPCDA_JOB_PLUGINS``). A :class:`~dpcda.jobs.watchdog.Watchdog`
+    thread beats the heartbeat and enforces cancel, time limit and stall detection; run in a
+    process's main thread, the worker also interrupts a job that reaches no checkpoint within
+    ``grace`` seconds of being told to stop. :meth:`request_stop` (what SIGTERM calls) hands the
+    running job back to the queue and makes :meth:`run` return.
     """
 
     def __init__(self, db=None, *, worker_id: str | None = None,
                  heartbeat_interval: float = DEFAULT_HEARTBEAT,
                  stale_after: float = DEFAULT_STALE_AFTER, poll_interval: float = 0.5,
                  sweep_id: int | None = None, kinds: list[str] | None = None,
-                 on_finish: Callable[[Job], None] | None = None) -> None:
+                 on_finish: Callable[[Job], None] | None = None, grace: float = DEFAULT_GRACE) -> None:
         for name, value in (("heartbeat_interval", heartbeat_interval), ("stale_after", stale_after),
-                            ("poll_interval", poll_interval)):
+                            ("poll_interval", poll_interval), ("grace", grace)):
             if not value > 0:
                 raise ValueError(f"{name} must be > 0 seconds, got {name}={value!r}")
         if stale_after <= heartbeat_interval:
@@ -83,27 +92,30 @@ class Worker:
         self.sweep_id = sweep_id
         self.kinds = kinds
         self.on_finish = on_finish
-        self._current: tuple[int | None, JobContext | None] = (None, None)
-        self._stop = threading.Event()
+        self.grace = grace
+        self._ctx: JobContext | None = None
+        self._in_job = False
+        self._main: int | None = None  # thread id to interrupt (set when run in the main thread)
+        self._stopping = threading.Event()
 
-    # --- registration and heartbeat -----------------------------------------------------
+    # --- stopping -----------------------------------------------------------------------
 
-    def _register(self) -> None:
-        register_worker(self.store, self.worker_id, sweep_id=self.sweep_id)
+    def request_stop(self, why: str = "its worker was asked to stop") -> None:
+        """Hand the running job (if any) back to the queue and return from :meth:`run`; safe to
+        call from a signal handler or another thread."""
+        self._stopping.set()
+        ctx = self._ctx
+        if ctx is not None:
+            ctx.stop("worker-stopped", why)
 
-    def _unregister(self) -> None:
-        unregister_worker(self.store, self.worker_id)
+    def _interrupt(self) -> None:  # watchdog thread: the job ignored its stop for `grace` s
+        if self._in_job and self._main is not None:
+            signal.pthread_kill(self._main, INTERRUPT_SIGNAL)
 
-    def _beat_forever(self) -> None:
-        while not self._stop.wait(self.heartbeat_interval):
-            job_id, ctx = self._current  # one read: the pair always belongs together
-            try:
-                state = self.store.heartbeat(self.worker_id, job_id)
-            except Exception as exc:  # noqa: BLE001 - a busy store: never let the thread die
-                log.warning("heartbeat failed: %s", exc)
-                continue
-            if ctx is not None:
-                ctx._note(state)
+    def _on_interrupt(self, signum, frame) -> None:  # main thread, between bytecodes
+        ctx = self._ctx
+        if self._in_job and ctx is not None and ctx.cancelled:
+            ctx.check_cancelled()  # raises JobCancelled with the stop reason
 
     # --- the loop -----------------------------------------------------------------------
 
@@ -113,15 +125,20 @@ class Worker:
         none is queued. ``idle_exit``: return after that many seconds with nothing to claim
         (0: as soon as the queue is empty). ``until``: return when it becomes true."""
         kinds = self.kinds if self.kinds is not None else load_plugins()
-        self._register()
-        beat = threading.Thread(target=self._beat_forever, name="dpcda-heartbeat", daemon=True)
-        beat.start()
+        register_worker(self.store, self.worker_id, sweep_id=self.sweep_id)
+        main = threading.current_thread() is threading.main_thread()
+        previous = signal.signal(INTERRUPT_SIGNAL, self._on_interrupt) if main else None
+        self._main = threading.get_ident() if main else None
+        watchdog = Watchdog(self.store, self.worker_id, heartbeat_interval=self.heartbeat_interval,
+                            grace=self.grace, interrupt=self._interrupt if main else None)
+        self._watchdog = watchdog
+        watchdog.start()
         log.info("worker %s started (pid %d, store %s, kinds %s)", self.worker_id, os.getpid(),
                  self.store.path, ", ".join(kinds))
         ran, idle_since, last_recover = 0, time.monotonic(), -float("inf")
         recover_every = min(max(self.stale_after / 4, 0.5), 15.0)
         try:
-            while True:
+            while not self._stopping.is_set():
                 if until is not None and until():
                     break
                 if time.monotonic() - last_recover >= recover_every:
@@ -132,7 +149,7 @@ class Worker:
                 if job is None:
                     if once or (idle_exit is not None and time.monotonic() - idle_since >= idle_exit):
                         break
-                    time.sleep(self.poll_interval)
+                    self._stopping.wait(self.poll_interval)
                     continue
                 self._run_job(job)
                 ran += 1
@@ -140,44 +157,76 @@ class Worker:
                 if once:
                     break
         finally:
-            self._stop.set()
-            beat.join(timeout=5)
-            self._unregister()
+            watchdog.close()
+            self._main = None
+            if main:
+                signal.signal(INTERRUPT_SIGNAL, previous)
+            unregister_worker(self.store, self.worker_id)
             log.info("worker %s stopped after %d job(s)", self.worker_id, ran)
         return ran
 
     def _run_job(self, job: Job) -> None:
         ctx = JobContext(self.store, job.id, self.worker_id)
-        self._current = (job.id, ctx)
+        self._ctx = ctx
+        self._watchdog.watch(job, ctx)
+        if self._stopping.is_set():  # SIGTERM between the claim and here
+            ctx.stop("worker-stopped", "its worker was asked to stop")
         t0 = time.monotonic()
         log.info("job %d (%s) started, attempt %d", job.id, job.kind, job.attempts)
-        status, result, message, error = "done", None, None, None
+        result, failure = None, None
         try:
-            result = get_kind(job.kind).run(job.config, ctx)
+            try:
+                self._in_job = True
+                with watching(ctx.tick):
+                    ctx.check_cancelled()
+                    result = get_kind(job.kind).run(job.config, ctx)
+            finally:
+                self._in_job = False
             if result is not None and not isinstance(result, dict):
                 raise TypeError(f"job kind {job.kind!r} returned {type(result).__name__}, not a dict")
-            if ctx.cancelled and not ctx.lost:
-                status, message = "cancelled", _cancel_message(self.store, job.id)
-        except JobCancelled:
-            status, message = "cancelled", _cancel_message(self.store, job.id)
+        except JobCancelled as exc:
+            self._in_job = False
+            if ctx.stop_reason is None:  # the job's own choice to stop
+                ctx.stop(exc.reason, str(exc))
         except (WorkerStop, KeyboardInterrupt):
-            self.store.finish(job.id, self.worker_id, "queued", message="requeued: its worker was stopped")
-            self._current = (None, None)
+            self._in_job = False
+            self._release()
+            self.store.finish(job.id, self.worker_id, "queued", reason="worker-stopped",
+                              message="requeued: its worker was stopped")
             raise
         except Exception as exc:  # the job's failure, not the worker's
-            status, message, error = "failed", f"{type(exc).__name__}: {exc}", traceback.format_exc()
-        self._current = (None, None)
+            self._in_job = False
+            failure = (f"{type(exc).__name__}: {exc}", traceback.format_exc())
+        self._release()
         seconds = time.monotonic() - t0
-        if status == "done":
-            message = f"done in {seconds:.1f} s"
-        if not self.store.finish(job.id, self.worker_id, status, result=result, message=message,
-                                 error=error):
+        status, kw = self._outcome(job, ctx, result, failure, seconds)
+        if not self.store.finish(job.id, self.worker_id, status, **kw):
             log.warning("job %d was taken from this worker (presumed dead); result dropped", job.id)
             return
         log.info("job %d %s after %.1f s%s", job.id, status, seconds,
-                 f": {message}" if status != "done" and message else "")
-        if self.on_finish is not None:
+                 f": {kw.get('message')}" if status != "done" and kw.get("message") else "")
+        if self.on_finish is not None and status != "queued":
             self.on_finish(self.store.get_job(job.id))
+
+    def _release(self) -> None:
+        self._watchdog.release()
+        self._ctx = None
+
+    def _outcome(self, job: Job, ctx: JobContext, result, failure, seconds: float) -> tuple[str, dict]:
+        """(status, keyword arguments of :meth:`JobStore.finish`) for how the job ended."""
+        code, text = ctx.stop_reason or (None, None)
+        if failure is None and code is None:
+            return "done", dict(result=result, message=f"done in {seconds:.1f} s")
+        if code is None or code == "error":
+            message, error = failure or ("failed", None)
+            return "failed", dict(message=message, error=error, reason="error")
+        if code == "cancelled":
+            return "cancelled", dict(result=result, message=_cancel_message(self.store, job.id),
+                                     reason="cancelled")
+        if code == "worker-stopped" or (code == "stalled" and job.attempts < job.max_attempts):
+            return "queued", dict(message=f"requeued: {text}", reason=code,
+                                  refund=code == "worker-stopped")
+        return "failed", dict(message=f"failed: {text}", reason=code)
 
 
 def _cancel_message(store: JobStore, job_id: int) -> str:

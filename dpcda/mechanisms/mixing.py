@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from dpcda.cancellation import checkpoint
 from dpcda.mechanisms._torch import CHUNK_BYTES
 from dpcda.mechanisms.sampling import sample_subsets
 
@@ -51,6 +52,7 @@ def iter_mixtures(table, m: int, l: int, *, generator):
     n = table.shape[0]
     step = _rows_per_chunk(n, l, table.shape[1])
     for s in range(0, m, step):
+        checkpoint()  # a running job's cancel / time limit takes effect between chunks
         e = min(m, s + step)
         idx = sample_subsets(n, l, e - s, generator=generator, device=table.device)
         yield s, e, bag_means(table, idx), idx

@@ -25,6 +25,7 @@ import math
 
 import numpy as np
 
+from dpcda.cancellation import checkpoint
 from dpcda.mechanisms._torch import CHUNK_BYTES
 
 
@@ -52,6 +53,7 @@ def class_embedding(X: np.ndarray, y: np.ndarray, K: int, W, *, device):
     rows = max(1, CHUNK_BYTES // (4 * (D + X.shape[1])))
     E = torch.zeros((D, K), dtype=torch.float64, device=device)
     for s in range(0, N, rows):
+        checkpoint()  # a running job's cancel / time limit takes effect between chunks
         xb = torch.from_numpy(np.ascontiguousarray(X[s:s + rows], dtype=np.float32)).to(device)
         yb = torch.from_numpy(y[s:s + rows]).to(device)
         onehot = torch.nn.functional.one_hot(yb, K).to(torch.float32)
@@ -109,6 +111,7 @@ def fit_generator(E, p: np.ndarray, d: int, W, *, c: float | None, bounded: bool
     onehot_mean = torch.nn.functional.one_hot(labels, K).to(torch.float32) / per_class
     net.train()
     for _ in range(steps):
+        checkpoint()
         out = clip_rows_torch(net(_inputs(labels, K, code_dim, generator, device)), c)
         gen_emb = features(out, W).T @ onehot_mean  # D x K: per-class mean features
         loss = torch.sum((target - gen_emb * w) ** 2)

@@ -18,6 +18,7 @@ import numpy as np
 from dpcda.training.config import TrainConfig
 from dpcda.training.inputs import (as_batch, as_labels, denoise_images, input_scale_factor,
                                    prior_shift, soft_targets)
+from dpcda.cancellation import checkpoint
 from dpcda.training.models import get_model, model_spec, normalize_shape
 
 OnEpoch = Callable[[int, int, dict], "bool | None"]
@@ -153,8 +154,10 @@ def _run_closed(name, Xtr, ytr, Xte, yte, soft, K, scale, shift, config, on_epoc
             fit_kw["noisy_labels"] = np.asarray(noisy_labels)  # the release's raw soft labels
     learner = get_model(name, input_shape=Xtr.shape[1:], n_classes=K, **opts)
     t0 = time.perf_counter()
+    checkpoint()
     learner.fit(Xtr * scale, ytr, soft, **fit_kw)
     train_s = time.perf_counter() - t0
+    checkpoint()
     rng = np.random.default_rng(seed)
     scores = _noisy_average(lambda X: learner.scores(X * scale), Xte, config, rng)
     if shift is not None:
@@ -213,6 +216,7 @@ def _run_torch(Xtr, ytr, Xte, yte, soft, K, scale, shift, config, on_epoch, seed
             correct = torch.zeros((), dtype=torch.long, device=dev)
             with torch.inference_mode(), torch.autocast("cuda", dtype=torch.bfloat16, enabled=use_amp):
                 for i in range(0, len(Xt), config.eval_batch_size):
+                    checkpoint()
                     xb = Xt[i:i + config.eval_batch_size]
                     if config.eval_noise_std > 0:
                         prob = 0
@@ -237,6 +241,7 @@ def _run_torch(Xtr, ytr, Xte, yte, soft, K, scale, shift, config, on_epoch, seed
             loss_sum = torch.zeros((), device=dev)
             correct = torch.zeros((), dtype=torch.long, device=dev)
             for i in range(0, n, bs):
+                checkpoint()  # a running job's cancel / time limit takes effect between batches
                 idx = perm[i:i + bs]
                 xb, yb = X[idx], Y[idx]
                 with torch.autocast("cuda", dtype=torch.bfloat16, enabled=use_amp):
