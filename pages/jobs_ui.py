@@ -35,6 +35,7 @@ def sweep_progress(store, sid: int, status_at_start: str, jobs: list, *, key: st
         for j in (j for j in now if j.status == "running"):
             frac = (j.epoch or 0) / j.n_epochs if j.n_epochs else 0.0
             where = f"epoch {j.epoch} of {j.n_epochs}" if j.n_epochs else (j.message or "starting")
+            where += " · cancelling" if j.cancel_requested else ""
             st.progress(min(frac, 1.0), text=f"job #{j.id}: {describe(j)}: {where}")
         if count["queued"] or count["running"]:
             # Workers bound to one sweep (the CLI's in-process one) do not run this page's jobs.
@@ -48,8 +49,8 @@ def sweep_progress(store, sid: int, status_at_start: str, jobs: list, *, key: st
                 st.rerun()
         failed = [j for j in now if j.status == "failed"]
         if failed:
-            lines = [f"- job #{j.id} ({describe(j)}): "
-                     f"{(j.message or getattr(j, 'error', None) or 'failed').splitlines()[0]}"
+            lines = [f"- job #{j.id} ({describe(j)}): " + (f"`{j.reason}` · " if j.reason else "")
+                     + f"{(j.message or getattr(j, 'error', None) or 'failed').splitlines()[0]}"
                      for j in failed]
             if failed_in_expander:
                 with st.expander(f"{len(failed)} failed job(s)"):

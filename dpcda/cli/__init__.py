@@ -17,8 +17,8 @@ import os
 import sys
 
 # Command modules, in the order their commands are listed in ``--help``.
-COMMAND_MODULES = ("dpcda.cli.privacy", "dpcda.cli.generate", "dpcda.cli.jobs", "dpcda.cli.store",
-                   "dpcda.cli.fidelity", "dpcda.cli.audit")
+COMMAND_MODULES = ("dpcda.cli.privacy", "dpcda.cli.generate", "dpcda.cli.jobs", "dpcda.cli.jobs_list",
+                   "dpcda.cli.store", "dpcda.cli.fidelity", "dpcda.cli.audit")
 
 
 class UsageError(Exception):

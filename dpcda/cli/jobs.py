@@ -141,6 +141,11 @@ def register(subparsers) -> None:
     s.add_argument("--out", metavar="CSV", help="also write the results table to this CSV file")
     s.add_argument("--force", action="store_true", help="recompute cells already in the store")
     s.add_argument("--name", help="a label for the sweep")
+    s.add_argument("--time-limit", type=_positive_float("--time-limit"), metavar="SECONDS",
+                   help="a job running longer fails with reason time-limit (default 21600 = 6 h)")
+    s.add_argument("--stall-after", type=_positive_float("--stall-after"), metavar="SECONDS",
+                   help="a job whose progress counter does not move for this long is stalled: "
+                        "requeued once, then failed (default 600)")
     s.add_argument("--quiet", action="store_true", help="no per-job lines on stderr")
     _executor_args(s)
     s.set_defaults(handler=_sweep)
@@ -261,7 +266,8 @@ def _sweep(args) -> int:
     executor = _executor(args)  # no ray package: exit 2 before anything is queued
     store = JobStore(args.db)
     sweep_id = submit_sweep(store, _base_config(args), epsilons=epsilons, sigmas=sigmas, ls=ls,
-                            Ts=Ts, runs=args.runs, x=args.x, name=args.name, force=args.force)
+                            Ts=Ts, runs=args.runs, x=args.x, name=args.name, force=args.force,
+                            time_limit=args.time_limit, stall_after=args.stall_after)
     jobs = store.jobs(sweep_id=sweep_id)
     reused = sum(j.reused_from is not None for j in jobs)
     print(f"sweep {sweep_id}: {len(jobs)} job(s), {reused} reused from earlier results; store "

@@ -106,11 +106,14 @@ def default_x(*, n_privacy: int, n_l: int, n_T: int, fixed_sigma: bool) -> str:
 
 def submit_sweep(db, base: dict, *, epsilons: Iterable[float] | None = None, ls: Iterable[int],
                  runs: int, sigmas: Iterable[float] | None = None, Ts: Iterable[int] | None = None,
-                 x: str | None = None, name: str | None = None, force: bool = False) -> int:
+                 x: str | None = None, name: str | None = None, force: bool = False,
+                 time_limit: float | None = None, stall_after: float | None = None) -> int:
     """Queue a sweep of ``experiment`` jobs; returns the sweep id. Grid points already computed
     with an identical configuration are linked, not rerun (unless ``force``).
 
     ``x`` records the axis the sweep is about (one of :data:`AXES`; default :func:`default_x`).
+    ``time_limit`` / ``stall_after``: seconds each job may run / go without progress (see
+    :meth:`dpcda.jobs.JobStore.submit`; None: the defaults).
     """
     epsilons = None if epsilons is None else list(epsilons)
     sigmas = None if sigmas is None else list(sigmas)
@@ -134,7 +137,10 @@ def submit_sweep(db, base: dict, *, epsilons: Iterable[float] | None = None, ls:
         sweep_config["sigmas"] = sigmas
     if Ts:
         sweep_config["Ts"] = Ts
-    return _store(db).create_sweep(name, sweep_config, [("experiment", c) for c in configs], force=force)
+    limits = {k: v for k, v in (("time_limit", time_limit), ("stall_after", stall_after)) if v is not None}
+    sweep_config.update(limits)
+    return _store(db).create_sweep(name, sweep_config, [("experiment", c) for c in configs], force=force,
+                                   **limits)
 
 
 def sweep_finished(db, sweep_id: int) -> bool:

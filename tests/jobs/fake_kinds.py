@@ -76,3 +76,20 @@ def fake_sleep(config: dict, ctx) -> dict:
         fh.write(f"{os.getpid()}\n")
     time.sleep(float(config.get("seconds", 30.0)))
     return {"pid": os.getpid(), "slept": True}
+
+
+@register_kind("fake-checkpoints")
+def fake_checkpoints(config: dict, ctx) -> dict:
+    """Calls the library's checkpoint() every 10 ms for ``seconds`` (a loop with cancel hooks,
+    like the generators' and the training loops'); ``stall_at``: then hangs without progress."""
+    from dpcda.cancellation import checkpoint
+
+    deadline = time.monotonic() + float(config.get("seconds", 30.0))
+    n = 0
+    while time.monotonic() < deadline:
+        checkpoint()
+        n += 1
+        if config.get("stall_at") is not None and n >= int(config["stall_at"]):
+            time.sleep(float(config.get("hang", 60.0)))  # alive, but no progress
+        time.sleep(0.01)
+    return {"checkpoints": n}
