@@ -70,6 +70,26 @@ def _wait(pred, timeout=300.0, every=0.02):
     raise TimeoutError("condition not met")
 
 
+def _cancel_once(store: JobStore, job_id: int, where: str | None, label: str) -> float:
+    def ready():
+        j = store.get_job(job_id)
+        if j.status != "running":
+            return False
+        return (j.message == where) if where else (j.epoch or 0) >= 1
+
+    def finished():
+        j = store.get_job(job_id)
+        return j if j.terminal else None
+
+    _wait(ready)
+    time.sleep(0.3)  # well inside the phase
+    t0 = time.time()
+    store.cancel_job(job_id)
+    job = _wait(finished)
+    assert job.status == "cancelled", (label, job.status, job.message)
+    return job.finished - t0
+
+
 def cancel_latency(folder: Path, label, kind, config, where, repeats: int) -> list[float]:
     out = []
     for r in range(repeats):
@@ -77,18 +97,7 @@ def cancel_latency(folder: Path, label, kind, config, where, repeats: int) -> li
         job_id = store.submit(kind, dict(config), force=True)
         pid = ft.fork_worker(store.path, once=True)
         try:
-            def ready():
-                j = store.get_job(job_id)
-                if j.status != "running":
-                    return False
-                return (j.message == where) if where else (j.epoch or 0) >= 1
-            _wait(ready)
-            time.sleep(0.3)  # well inside the phase
-            t0 = time.time()
-            store.cancel_job(job_id)
-            job = _wait(lambda: (lambda j: j if j.terminal else None)(store.get_job(job_id)))
-            out.append(job.finished - t0)
-            assert job.status == "cancelled", (label, job.status, job.message)
+            out.append(_cancel_once(store, job_id, where, label))
         finally:
             ft.wait(pid)
     return out

@@ -13,6 +13,9 @@ on the driver's disk while the tasks run anywhere on the cluster.
 - Cancel: a cancel request in the store (page button, ``cancel_sweep``) is seen at the next
   heartbeat (about a second) and becomes ``ray.cancel(force=True)``; the job is then recorded
   ``cancelled``.
+- Time limit: a task still running past its job's ``time_limit`` is cancelled the same way and the
+  job recorded ``failed`` (reason ``time-limit``). Stall detection does not reach Ray tasks (their
+  progress is not streamed back while they run).
 - The driver is a worker of the store like any other (heartbeat, pid): if it dies, another
   worker's recovery requeues its jobs, and Ray drops the tasks it owned.
 
@@ -140,6 +143,7 @@ class _Flight:
     ref: Any
     cancel_sent: bool = False
     lost: bool = False
+    timed_out: bool = False
     submitted: float = field(default_factory=time.monotonic)
 
 
@@ -247,7 +251,10 @@ class RayRunner:
             return
         for f in flights.values():
             lost = f.job.id not in state  # recovered from under this driver
-            if (lost or state[f.job.id]) and not f.cancel_sent:
+            limit = f.job.time_limit
+            if limit is not None and time.monotonic() - f.submitted > limit and not f.cancel_sent:
+                f.timed_out = True  # past its time limit: cancel the task, record it failed
+            if (lost or f.timed_out or state.get(f.job.id)) and not f.cancel_sent:
                 f.lost = lost
                 f.cancel_sent = True
                 ray.cancel(f.ref, force=True)
@@ -275,6 +282,10 @@ class RayRunner:
             status, message, error = "failed", f"{type(exc).__name__}: {str(exc).splitlines()[0]}", str(exc)
         if f.cancel_sent and status != "failed":
             status = "cancelled"
+        reason = {"cancelled": "cancelled", "failed": "error"}.get(status)
+        if f.timed_out:
+            status, reason = "failed", "time-limit"
+            message = f"failed: ran past its time limit of {job.time_limit:g} s (Ray task cancelled)"
         if status == "done":
             message = f"done in {payload['seconds']:.1f} s on {payload['host']} (Ray)"
             for p in payload.get("progress", []):
@@ -282,7 +293,7 @@ class RayRunner:
         elif status == "cancelled":
             message = "cancelled (Ray task cancelled)"
         if not self.store.finish(job.id, self.worker_id, status, result=result, message=message,
-                                 error=error):
+                                 error=error, reason=reason):
             log.warning("job %d is no longer this driver's (recovered elsewhere); result dropped", job.id)
             return
         log.info("job %d %s: %s", job.id, status, message)
@@ -296,5 +307,6 @@ class RayRunner:
                 ray.cancel(f.ref, force=True)
             except Exception as exc:  # noqa: BLE001 - Ray may already be going down
                 log.warning("could not cancel the Ray task of job %d: %s", f.job.id, exc)
-            self.store.finish(f.job.id, self.worker_id, "queued", message="requeued: its Ray driver stopped")
+            self.store.finish(f.job.id, self.worker_id, "queued", message="requeued: its Ray driver stopped",
+                              reason="worker-stopped")
         flights.clear()
