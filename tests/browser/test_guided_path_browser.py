@@ -1,0 +1,115 @@
+"""Acceptance (issue 10): the guided path on digits in Chromium at 1024×768.
+
+Home → Privacy → Samples → Utility → Compare, each page reached the way a visitor would (Home's
+step link, then the sidebar), with no exception on any page (no ``stException`` element, no
+uncaught page error, no console error) and a screenshot of every step. Screenshots go to
+``$DPCDA_SCREENSHOTS`` when set, else to pytest's ``tmp_path`` (never into the repository).
+The server (private ``DPCDA_HOME``, offline) and Chromium come from test_privacy_browser.py;
+the server and any worker it started are stopped at the end of the module.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from dpcda.formatting import fmt_int
+from dpcda.presets import get_preset
+from tests.browser.test_privacy_browser import IDLE, browser, server  # noqa: F401
+
+LOAD_MS = 120_000  # a page's first run on a busy 2-core machine can take half a minute
+STEPS = ("Choose ε", "See the data", "Measure utility", "Compare and decide")
+
+
+@pytest.fixture
+def shots(tmp_path) -> Path:
+    folder = Path(os.environ.get("DPCDA_SCREENSHOTS") or tmp_path / "guided-path")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def _no_exception(page, where: str, errors: list[str]) -> None:
+    assert page.get_by_test_id("stException").count() == 0, \
+        f"{where}: {page.get_by_test_id('stException').first.inner_text()}"
+    assert not errors, f"{where}: {errors}"
+
+
+def _wait_idle(page) -> None:
+    page.wait_for_selector(IDLE, timeout=LOAD_MS)
+
+
+def _title(page) -> str:
+    return page.locator("h1").first.inner_text()
+
+
+def _open(page, label: str, url_end: str) -> None:
+    """Follow the sidebar's navigation link ``label``; wait for the new page's run to finish."""
+    old = _title(page)
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name=label).click()
+    page.wait_for_url(re.compile(f"/{url_end}$"), timeout=LOAD_MS)
+    page.wait_for_function("old => { const h = document.querySelector('h1');"
+                           " return h && h.innerText !== old; }", arg=old, timeout=LOAD_MS)
+    _wait_idle(page)
+
+
+def _pick(page, label: str, option: str) -> None:
+    page.get_by_test_id("stSelectbox").filter(has_text=label).first.click()
+    page.get_by_role("option", name=re.compile(option)).first.click()
+    page.wait_for_timeout(300)
+    _wait_idle(page)
+
+
+def test_guided_path_on_digits(server, browser, shots):  # noqa: F811
+    page = browser.new_page(viewport={"width": 1024, "height": 768})
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(f"page error: {exc}"))
+    page.on("console", lambda msg: errors.append(f"console: {msg.text}")
+            if msg.type == "error" else None)
+
+    # Home: the four steps, in order, each with its link.
+    page.goto(server, wait_until="domcontentloaded")
+    page.get_by_test_id("stPageLink").first.wait_for(timeout=LOAD_MS)
+    _wait_idle(page)
+    text = page.get_by_test_id("stMain").inner_text()
+    positions = [text.find(f"{i} · {s}") for i, s in enumerate(STEPS, start=1)]
+    assert -1 not in positions and positions == sorted(positions), positions
+    page.screenshot(path=str(shots / "1-home.png"))
+    _no_exception(page, "Home", errors)
+
+    # Step 1, Privacy (from Home's step link): digits, ε readout.
+    page.get_by_test_id("stPageLink").filter(has_text="Privacy").first.click()
+    page.wait_for_url(re.compile("/privacy$"), timeout=LOAD_MS)
+    page.get_by_test_id("stMetricValue").first.wait_for(timeout=LOAD_MS)
+    _wait_idle(page)
+    _pick(page, "Dataset", "digits")
+    assert f"N = {fmt_int(get_preset('digits').n)}" in page.get_by_test_id("stMain").inner_text()
+    page.screenshot(path=str(shots / "2-privacy.png"))
+    _no_exception(page, "Privacy", errors)
+
+    # Step 2, Samples: digits is the default dataset; images are drawn.
+    _open(page, "Samples", "samples")
+    image = page.get_by_test_id("stImage")
+    generate = page.get_by_role("button", name=re.compile("Generate"))
+    image.or_(generate).first.wait_for(timeout=LOAD_MS)
+    if not image.count():  # no preview on first load: generate one
+        generate.first.click()
+    image.first.wait_for(timeout=LOAD_MS)
+    _wait_idle(page)
+    page.screenshot(path=str(shots / "3-samples.png"))
+    _no_exception(page, "Samples", errors)
+
+    # Step 3, Utility: a new sweep on digits.
+    _open(page, "Utility", "utility")
+    _pick(page, "Dataset", "digits")
+    page.screenshot(path=str(shots / "4-utility.png"))
+    _no_exception(page, "Utility", errors)
+
+    # Step 4, Compare.
+    _open(page, "Compare", "compare")
+    _pick(page, "Dataset", "digits")
+    page.screenshot(path=str(shots / "5-compare.png"))
+    _no_exception(page, "Compare", errors)
+    page.close()
