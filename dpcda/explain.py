@@ -80,6 +80,13 @@ _NOTES = (
     Note("conversion", "How a Rényi bound is turned into the (ε, δ) promise; 'improved' gives "
          "a slightly smaller, equally valid ε. It does not change the noise that is added.",
          None),
+    Note("max_alpha", "The largest Rényi order the ε is minimised over. Raise it only when a "
+         "warning says the best order is at the edge.", None),
+    Note("trials", "How many times the audit runs the mechanism with and without the canary "
+         "record. More trials give a tighter audited bound and take longer.", None),
+    Note("target_epsilon", "The ε you want to reach; the calibration finds the noise that gets "
+         "there for each l. Smaller ε is more private and needs more noise.",
+         (MORE_PRIVATE, LESS_PRIVATE)),
 )
 
 NOTES: dict[str, Note] = {n.key: n for n in _NOTES}

@@ -1,0 +1,151 @@
+"""Browser timings of the Privacy page (issue 10 item 6), in Chromium on this machine.
+
+Starts `streamlit run app.py` on a free port (private DPCDA_HOME, offline), drives Debian's
+/usr/bin/chromium with Playwright and prints:
+
+- first load: open /privacy in a new tab until the page is idle with the ε readout shown,
+  (a) on a server that has served only the Home page (cold caches), (b) in a second new tab
+  (the page's cached computations warm);
+- preset switch (MNIST -> digits) and accountant switch (-> class-aware, -> back to the
+  default), each until the page is idle again;
+- slider: one arrow-key step of σ_x until the ε readout shows the new value (median of
+  ``--steps``) and until the page is idle.
+
+    python benchmarks/browser_privacy.py [--steps 5]
+
+Targets (issue 10): first load <= 2 s after the server is warm, switch <= 0.5 s, slider <= 150 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--no-sandbox", "--disable-gpu", "--headless=new", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
+IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
+METRIC = '[data-testid="stMetricValue"]'
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_server(home: Path) -> tuple[subprocess.Popen, str]:
+    port = free_port()
+    env = dict(os.environ, DPCDA_HOME=str(home / "dpcda-home"), DPCDA_OFFLINE="1")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+         "--server.port", str(port), "--server.address", "127.0.0.1",
+         "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
+        cwd=ROOT, env=env, stdout=(home / "server.log").open("w"), stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+                if r.read().decode().strip() == "ok":
+                    return proc, url
+        except OSError:
+            time.sleep(0.3)
+    proc.kill()
+    raise SystemExit("streamlit did not start in 90 s")
+
+
+def idle(page, timeout=120_000) -> None:
+    page.wait_for_selector(IDLE, timeout=timeout)
+
+
+def load(browser, url: str) -> tuple[object, float]:
+    page = browser.new_page(viewport={"width": 1024, "height": 768})
+    t0 = time.perf_counter()
+    page.goto(url, wait_until="domcontentloaded")
+    page.wait_for_selector(METRIC, timeout=120_000)
+    page.wait_for_timeout(50)  # let the script state attribute catch up
+    idle(page)
+    return page, time.perf_counter() - t0
+
+
+def choose(page, label: str, option: str) -> float:
+    """Pick ``option`` (its label starts with this text) in the selectbox labelled ``label``."""
+    import re
+
+    box = page.get_by_test_id("stSelectbox").filter(has_text=label)
+    box.click()
+    opt = page.get_by_role("option", name=re.compile("^" + re.escape(option) + r"(\s|$)")).first
+    t0 = time.perf_counter()
+    opt.click()
+    page.wait_for_timeout(30)
+    idle(page)
+    return time.perf_counter() - t0
+
+
+def slider_step(page, label: str) -> tuple[float, float]:
+    slider = page.get_by_test_id("stSlider").filter(has_text=label).get_by_role("slider")
+    before = page.locator(METRIC).first.inner_text()
+    slider.focus()
+    t0 = time.perf_counter()
+    slider.press("ArrowRight")
+    page.wait_for_function("([sel, old]) => { const e = document.querySelector(sel);"
+                           " return e && e.innerText !== old; }", arg=[METRIC, before],
+                           timeout=120_000)
+    shown = time.perf_counter() - t0
+    idle(page)
+    return shown, time.perf_counter() - t0
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--steps", type=int, default=5)
+    args = ap.parse_args()
+    from playwright.sync_api import sync_playwright
+
+    with tempfile.TemporaryDirectory() as tmp:
+        proc, url = start_server(Path(tmp))
+        try:
+            with sync_playwright() as p:
+                browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+                home, t_home = load(browser, url)
+                home.close()
+                page, cold = load(browser, f"{url}/privacy")
+                second, warm = load(browser, f"{url}/privacy")
+                second.close()
+                preset = choose(page, "Dataset", "scikit-learn digits")
+                acc1 = choose(page, "Accountant", "class-aware")
+                acc2 = choose(page, "Accountant", "class-aware-pld")
+                steps = [slider_step(page, "σ_x (feature noise)") for _ in range(args.steps)]
+                browser.close()
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+    load_avg = os.getloadavg()[0]
+    print(f"load average {load_avg:.2f}; Home first load {t_home:.2f} s (warms the server)")
+    print(f"Privacy first load, cold caches:     {cold:.2f} s   (target <= 2 s)")
+    print(f"Privacy first load, second tab:      {warm:.2f} s")
+    print(f"preset switch MNIST -> digits:       {preset:.2f} s   (target <= 0.5 s)")
+    print(f"accountant switch -> class-aware:    {acc1:.2f} s")
+    print(f"accountant switch -> PLD (default):  {acc2:.2f} s")
+    shown = [s for s, _ in steps]
+    done = [d for _, d in steps]
+    print(f"σ_x slider step, new ε shown:        median {statistics.median(shown) * 1000:.0f} ms "
+          f"(min {min(shown) * 1000:.0f}, max {max(shown) * 1000:.0f}; target <= 150 ms)")
+    print(f"σ_x slider step, page idle:          median {statistics.median(done) * 1000:.0f} ms")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,191 @@
+"""Sections of the Privacy page (not a page itself): the accuracy beside ε with its frontier,
+Figure 4 and the calibration. They read widgets, call :mod:`dpcda`, draw."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import streamlit as st
+
+from dpcda import frontier as fr
+from pages.common import (EPS_PLOT_MAX, EXPLAIN_KEY, POWERS_OF_TWO, SIGMA_GRID, calibration_figure,
+                          calibration_rows, explain, figure4, figure4_grid, fmt_alpha, fmt_eps,
+                          fmt_int)
+
+KEY = "privacy_acc"
+
+
+def note(key: str, container=None) -> None:
+    """The input's plain note when Explain is on; otherwise at least its privacy direction."""
+    from dpcda.explain import ends_text
+
+    if st.session_state.get(EXPLAIN_KEY, True):
+        explain(key, container=container)
+    elif ends_text(key):
+        (container or st).caption(ends_text(key))
+
+
+@st.cache_data(show_spinner="Setting the measured accuracies against ε…", max_entries=64)
+def _front(rows: list[dict], accountant: str, delta: float, conversion: str, max_alpha: int,
+           facts: dict) -> list[dict]:
+    return fr.frontier(fr.attach_epsilons(rows, accountant=accountant, delta=delta,
+                                          conversion=conversion, max_alpha=max_alpha, **facts))
+
+
+def _figure(front: list[dict], *, star: tuple[float, float] | None, eps_now: float | None,
+            title: str):
+    import plotly.graph_objects as go
+
+    fig = go.Figure(go.Scatter(
+        x=[r["epsilon"] for r in front], y=[r["mean"] for r in front], mode="lines+markers",
+        line_shape="hv", name="best measured (best l)", text=[f"l = {r['l']}" for r in front],
+        error_y=dict(type="data", symmetric=False,
+                     array=[r["max"] - r["mean"] for r in front],
+                     arrayminus=[r["mean"] - r["min"] for r in front]),
+        hovertemplate="ε = %{x:.3g}<br>accuracy %{y:.3f}<br>%{text}<extra></extra>"))
+    if star is not None:
+        fig.add_scatter(x=[star[0]], y=[star[1]], mode="markers", name="this setting",
+                        marker=dict(symbol="star", size=18, color="#d62728",
+                                    line=dict(width=1, color="black")))
+    elif eps_now is not None and math.isfinite(eps_now):
+        fig.add_vline(x=eps_now, line_dash="dot", annotation_text="this ε")
+    fig.update_xaxes(type="log", title="ε (smaller is more private)")
+    fig.update_yaxes(title="test accuracy", rangemode="tozero")
+    fig.update_layout(title=title, height=340, margin=dict(l=10, r=10, t=40, b=10),
+                      legend=dict(orientation="h", y=-0.25))
+    return fig
+
+
+def accuracy_section(*, dataset: str, facts: dict, l: int, sigma_x: float, ratio: float,
+                     c: float, T: int, delta: float, accountant: str, conversion: str,
+                     max_alpha: int, eps_now: float | None) -> None:
+    """What accuracy this ε buys: the measured readout (or one click to measure it) and the
+    privacy-utility frontier of every measured release of ``dataset``."""
+    from dpcda.data.availability import dataset_availability
+    from pages.jobs_ui import open_job_store, start_worker
+
+    store = open_job_store()
+    rows = fr.release_rows(dataset, store, c=c, T=T, ratio=ratio)
+    here = fr.lookup(rows, l=l, sigma_x=sigma_x, ratio=ratio, c=c, T=T, n=facts["n"],
+                     dataset=dataset)
+    front = _front(rows, accountant, delta, conversion, max_alpha, facts) if rows else []
+    best = fr.best_within(front, eps_now) if eps_now is not None else None
+    if here is not None:
+        st.metric("Test accuracy of a model trained on this release", fr.accuracy_text(here))
+        st.caption(fr.measurement_text(here))
+    else:
+        st.metric("Test accuracy of a model trained on this release", "not measured yet")
+        if best is not None:
+            st.caption(f"The best measured release with ε ≤ this one: {fr.accuracy_text(best)} "
+                       f"(l = {best['l']}, σ = {best['sigma_x']:.3g}, ε = {fmt_eps(best['epsilon'])}).")
+    pending = fr.pending_jobs(store, dataset, l=l, sigma_x=sigma_x)
+    if here is None or here["runs"] < fr.MEASURE_RUNS:
+        if pending:
+            _progress(store, dataset, l, sigma_x, len(pending))
+        elif dataset_availability(dataset).present:
+            secs = fr.estimate_seconds(dataset)
+            if st.button(f"Measure it ({fr.MEASURE_RUNS} runs, about {secs:.0f} s)",
+                         key=f"{KEY}_measure", help="Runs in the background with the fast "
+                         "learner; the page updates as each run finishes."):
+                fr.submit_measurement(store, dataset, l=l, sigma_x=sigma_x, ratio=ratio, c=c,
+                                      T=None if T == facts["n"] else T, delta=delta,
+                                      accountant=accountant)
+                start_worker(store, noun="measurement")
+                st.rerun()
+        else:
+            st.caption(f"{dataset}'s files are not on this server, so it cannot be measured here.")
+    star = (eps_now, here["mean"]) if here is not None and eps_now and math.isfinite(eps_now) \
+        else None
+    if front:
+        st.plotly_chart(_figure(front, star=star, eps_now=eps_now,
+                                title=f"Privacy-utility frontier, {dataset}, {accountant}"),
+                        width="stretch", key=f"{KEY}_frontier")
+        st.caption("Each step: the best accuracy measured with ε at most that value (hover for "
+                   "its l); bars span the runs' range. ε here is what the chosen accountant "
+                   "charges each measured release (its own allocation of T over the classes).")
+    else:
+        st.caption(f"No measured accuracies for {dataset} at c = {c:g}, T = {fmt_int(T)} yet.")
+
+
+def _progress(store, dataset: str, l: int, sigma_x: float, n_pending: int) -> None:
+    @st.fragment(run_every=1)
+    def poll() -> None:
+        now = fr.pending_jobs(store, dataset, l=l, sigma_x=sigma_x)
+        if len(now) != n_pending:
+            st.rerun()
+        running = [j for j in now if j.status == "running"]
+        st.info(f"Measuring: {len(now)} run(s) to go"
+                + (f" (job #{running[0].id}: {running[0].message or 'starting'})" if running
+                   else " (waiting for the worker)") + ".")
+
+    poll()
+
+
+def figure4_section(*, ds, l: int, sigma_x: float, ratio: float, accountant: str, r,
+                    common: dict) -> tuple[int, ...]:
+    """The paper's Figure 4 for the chosen accountant, the current setting starred."""
+    st.subheader("ε against noise for l = 1, 2, 4, …, 512 (the paper's Figure 4)")
+    limit = ds.smallest_class or ds.n
+    ls = tuple(v for v in POWERS_OF_TWO if v <= limit)
+    sigmas = SIGMA_GRID[::2]
+    grid = figure4_grid(ls, sigmas, accountant=accountant, ratio=ratio, **common)
+    star = (sigma_x, r.epsilon) if r is not None and r.private and math.isfinite(r.epsilon) else None
+    title = f"{accountant} accountant, {ds.describe()}" + (
+        "" if ratio == 1 else f", σ_y/σ_x ratio {ratio:.3g}")
+    fig, drawn = figure4(grid, sigmas, star=star, current_l=l, title=title,
+                         x_title="σ_x = σ_y" if ratio == 1 else f"σ_x (σ_y = {ratio:.3g} σ_x)")
+    not_computed = {v: msg for v, msg in grid.items() if isinstance(msg, str)}
+    if drawn:
+        st.plotly_chart(fig, width="stretch", key="privacy_fig4")
+    else:
+        st.info(f"Nothing to draw with the {accountant} accountant: "
+                f"{next(iter(not_computed.values()), 'no valid l')}")
+    too_big = [v for v in POWERS_OF_TWO if v > limit]
+    if too_big:
+        st.caption(f"Not drawn: l = {', '.join(map(str, too_big))}, larger than the smallest class "
+                   f"({fmt_int(limit)}).")
+    if not_computed and drawn:
+        st.caption("Not computable: " + "; ".join(f"l = {v}: {m}" for v, m in not_computed.items()))
+    st.caption("The star marks the current setting (bold curve: the current l, when it is a power "
+               f"of two). The ε axis stops at {EPS_PLOT_MAX:g}; hover for larger values. At a fixed "
+               "noise level a larger l spends less ε: one record moves an average of l records by "
+               "1/l as much, which outweighs the higher chance (l/N) of being picked. So the noise "
+               "needed for a target ε falls as l grows, as in the calibration below.")
+    return ls
+
+
+def calibration_section(*, ls: tuple[int, ...], ratio: float, accountant: str,
+                        common: dict) -> None:
+    """Target ε → the noise that reaches it, for every l (the paper's Table 3 procedure)."""
+    st.subheader("Calibration: the noise that reaches a target ε")
+    target = st.number_input("Target ε", width=220, min_value=0.01, max_value=1e4, value=10.0,
+                             step=1.0, key="privacy_target_eps",
+                             help="Between 0.01 and 10,000. The paper's Table 3 uses ε = 10 and "
+                                  "20 with δ = 1e-5.")
+    note("target_epsilon")
+    cal = calibration_rows(float(target), ls, accountant=accountant, ratio=ratio, **common)
+    failed = [row for row in cal if row["sigma_x"] is None]
+    if failed and len(failed) == len(cal):
+        st.error(f"ε = {target:g} cannot be reached with the {accountant} accountant: "
+                 f"{failed[0]['notes']}")
+    elif failed:
+        st.warning("Not reachable for l = " + ", ".join(str(row["l"]) for row in failed)
+                   + f": {failed[0]['notes']}")
+    cal_left, cal_right = st.columns([3, 2], gap="large")
+    with cal_left:
+        st.dataframe(pd.DataFrame({
+            "l": [row["l"] for row in cal],
+            "σ_x": [f"{row['sigma_x']:.4g}" if row["sigma_x"] is not None else "—" for row in cal],
+            "σ_y": [f"{row['sigma_y']:.4g}" if row["sigma_y"] is not None else "—" for row in cal],
+            "achieved ε": [fmt_eps(row["epsilon"]) for row in cal],
+            "α": [fmt_alpha(row["alpha"], row.get("bound")) for row in cal],
+            "notes": [row["notes"] for row in cal],
+        }), hide_index=True, width="stretch")
+    with cal_right:
+        if len(failed) < len(cal):
+            st.plotly_chart(calibration_figure(cal, target=float(target)), width="stretch",
+                            key="privacy_calfig")
+    st.caption(f"σ_y = {'σ_x' if ratio == 1 else f'{ratio:.3g} × σ_x'}; the achieved ε never "
+               "exceeds the target. This is how the paper sets the noise for every l in its "
+               "Table 3.")

@@ -1,0 +1,139 @@
+"""AppTest of the Privacy page's accuracy beside ε (pages/privacy_views.py): the measured readout
+from the shipped table, the privacy-utility frontier, and the one-click measurement, which queues
+jobs in the page's (private) store and starts a worker; the jobs then run in-process."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from dpcda import frontier as fr
+from dpcda.jobs import JobStore, Worker
+
+ROOT = Path(__file__).resolve().parents[2]
+PAGE = str(ROOT / "pages" / "privacy.py")
+ACC = "Test accuracy of a model trained on this release"
+
+
+@pytest.fixture
+def store(monkeypatch, tmp_path) -> JobStore:
+    monkeypatch.setenv("DPCDA_HOME", str(tmp_path))
+    return JobStore()
+
+
+@pytest.fixture
+def worker_calls(monkeypatch) -> list:
+    """The page's worker start, recorded instead of spawning a process."""
+    import dpcda.jobs
+
+    calls = []
+    monkeypatch.setattr(dpcda.jobs, "ensure_worker",
+                        lambda db=None, **kw: calls.append(db) or {"worker_id": "w", "pid": None,
+                                                                   "started": True})
+    return calls
+
+
+def run(at: AppTest) -> AppTest:
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def digits_page(accountant: str = "class-aware") -> AppTest:
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    run(at)
+    at.selectbox(key="privacy_preset").select("digits")
+    at.selectbox(key="privacy_accountant").select(accountant)
+    return run(at)
+
+
+def frontier_figure(at: AppTest) -> dict:
+    charts = [json.loads(el.proto.spec) for el in at.get("plotly_chart")]
+    (fig,) = [c for c in charts if "frontier" in c["layout"].get("title", {}).get("text", "")]
+    return fig
+
+
+def test_digits_default_shows_the_shipped_accuracy_and_the_frontier(store, worker_calls):
+    at = digits_page()
+    sigma = float(at.select_slider(key="privacy_sigma_x").value)
+    want = fr.lookup(fr.load_table(dataset="digits"), l=4, sigma_x=sigma, dataset="digits")
+    assert want is not None
+    metric = {m.label: m.value for m in at.metric}
+    assert metric[ACC] == fr.accuracy_text(want)
+    assert "±" in metric[ACC]
+    words = " ".join(c.value for c in at.caption)
+    assert f"over {want['runs']} runs" in words and f"`{want['learner']}`" in words
+    assert "benchmarks/accuracy_frontier.py" in words
+    assert not [b for b in at.button if b.key == "privacy_acc_measure"]  # already measured
+
+    fig = frontier_figure(at)
+    (line,) = [t for t in fig["data"] if t["name"].startswith("best measured")]
+    assert line["x"] == sorted(line["x"]) and line["y"] == sorted(line["y"])
+    assert fig["layout"]["xaxis"]["type"] == "log"
+    (star,) = [t for t in fig["data"] if t["name"] == "this setting"]
+    eps = float(next(m.value for m in at.metric if m.label.startswith("ε")).replace(",", ""))
+    assert star["x"][0] == pytest.approx(eps, rel=5e-3)
+    assert star["y"][0] == pytest.approx(want["mean"])
+    # The same frontier the library gives the report.
+    lib = fr.frontier_rows("digits", "class-aware", store)
+    assert line["y"] == pytest.approx([r["mean"] for r in lib])
+    assert store.jobs() == [] and worker_calls == []
+
+
+def test_one_click_measures_an_unmeasured_setting(store, worker_calls):
+    at = digits_page()
+    at.select_slider(key="privacy_l").set_value(5)  # l = 5 is not in the shipped table
+    run(at)
+    assert {m.label: m.value for m in at.metric}[ACC] == "not measured yet"
+    assert any("best measured release with ε ≤" in c.value for c in at.caption)
+    (button,) = [b for b in at.button if b.key == "privacy_acc_measure"]
+    assert "3 runs" in button.label
+    button.click()
+    run(at)
+    jobs = store.jobs()
+    assert len(jobs) == fr.MEASURE_RUNS and {j.status for j in jobs} == {"queued"}
+    sigma = float(at.select_slider(key="privacy_sigma_x").value)
+    assert all(j.kind == "experiment" and j.config["l"] == 5 and j.config["dataset"] == "digits"
+               and j.config["sigma"] == pytest.approx(sigma) and j.config["train"]["model"] == "ncm"
+               for j in jobs)
+    assert sorted(j.config["run"] for j in jobs) == [0, 1, 2]
+    assert len(worker_calls) == 1 and Path(worker_calls[0].path) == store.path
+    assert any("Measuring: 3 run(s) to go" in i.value for i in at.info)
+    assert not [b for b in at.button if b.key == "privacy_acc_measure"]  # no second launch
+
+    Worker(store).run(idle_exit=0)  # the real measurement, in-process (no process left behind)
+    run(at)
+    assert all(j.status == "done" for j in store.jobs())
+    accs = [j.result["accuracy"] for j in store.jobs()]
+    value = {m.label: m.value for m in at.metric}[ACC]
+    assert value == fr.accuracy_text(fr.summarize(accs))
+    assert any("from the job store" in c.value for c in at.caption)
+    (star,) = [t for t in frontier_figure(at)["data"] if t["name"] == "this setting"]
+    assert star["y"][0] == pytest.approx(sum(accs) / len(accs))
+
+
+def test_explain_notes_and_slider_ends(store, worker_calls):
+    from dpcda.explain import ends_text, get_note
+
+    at = digits_page()
+    side = " ".join(c.value for c in at.sidebar.caption)
+    for key in ("l", "sigma_x", "c", "T", "delta", "accountant", "conversion"):
+        assert get_note(key).text in side, key
+    assert ends_text("l") in side and ends_text("sigma_x") in side
+    at.toggle(key="explain_notes").set_value(False)
+    run(at)
+    side = " ".join(c.value for c in at.sidebar.caption)
+    assert get_note("l").text not in side
+    assert ends_text("l") in side and ends_text("delta") in side  # the direction always shows
+
+
+def test_custom_dataset_says_accuracy_needs_real_data(store, worker_calls):
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    run(at)
+    at.selectbox(key="privacy_preset").select("custom")
+    run(at)
+    assert ACC not in {m.label for m in at.metric}
+    assert any("Accuracy needs real data" in c.value for c in at.caption)
