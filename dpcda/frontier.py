@@ -154,33 +154,49 @@ def lookup(rows: list[dict], **setting) -> dict | None:
 
 
 def attach_epsilons(rows: list[dict], *, accountant: str, n: int, class_counts=None, d_x=None,
-                    d_y=None, delta: float, conversion: str = "mironov",
-                    max_alpha: int = 256) -> list[dict]:
+                    d_y=None, delta: float, conversion: str = "mironov", max_alpha: int = 256,
+                    allocation: str | None = "equal") -> list[dict]:
     """Copies of ``rows`` with ``epsilon``: what ``accountant`` charges for each release (its l,
-    sigma_x, ratio, c, T (None: N) and allocation); inf for sigma_x = 0; a row it cannot
-    account gets NaN and its reason in ``epsilon_error``. One vectorised call per release family."""
+    sigma_x, ratio, c, T (None: N)); inf for sigma_x = 0; a row it cannot account gets NaN and
+    its reason in ``epsilon_error``. One vectorised call per (ratio, c, T, allocation).
+
+    ``allocation="equal"`` (default) accounts every release as the Privacy page's headline does,
+    T split equally over the classes; ``None`` uses each row's own split. For the proportional
+    releases of the shipped table the equal split's epsilon is the larger (its smallest class
+    gets more mixtures per record; measured on digits: 0.2-1% larger) and about 4x faster to
+    compute (class-aware and class-aware-pld)."""
     from dpcda.privacy import epsilon_grid
 
     out = [dict(r, epsilon=math.inf if r["sigma_x"] == 0 else math.nan) for r in rows]
     families: dict[tuple, list[dict]] = {}
     for r in out:
         if r["sigma_x"] > 0:
-            families.setdefault((r["l"], r["ratio"], r["c"], r["T"] or n, r["allocation"]),
+            families.setdefault((r["ratio"], r["c"], r["T"] or n, allocation or r["allocation"]),
                                 []).append(r)
-    for (l, ratio, c, T, alloc), fam in families.items():
+    for (ratio, c, T, alloc), fam in families.items():
+        kw = dict(T=T, delta=delta, c=c, n=n, class_counts=class_counts, d_x=d_x, d_y=d_y,
+                  accountant=accountant, conversion=conversion, ratio=ratio,
+                  max_alpha=max_alpha, allocation=alloc)
+        ls = sorted({r["l"] for r in fam})
         sigmas = sorted({r["sigma_x"] for r in fam})
-        try:
-            eps = epsilon_grid(ls=[l], sigmas=sigmas, T=T, delta=delta, c=c, n=n,
-                               class_counts=class_counts, d_x=d_x, d_y=d_y, accountant=accountant,
-                               conversion=conversion, ratio=ratio, max_alpha=max_alpha,
-                               allocation=alloc)[0]
-        except ValueError as exc:
-            for r in fam:
-                r["epsilon_error"] = str(exc)
-            continue
-        by_sigma = dict(zip(sigmas, (float(e) for e in eps)))
+        try:  # the whole family in one vectorised call (a grid over l and sigma)
+            grid = {(l, s): float(e) for l, row in zip(ls, epsilon_grid(ls=ls, sigmas=sigmas, **kw))
+                    for s, e in zip(sigmas, row)}
+        except ValueError:  # some l cannot be accounted: one call per l, keep the reasons
+            grid = {}
+            for l in ls:
+                mine = sorted({r["sigma_x"] for r in fam if r["l"] == l})
+                try:
+                    grid.update({(l, s): float(e) for s, e in
+                                 zip(mine, epsilon_grid(ls=[l], sigmas=mine, **kw)[0])})
+                except ValueError as exc:
+                    grid.update({(l, s): str(exc) for s in mine})
         for r in fam:
-            r["epsilon"] = by_sigma[r["sigma_x"]]
+            value = grid[(r["l"], r["sigma_x"])]
+            if isinstance(value, str):
+                r["epsilon_error"] = value
+            else:
+                r["epsilon"] = value
     return out
 
 
@@ -237,11 +253,13 @@ def frontier_rows(dataset: str, accountant: str, store=None, *, delta: float = 1
                   table: str | Path | None = None) -> list[dict]:
     """The privacy-utility frontier of ``dataset`` under ``accountant`` (the stakeholder
     report's entry point): :func:`release_rows` with their ``epsilon`` at ``delta``,
-    ``conversion``, ``max_alpha``; sorted by epsilon, each row the best mean accuracy so far
-    (keys: epsilon, l, sigma_x, mean, std, min, max, runs, learner, source)."""
+    ``conversion``, ``max_alpha`` (T split equally, as the page's headline); sorted by
+    epsilon, each row the best mean accuracy so far (keys: epsilon, l, sigma_x, mean, std,
+    min, max, runs, learner, source)."""
     rows = release_rows(dataset, store, c=c, T=T, ratio=ratio, table=table)
     return frontier(attach_epsilons(rows, accountant=accountant, delta=delta, conversion=conversion,
-                                    max_alpha=max_alpha, **public_facts(dataset)))
+                                    max_alpha=max_alpha, allocation="equal",
+                                    **public_facts(dataset)))
 
 
 def fast_config(dataset: str, *, l: int, sigma_x: float, ratio: float = 1.0,

@@ -56,6 +56,7 @@ def audit_section(*, l: int, sigma_x: float, c: float, T: int, delta: float, cla
     """Draw the section for the page's setting (``params``: its PrivacyParams, for the gap;
     nothing is drawn without class counts: the audit needs N_k)."""
     from pages.jobs_ui import open_job_store, start_worker
+    from pages.privacy_views import note
 
     if not class_counts:
         return
@@ -75,13 +76,19 @@ def audit_section(*, l: int, sigma_x: float, c: float, T: int, delta: float, cla
     if sigma_x <= 0:
         st.info("The audit needs noise: σ_x = 0 is the non-private setting (ε = ∞).")
         return
+    store = open_job_store()
+    if not st.toggle("Show the audit", value=bool(_audit_jobs(store)), key=f"{KEY}_show",
+                     help="On by default once an audit has run here. Computes every "
+                          "accountant's claim over l (a few seconds the first time)."):
+        return
     n_k = min(class_counts)
     T_k = int(T) // len(class_counts)
     trials = st.number_input("Trials per arm (with / without the canary)", min_value=20,
                              max_value=10**6, value=default_trials(l, max(T_k, 1)), step=100,
                              key=f"{KEY}_trials",
-                             help="The default keeps one audit under about 5 minutes on 2 CPU "
-                                  "cores. More trials give tighter bounds.")
+                             help="A whole number from 20 to 1,000,000. The default keeps one "
+                                  "audit under about 5 minutes on 2 CPU cores.")
+    note("trials")
     try:
         s = settings_for_release(l=l, sigma_x=sigma_x, c=c, T=T, delta=delta,
                                  class_counts=class_counts, trials=int(trials))
@@ -91,7 +98,6 @@ def audit_section(*, l: int, sigma_x: float, c: float, T: int, delta: float, cla
     st.caption(f"Audited: N_k = {fmt_int(n_k)} records, T_k = {fmt_int(T_k)} mixtures, "
                f"l = {l}, σ_x = {sigma_x:g}, c = {c:g}, δ = {delta:g}, {fmt_int(s.trials)} "
                "trials per arm.")
-    store = open_job_store()
     if st.button("Run the audit", key=f"{KEY}_run"):
         store.submit("audit", job_config(s))
         start_worker(store, noun="audit")

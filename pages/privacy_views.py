@@ -103,7 +103,7 @@ def accuracy_section(*, dataset: str, facts: dict, l: int, sigma_x: float, ratio
                         width="stretch", key=f"{KEY}_frontier")
         st.caption("Each step: the best accuracy measured with ε at most that value (hover for "
                    "its l); bars span the runs' range. ε here is what the chosen accountant "
-                   "charges each measured release (its own allocation of T over the classes).")
+                   "charges each measured release, T split equally over the classes as in the headline.")
     else:
         st.caption(f"No measured accuracies for {dataset} at c = {c:g}, T = {fmt_int(T)} yet.")
 

@@ -92,13 +92,19 @@ def test_store_rows_aggregate_runs_and_lookup_prefers_more_runs(tmp_path, table)
 
 def test_attach_epsilons_agrees_with_the_accountant(table):
     facts = fr.public_facts("digits")
-    rows = fr.attach_epsilons(fr.load_table(table, dataset="digits"), accountant="class-aware",
-                              delta=1e-5, **facts)
-    want = epsilon_grid(ls=[16], sigmas=[0.2512, 1.0], T=facts["n"], delta=1e-5, c=1.0,
-                        accountant="class-aware", allocation="proportional", **facts)[0]
-    got = {r["sigma_x"]: r["epsilon"] for r in rows if r["l"] == 16}
-    assert got[0.2512] == pytest.approx(want[0]) and got[1.0] == pytest.approx(want[1])
-    assert math.isinf(next(r["epsilon"] for r in rows if r["sigma_x"] == 0))
+    rows = fr.load_table(table, dataset="digits")
+    for allocation, want_alloc in (("equal", "equal"), (None, "proportional")):
+        got_rows = fr.attach_epsilons(rows, accountant="class-aware", delta=1e-5,
+                                      allocation=allocation, **facts)
+        want = epsilon_grid(ls=[16], sigmas=[0.2512, 1.0], T=facts["n"], delta=1e-5, c=1.0,
+                            accountant="class-aware", allocation=want_alloc, **facts)[0]
+        got = {r["sigma_x"]: r["epsilon"] for r in got_rows if r["l"] == 16}
+        assert got[0.2512] == pytest.approx(want[0]) and got[1.0] == pytest.approx(want[1])
+        assert math.isinf(next(r["epsilon"] for r in got_rows if r["sigma_x"] == 0))
+    # the equal split (the default) is the larger epsilon for these proportional releases
+    equal = fr.attach_epsilons(rows, accountant="class-aware", delta=1e-5, **facts)
+    own = fr.attach_epsilons(rows, accountant="class-aware", delta=1e-5, allocation=None, **facts)
+    assert all(a["epsilon"] >= b["epsilon"] for a, b in zip(equal, own) if a["sigma_x"] > 0)
 
 
 def test_attach_epsilons_records_what_it_cannot_account():

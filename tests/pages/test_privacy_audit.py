@@ -50,6 +50,9 @@ def test_audit_section_launches_a_job_and_shows_the_result(store, worker_calls):
     at = AppTest.from_file(PAGE, default_timeout=90)
     run(at)
     assert any("Audit" in h.value for h in at.subheader)
+    assert not [b for b in at.button if b.key == "privacy_audit_run"]  # on demand
+    at.toggle(key="privacy_audit_show").set_value(True)
+    run(at)
     assert any("No finished audit" in i.value for i in at.info)
     fig = audit_figure(at)
     names = [t["name"] for t in fig["data"]]
