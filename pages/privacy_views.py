@@ -89,8 +89,7 @@ def accuracy_section(*, dataset: str, facts: dict, l: int, sigma_x: float, ratio
                          key=f"{KEY}_measure", help="Runs in the background with the fast "
                          "learner; the page updates as each run finishes."):
                 fr.submit_measurement(store, dataset, l=l, sigma_x=sigma_x, ratio=ratio, c=c,
-                                      T=None if T == facts["n"] else T, delta=delta,
-                                      accountant=accountant)
+                                      T=None if T == facts["n"] else T, delta=delta)
                 start_worker(store, noun="measurement")
                 st.rerun()
         else:

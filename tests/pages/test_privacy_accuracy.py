@@ -98,7 +98,7 @@ def test_one_click_measures_an_unmeasured_setting(store, worker_calls):
     sigma = float(at.select_slider(key="privacy_sigma_x").value)
     assert all(j.kind == "experiment" and j.config["l"] == 5 and j.config["dataset"] == "digits"
                and j.config["sigma"] == pytest.approx(sigma) and j.config["train"]["model"] == "ncm"
-               for j in jobs)
+               and j.config["accountant"] == fr.MEASURE_ACCOUNTANT for j in jobs)
     assert sorted(j.config["run"] for j in jobs) == [0, 1, 2]
     assert len(worker_calls) == 1 and Path(worker_calls[0].path) == store.path
     assert any("Measuring: 3 run(s) to go" in i.value for i in at.info)
