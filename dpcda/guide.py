@@ -36,7 +36,8 @@ STEPS: tuple[Step, ...] = (
     Step(1, "Choose ε", "pages/privacy.py", "Privacy", ":material/shield_lock:",
          "Pick the dataset, then move the sliders for l and the noise: the big number is ε, "
          "the privacy budget of the release.",
-         "how ε falls as the noise or l grows; the paper's examples use ε = 10.", "epsilon"),
+         "how ε falls as the noise or l grows, and the accuracy that ε buys beside it.",
+         "epsilon"),
     Step(2, "See the data", "pages/samples.py", "Samples", ":material/image:",
          "Make a synthetic copy of the data at that setting and look at the images.",
          "whether each class still shows through the noise; if every image is static, try a "

@@ -42,14 +42,14 @@ from pages.common import (
     nearest,
     paper_vs_class_aware,
     privacy_footnote,
+    step_intro,
 )
+from pages.report_ui import page_tools
 from pages.privacy_views import accuracy_section, calibration_section, figure4_section, note
 
 ensure_app_navigation()
 st.title("Privacy explorer")
-st.markdown("**Choose how much privacy a release spends**: move the sliders on the left and "
-            "watch ε (smaller is more private) and, beside it, the accuracy a model trained on "
-            "such a release reaches. Only public facts (N, class counts, dimensions) are used.")
+step_intro("pages/privacy.py")
 
 # --- controls ----------------------------------------------------------------------------------
 sb = st.sidebar
@@ -186,5 +186,9 @@ if st.toggle("Show ε against noise for every l (the paper's Figure 4) and the c
 audit_section(l=l, sigma_x=sigma_x, c=c, T=T, delta=delta, class_counts=ds.class_counts,
               params=p if r is not None else None)
 accountant_assumptions(accountants)
+page_tools("privacy", dict(
+    dataset=ds.name if ds.name in list_presets() else None, l=l, sigma_x=sigma_x, sigma_y=sigma_y,
+    c=c, T=T_in and T, delta=delta, accountant=accountant, conversion=conversion,
+    max_alpha=max_alpha, n=ds.n, class_counts=ds.class_counts, d_x=ds.d_x, d_y=ds.d_y))
 privacy_footnote(accountant, conversion, delta=delta,
                  what="the headline ε (and Figure 4 and the calibration)")

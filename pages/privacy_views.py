@@ -9,9 +9,9 @@ import pandas as pd
 import streamlit as st
 
 from dpcda import frontier as fr
-from pages.common import (EPS_PLOT_MAX, EXPLAIN_KEY, POWERS_OF_TWO, SIGMA_GRID, calibration_figure,
-                          calibration_rows, explain, figure4, figure4_grid, fmt_alpha, fmt_eps,
-                          fmt_int)
+from pages.common import (EPS_PLOT_MAX, POWERS_OF_TWO, SIGMA_GRID, calibration_figure,
+                          calibration_rows, explain, explain_on, figure4, figure4_grid, fmt_alpha,
+                          fmt_eps, fmt_int)
 
 KEY = "privacy_acc"
 
@@ -20,7 +20,7 @@ def note(key: str, container=None) -> None:
     """The input's plain note when Explain is on; otherwise at least its privacy direction."""
     from dpcda.explain import ends_text
 
-    if st.session_state.get(EXPLAIN_KEY, True):
+    if explain_on():
         explain(key, container=container)
     elif ends_text(key):
         (container or st).caption(ends_text(key))

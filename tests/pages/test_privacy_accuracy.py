@@ -123,7 +123,7 @@ def test_explain_notes_and_slider_ends(store, worker_calls):
     for key in ("l", "sigma_x", "c", "T", "delta", "accountant", "conversion"):
         assert get_note(key).text in side, key
     assert ends_text("l") in side and ends_text("sigma_x") in side
-    at.toggle(key="explain_notes").set_value(False)
+    at.toggle(key="explain_notes_toggle").set_value(False)
     run(at)
     side = " ".join(c.value for c in at.sidebar.caption)
     assert get_note("l").text not in side
