@@ -25,7 +25,7 @@ from dpcda.tables import for_display
 from dpcda.training import AUTO, list_models, model_spec
 from pages.common import (DELTA_VALUES, POWERS_OF_TWO, InputRefused, accountant_assumptions,
                           ensure_app_navigation, explain, explain_toggle, float_input, fmt_delta,
-                          int_input, privacy_footnote)
+                          int_input, privacy_footnote, step_intro)
 from pages.jobs_ui import executor_choice, open_job_store, start_worker, sweep_progress
 
 DATASETS = ("digits", "mnist", "fashion-mnist", "cifar10")
@@ -51,9 +51,9 @@ def comparison_figure(bars: dict, title: str):
 
 ensure_app_navigation()
 st.title("Compare: every mechanism at equal ε")
-st.markdown("Choose a dataset and a target ε on the left and press **Launch comparison**: every "
-            "mechanism gets the same privacy budget, each accounted by a bound valid for it, and "
-            "the table shows which one keeps the most accuracy on the real test split.")
+step_intro("pages/compare.py")
+st.caption("On the left: a dataset and a target ε, then **Launch comparison**; every mechanism gets "
+           "the same budget, each accounted by a bound valid for it.")
 explain_toggle()
 store = open_job_store()
 

@@ -18,16 +18,16 @@ from dpcda.utility_figure import figure_data, figure_notes
 from dpcda.utility_results import (EXPERIMENTS, calibration_notes, display_table, models_by_point,
                                    point_text, results_table, sweep_summary, sweep_x)
 from pages.common import (accountant_assumptions, ensure_app_navigation, explain_toggle,
-                          privacy_footnote, show_problem)
+                          next_step_link, privacy_footnote, show_problem, step_intro)
 from pages.jobs_ui import executor_choice, open_job_store, start_worker, sweep_progress
 from pages.utility_form import sweep_form
 from pages.utility_views import accuracy_figure, launch_box
 
 ensure_app_navigation()
 st.title("Utility: what accuracy does a release buy?")
-st.markdown("Pick a dataset and a mechanism on the left, check the estimated time, and press "
-            "**Launch sweep**: a model is trained on each private release and tested on the "
-            "**real** test split, so you can see how accuracy moves with l, ε, σ or T.")
+step_intro("pages/utility.py")
+st.caption("On the left: pick a dataset and a mechanism, check the estimated time, press **Launch "
+           "sweep**; each release trains a model that is tested on the **real** test split.")
 explain_toggle()
 store = open_job_store()
 
@@ -71,6 +71,7 @@ sid = st.selectbox("Sweep (every session's sweeps, newest first)", list(sweeps),
 if sid is None:
     st.info("No sweep selected.")
     accountant_assumptions(list(MECHANISMS.get("dp-cda").accountants))
+    next_step_link("pages/utility.py")
     st.stop()
 st.query_params["sweep"] = str(sid)
 
@@ -114,3 +115,4 @@ else:
 accountant_assumptions(sorted({cfg["accountant"], mech.default_accountant}))
 privacy_footnote(cfg["accountant"], cfg["conversion"], delta=cfg["delta"],
                  what=f"every finite ε of sweep #{sid}", mechanism=mech.name)
+next_step_link("pages/utility.py")
