@@ -18,7 +18,7 @@ from dpcda.utility_figure import figure_data, figure_notes
 from dpcda.utility_results import (EXPERIMENTS, calibration_notes, display_table, models_by_point,
                                    point_text, results_table, sweep_summary, sweep_x)
 from pages.common import (accountant_assumptions, ensure_app_navigation, explain_toggle,
-                          next_step_link, privacy_footnote, show_problem, step_intro)
+                          privacy_footnote, show_problem, step_intro)
 from pages.jobs_ui import executor_choice, open_job_store, start_worker, sweep_progress
 from pages.utility_form import sweep_form
 from pages.utility_views import accuracy_figure, launch_box
@@ -71,7 +71,6 @@ sid = st.selectbox("Sweep (every session's sweeps, newest first)", list(sweeps),
 if sid is None:
     st.info("No sweep selected.")
     accountant_assumptions(list(MECHANISMS.get("dp-cda").accountants))
-    next_step_link("pages/utility.py")
     st.stop()
 st.query_params["sweep"] = str(sid)
 
@@ -115,4 +114,3 @@ else:
 accountant_assumptions(sorted({cfg["accountant"], mech.default_accountant}))
 privacy_footnote(cfg["accountant"], cfg["conversion"], delta=cfg["delta"],
                  what=f"every finite ε of sweep #{sid}", mechanism=mech.name)
-next_step_link("pages/utility.py")
