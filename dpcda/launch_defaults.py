@@ -144,7 +144,10 @@ def utility_defaults(dataset: str, mechanism: str, x: str, *, budget: float = LO
     if "sigmas" in full and m.noise_scale:
         grid["sigmas"] = _order(full["sigmas"], "sigmas")
     else:
-        grid["epsilons"] = _order(full.get("epsilons", (10.0,)), "epsilons")
+        from dpcda.sweep_request import no_noise_ok
+
+        eps = [e for e in full.get("epsilons", (10.0,)) if no_noise_ok(mechanism) or e != INF]
+        grid["epsilons"] = _order(eps, "epsilons")
     if x == "T" and n:
         grid["Ts"] = [max(1, round(n * f)) for f in _order(full["T_fractions"], "T_fractions")]
     epochs = epochs_for(dataset)

@@ -65,3 +65,13 @@ def test_compare_keeps_every_mechanism():
     big = compare_defaults("mnist", 10.0, names)
     assert big.runs == 1 and all(big.ls.values())  # trimmed, but no mechanism dropped
     assert big.seconds < compare_defaults("mnist", 10.0, names, budget=1e9).seconds
+
+
+def test_no_infinite_epsilon_by_default_where_the_mechanism_cannot_skip_its_noise():
+    from dpcda.sweep_request import SweepRequest
+
+    d = utility_defaults("digits", "random-projection", "epsilon")
+    assert math.inf not in d.epsilons and d.epsilons
+    req = SweepRequest(dataset="digits", mechanism="random-projection", x="epsilon",
+                       epsilons=d.epsilons, ls=d.ls, runs=d.runs)
+    assert req.problems() == []
