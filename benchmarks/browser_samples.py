@@ -1,0 +1,136 @@
+"""Samples page in Chromium at 1024 x 768: time to the first preview, to a redraw, to MNIST's
+grid and to MNIST's l x epsilon mosaic.
+
+    python benchmarks/browser_samples.py            # MNIST rows only if DPCDA_DATA_DIR has it
+
+Starts `streamlit run app.py` on a free port with a private, temporary DPCDA_HOME (offline),
+drives the system Chromium (/usr/bin/chromium, never downloaded) with Playwright, prints one
+line per figure and kills the server at the end. Screenshots go to
+benchmarks/artifacts/ (gitignored). Times are wall-clock seconds from the action until the
+images are on the page and the script has finished; "cold" includes Python's first imports.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+ART = ROOT / "benchmarks" / "artifacts"
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--no-sandbox", "--disable-gpu", "--headless=new", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]
+IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
+IMG = '[data-testid="stImage"] img, [data-testid="stImageContainer"] img'
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_server(home: Path) -> tuple[subprocess.Popen, str]:
+    port = free_port()
+    env = dict(os.environ, DPCDA_HOME=str(home), DPCDA_OFFLINE="1")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+         "--server.port", str(port), "--server.address", "127.0.0.1",
+         "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+                if r.read().decode().strip() == "ok":
+                    return proc, url
+        except OSError:
+            time.sleep(0.3)
+    proc.kill()
+    raise SystemExit("streamlit did not become healthy in 120 s")
+
+
+def wait_images(page, n: int, t0: float, timeout: float = 180.0) -> float:
+    """Seconds from ``t0`` until at least ``n`` images are loaded and the run is over."""
+    page.wait_for_function(
+        f"document.querySelectorAll('{IMG}').length >= {n} && "
+        f"[...document.querySelectorAll('{IMG}')].every(i => i.complete && i.naturalWidth > 0)",
+        timeout=timeout * 1000)
+    first = time.monotonic() - t0
+    page.wait_for_selector(IDLE, timeout=timeout * 1000)
+    return first
+
+
+def first_src(page) -> str:
+    return page.locator(IMG).first.get_attribute("src") or ""
+
+
+def main() -> None:
+    from playwright.sync_api import sync_playwright
+
+    ART.mkdir(exist_ok=True)
+    data = Path(os.environ.get("DPCDA_DATA_DIR", "")) / "mnist"
+    with tempfile.TemporaryDirectory() as tmp:
+        proc, url = start_server(Path(tmp) / "dpcda-home")
+        try:
+            with sync_playwright() as p:
+                b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+                page = b.new_page(viewport={"width": 1024, "height": 768})
+                t0 = time.monotonic()
+                page.goto(f"{url}/samples", wait_until="domcontentloaded")
+                print(f"digits first preview, cold server (first visit): {wait_images(page, 2, t0):.2f} s")
+                page.screenshot(path=str(ART / "samples_first_preview_1024x768.png"))
+                box = page.locator(IMG).first.bounding_box()
+                print(f"first image bottom edge at y = {box['y'] + box['height']:.0f} px "
+                      f"(fold at 768): {'above' if box['y'] + box['height'] <= 768 else 'BELOW'}")
+                page2 = b.new_page(viewport={"width": 1024, "height": 768})
+                t0 = time.monotonic()
+                page2.goto(f"{url}/samples?explain=0", wait_until="domcontentloaded")
+                print(f"digits first preview, warm server (new tab, cached): {wait_images(page2, 2, t0):.2f} s")
+                slider = page.get_by_test_id("stSlider").filter(has_text="Order of mixture l") \
+                    .get_by_role("slider")
+                before = first_src(page)
+                slider.focus()
+                t0 = time.monotonic()
+                slider.press("ArrowRight")  # l = 4 -> 5: a new calibration and release
+                page.wait_for_function(f"(document.querySelector('{IMG}')||{{}}).src && "
+                                       f"document.querySelector('{IMG}').src !== {before!r}",
+                                       timeout=120_000)
+                print(f"digits redraw after l 4 -> 5 (new calibration): {time.monotonic() - t0:.2f} s")
+                page.wait_for_selector(IDLE, timeout=120_000)
+                if not (data / "raw").exists() and not data.exists():
+                    print("MNIST: skipped (DPCDA_DATA_DIR has no mnist/)")
+                    return
+                page.get_by_test_id("stSelectbox").filter(has_text="Dataset").first.click()
+                page.get_by_role("option", name="MNIST").first.click()
+                page.get_by_role("button", name="Generate").wait_for(timeout=120_000)
+                page.wait_for_selector(IDLE, timeout=120_000)
+                t0 = time.monotonic()
+                page.get_by_role("button", name="Generate").click()
+                print(f"MNIST grid + class means after Generate (T = 10,000): "
+                      f"{wait_images(page, 2, t0):.2f} s")
+                page.screenshot(path=str(ART / "samples_mnist_1024x768.png"))
+                n = page.locator(IMG).count()
+                t0 = time.monotonic()
+                page.get_by_text("Show the l × ε mosaic").click()
+                print(f"MNIST l x eps mosaic (16 cells, 12 calibrations): "
+                      f"{wait_images(page, n + 16, t0):.2f} s")
+                b.close()
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,70 @@
+"""dpcda.samples.setting: the page's noise, T and image-shape parsing, file names."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from dpcda.privacy import DEFAULT_ACCOUNTANT, calibrate
+from dpcda.samples.setting import (T_CAP, check_target_epsilon, default_T, generate_release, noise_for,
+                                   parse_T, parse_image_shape, release_stem)
+
+FACTS = dict(n=600, class_counts=(200, 200, 200), d_x=16, d_y=3)
+SETTING = dict(l=4, T=600, c=1.0, delta=1e-5, accountant="class-aware", conversion="mironov",
+               max_alpha=256, allocation="equal")
+
+
+def test_noise_for_epsilon_matches_calibrate_and_sigma_roundtrips():
+    nz = noise_for("epsilon", 5.0, **SETTING, **FACTS)
+    cal = calibrate(epsilon=5.0, **{k: v for k, v in SETTING.items()}, n=600,
+                    class_counts=(200, 200, 200), d_x=16, d_y=3)
+    assert nz.sigma == pytest.approx(cal.sigma_x) and nz.epsilon <= 5.0
+    back = noise_for("sigma", nz.sigma, **SETTING, **FACTS)
+    assert back.epsilon == pytest.approx(nz.epsilon, rel=1e-6)
+    assert math.isinf(noise_for("sigma", 0.0, **SETTING, **FACTS).epsilon)
+    with pytest.raises(ValueError, match="mode must be"):
+        noise_for("eps", 1.0, **SETTING, **FACTS)
+
+
+def test_generate_release_uses_the_given_noise_and_records_the_target():
+    from dpcda.data.dataset import Dataset
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(0, 255, size=(600, 16)).astype(np.float32)
+    y = np.repeat(np.arange(3), 200)
+    ds = Dataset(name="toy", X_train=X, y_train=y, X_test=X[:30], y_test=y[:30],
+                 class_names=("a", "b", "c"), image_shape=(1, 4, 4))
+    nz = noise_for("epsilon", 5.0, **SETTING, **FACTS)
+    rel = generate_release(ds, nz, target_epsilon=5.0, normalize="scale",
+                           **{k: v for k, v in SETTING.items()})
+    p = rel.card["privacy"]
+    assert rel.card["parameters"]["sigma_x"] == nz.sigma and p["calibrated_to_epsilon"] == 5.0
+    assert p["epsilon"] == pytest.approx(nz.epsilon, rel=1e-9) and p["accountant"] == "class-aware"
+
+
+def test_parse_T_refuses_instead_of_coercing():
+    assert parse_T("", 60000) == T_CAP == default_T(60000) and parse_T(None, 500) == 500
+    assert parse_T(" 2,000 ", 60000) == 2000
+    for bad in ("0", "1e308", "10001", "-5", "3.5", "many"):
+        with pytest.raises(ValueError, match="whole number from 1 to 10,000"):
+            parse_T(bad, 60000)
+
+
+def test_target_epsilon_check():
+    assert check_target_epsilon(10) == 10.0
+    for bad in (0, -1, math.inf, math.nan, 1e308, "x", None):
+        with pytest.raises(ValueError, match="above 0 and at most 10,000"):
+            check_target_epsilon(bad)
+
+
+def test_parse_image_shape_and_stem():
+    assert parse_image_shape("1,28,28") == (1, 28, 28) and parse_image_shape("28x28") == (28, 28)
+    assert parse_image_shape("  ") is None
+    for bad in ("28", "0,28,28", "a,b", "1,2,3,4"):
+        with pytest.raises(ValueError, match="image shape must be"):
+            parse_image_shape(bad)
+    assert release_stem("digits", 4, 9.98) == "dpcda_digits_l4_eps9.98"
+    assert release_stem("my data/x", 1, math.inf) == "dpcda_my-data-x_l1_epsinf"
+    assert DEFAULT_ACCOUNTANT  # the page's default accountant exists
