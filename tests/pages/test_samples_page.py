@@ -72,8 +72,16 @@ def page() -> AppTest:
 
 
 def generate(at: AppTest) -> AppTest:
-    at.button(key="samples_generate").click()
+    """Click Generate where the page offers it (slow releases); a quick one is already drawn."""
+    buttons = [b for b in at.button if b.key == "samples_generate"]
+    if buttons:
+        buttons[0].click()
     return run(at)
+
+
+def details(at: AppTest) -> str:
+    """The precise messages under the plain error boxes ("Details" expanders)."""
+    return " ".join(m.value for e in at.expander if e.label == "Details" for m in e.markdown)
 
 
 def statement(at: AppTest) -> str:
@@ -95,23 +103,45 @@ def find_keys(obj, key: str) -> list:
     return []
 
 
-def test_renders_on_digits_with_preview_and_no_release_yet():
+def test_first_load_draws_the_preview_and_class_means_without_clicking(media):
     at = page()
     assert at.selectbox(key="samples_dataset").value == "digits"
-    assert not at.error and not at.image
-    assert any("click **Generate**" in i.value for i in at.info)
-    # The cheap preview states the calibrated noise and the accountant before generating.
+    assert not at.error and "samples_generate" not in [b.key for b in at.button]  # quick: no button
+    # The setting line states the calibrated noise and the accountant.
     preview = next(c.value for c in at.caption if c.value.startswith("**Current setting:**"))
     ds = load_dataset("digits")
     cal = calibrate(epsilon=10.0, delta=1e-5, l=4, T=ds.n_train, n=ds.n_train,
                     class_counts=ds.class_counts, d_x=ds.d_x, d_y=10, accountant=DEFAULT_ACCOUNTANT,
                     allocation=MECHANISMS.get("dp-cda").param("allocation").default)
-    assert f"σ_x = σ_y = {cal.sigma_x:.3g}" in preview and f"{DEFAULT_ACCOUNTANT} accountant)" in preview
+    assert f"σ_x = σ_y = {cal.sigma_x:.3g}" in preview and f"({DEFAULT_ACCOUNTANT})" in preview
     assert at.select_slider(key="samples_l").options[-1] == "128"  # limited to the smallest class (131)
+    # Images first: the grid, then the class means beside it (before the ε statement).
+    captions = [im.proto.imgs[0].caption for im in at.image]
+    assert captions[0].startswith("Released samples") and captions[1].startswith("Per class: the mean")
+    pngs = [Image.open(io.BytesIO(f.data)) for f in media.stored if f.mimetype == "image/png"]
+    grid, means = pngs[:2]  # drawn first: the grid, then the class means beside it
+    assert means.size[1] == grid.size[1] and means.size[0] < grid.size[0] / 3  # one row per class, as high as the grid's rows
+    # The class means show structure the single samples lack: they vary between classes.
+    assert np.asarray(means).std() > 10
 
 
-def test_generate_shows_grid_statement_and_downloads_without_seed(media):
-    at = generate(page())
+def test_hint_for_an_unrecognisable_setting_and_none_for_a_clear_one():
+    at = page()  # digits at epsilon = 10, l = 4: sigma ~ 0.29, every sample static
+    hints = [i.value for i in at.info if "mostly static" in i.value]
+    assert len(hints) == 1 and ("Try l ≥" in hints[0] or "larger ε" in hints[0])
+    at.number_input(key="samples_eps").set_value(1000.0)   # weak privacy
+    at.select_slider(key="samples_l").set_value(64)
+    run(at)
+    assert not [i.value for i in at.info if "mostly static" in i.value]
+    at.radio(key="samples_mode").set_value("explicit σ")
+    run(at)
+    at.select_slider(key="samples_sigma").set_value(0.0)
+    run(at)
+    assert not [i.value for i in at.info if "mostly static" in i.value] and len(at.image) >= 2
+
+
+def test_preview_shows_grid_statement_and_downloads_without_seed(media):
+    at = page()
     assert not at.error
     text = statement(at)
     assert text.startswith("#### ε = 10 at δ = 1e-5")
@@ -127,9 +157,9 @@ def test_generate_shows_grid_statement_and_downloads_without_seed(media):
     assert any("assumes" in e.label for e in at.expander)
 
     # The grid: one image whose rows are the 10 classes, 8 samples each (8x8 cells, 1 px pads).
-    assert len(at.image) >= 1 + 4 * 4  # the grid, then the 4 x 4 mosaic cells
+    assert len(at.image) == 3  # grid, class means, fidelity means; the mosaic waits for its toggle
     pngs = [Image.open(io.BytesIO(f.data)) for f in media.stored if f.mimetype == "image/png"]
-    grid = max(pngs, key=lambda im: im.size[0] * im.size[1])
+    grid = pngs[0]  # the first image drawn
     w, h = grid.size
     factor = w // (8 * 9 + 1)
     assert factor >= 2 and (w, h) == (factor * 73, factor * 91)
@@ -157,34 +187,57 @@ def test_generate_shows_grid_statement_and_downloads_without_seed(media):
     assert lines[0].startswith("label,x0,") and len(lines) == 1 + n
 
 
-def test_changing_the_accountant_changes_the_stated_noise_and_no_privacy_is_labelled():
-    at = generate(page())
+def test_changing_the_accountant_redraws_at_once_and_no_privacy_is_labelled():
+    at = page()
     default = stated_sigma(at)
     at.selectbox(key="samples_accountant").set_value("paper")
-    run(at)
-    assert any("changed since" in w.value for w in at.warning)  # not regenerated on a widget move
-    generate(at)
+    run(at)  # a quick release: redrawn without a click
     assert "`paper`" in statement(at) and "DP-CDA Theorem 1" in statement(at)
     assert stated_sigma(at) != pytest.approx(default, rel=1e-3)
     # Explicit sigma = 0 is the non-private setting, spelled out.
     at.radio(key="samples_mode").set_value("explicit σ")
     run(at)
     at.select_slider(key="samples_sigma").set_value(0.0)
-    generate(at)
+    run(at)
     assert statement(at).startswith("#### ε = ∞ (no privacy)")
     assert any("no privacy guarantee" in w.value for w in at.warning)
+
+
+def test_mosaic_draws_a_cell_per_l_and_epsilon_when_asked():
+    at = AppTest.from_file(PAGE, default_timeout=300)
+    at.session_state["samples_accountant"] = "class-aware"  # RDP: 12 quick calibrations
+    run(at)
+    at.toggle(key="samples_mosaic").set_value(True)
+    run(at)
+    cells = [im for im in at.image if im.proto.imgs[0].caption.startswith("σ = ")]
+    assert len(cells) == 4 * 4  # l in 1, 4, 16, 64 (all <= 131) x epsilon in inf, 20, 10, 5
+    sig = [float(c.proto.imgs[0].caption.split("= ")[1].split(" ")[0]) for c in cells]
+    assert sig[0] == 0 and sig[1] < sig[2] < sig[3]  # less epsilon, more noise (row l = 1)
+    assert sig[5] < sig[1]  # l = 4 needs less noise than l = 1 for the same epsilon
 
 
 def test_bad_settings_give_st_error_not_a_traceback():
     at = AppTest.from_file(PAGE, default_timeout=60)
     at.session_state["samples_l"] = 200  # digits' smallest class has 131 records
     run(at)
-    assert any("smallest class" in e.value and "131" in e.value for e in at.error)
+    assert [e.value for e in at.error] == ["l = 200 is more than this dataset allows (its smallest "
+                                           "class has 131 records): l is now 128."]
     assert at.select_slider(key="samples_l").value == 128
+    at.selectbox(key="samples_accountant").set_value("class-aware")
     at.number_input(key="samples_eps").set_value(0.01)  # below what delta and alpha_max allow
     run(at)
-    assert any("cannot be reached" in e.value for e in at.error)
-    assert at.button(key="samples_generate").disabled
+    assert len(at.error) == 1 and "no noise level meets it" in at.error[0].value
+    assert "cannot be reached" in details(at) and not at.image  # nothing stale is shown
+    at.number_input(key="samples_eps").set_value(-3.0)
+    run(at)
+    assert [e.value for e in at.error] == ["the target ε must be a number above 0 and at most "
+                                           "10,000; got -3.0. For no privacy at all, choose an "
+                                           "explicit σ = 0."]
+    at.number_input(key="samples_eps").set_value(10.0)
+    at.text_input(key="samples_T").set_value("1e308")  # refused, not coerced to T = 1
+    run(at)
+    assert len(at.error) == 1 and "whole number from 1 to 10,000" in at.error[0].value
+    assert not at.image
 
 
 def test_missing_dataset_files_show_where_to_put_them(monkeypatch, tmp_path):
@@ -255,7 +308,7 @@ def test_adult_shows_a_decoded_table(source, monkeypatch, tiny_data_dir, real_da
     at = page()
     at.selectbox(key="samples_dataset").set_value("adult")
     run(at)
-    at.number_input(key="samples_T").set_value(2000)
+    at.text_input(key="samples_T").set_value("2000")
     generate(at)
     assert not at.error and not at.image
     table = at.dataframe[0].value
