@@ -93,7 +93,8 @@ def main() -> None:
                 page2 = b.new_page(viewport={"width": 1024, "height": 768})
                 t0 = time.monotonic()
                 page2.goto(f"{url}/samples?explain=0", wait_until="domcontentloaded")
-                print(f"digits first preview, warm server (new tab, cached): {wait_images(page2, 2, t0):.2f} s")
+                cached = wait_images(page2, 2, t0)
+                print(f"digits first preview, warm server (new tab, cached): {cached:.2f} s")
                 slider = page.get_by_test_id("stSlider").filter(has_text="Order of mixture l") \
                     .get_by_role("slider")
                 before = first_src(page)

@@ -12,19 +12,21 @@ import hashlib
 import streamlit as st
 
 from dpcda import samples as smp
-from dpcda.data import MAX_UPLOAD_BYTES, DatasetUnavailable, available_datasets, how_to_get
+from dpcda.data import MAX_UPLOAD_BYTES, DatasetUnavailable, available_datasets
 from dpcda.mechanisms import MECHANISMS, default_normalization
 from dpcda.presets import default_clip_norm
 from dpcda.privacy import (ACCOUNTANT_INFO, ALLOCATIONS, CONVERSION_TITLES, DEFAULT_ACCOUNTANT,
                            list_conversions)
 from dpcda.privacy.allocation import ALLOCATION_TITLES
 from pages.common import (DELTA_VALUES, L_VALUES, SIGMA_GRID, SIGMA_VALUES, accountant_choice,
-                          ensure_app_navigation, explain_toggle, fmt_delta, fmt_eps, fmt_int,
-                          fmt_sigma, nearest, privacy_footnote)
+                          ensure_app_navigation, explain_toggle, float_input, fmt_delta, fmt_eps, fmt_int,
+                          fmt_sigma, int_input, missing_data_note, nearest, privacy_footnote,
+                          show_problem, step_intro)
+from pages.report_ui import report_download, reproduce_expander
 from pages.samples_fidelity import show_fidelity
 from pages.samples_release import show_downloads, show_statement, show_table
 from pages.samples_views import (NORMS, load_builtin, load_uploaded, make_release, noise_for, pictures,
-                                 note, problem, show_hint, show_mosaic, show_pictures)
+                                 REFUSED, note, show_hint, show_mosaic, show_pictures, typed)
 
 UPLOAD = "upload"
 SETTING_KEYS = ("samples_l", "samples_mode", "samples_eps", "samples_sigma", "samples_c", "samples_T",
@@ -41,8 +43,7 @@ for _key in SETTING_KEYS:
     if _key in ss:
         ss[_key] = ss[_key]
 st.title("Synthetic samples")
-st.markdown("Move **l** and **ε** in the sidebar and watch the released samples, and what a "
-            "learner can still recover from them, change.")
+step_intro("pages/samples.py")
 sb = st.sidebar
 explain_toggle()
 avail = {a.name: a for a in available_datasets()}  # the datasets present here come first
@@ -73,10 +74,10 @@ else:
     try:
         ds = load_builtin(name)
     except DatasetUnavailable:
-        st.info(how_to_get(name) + " Meanwhile **digits** always works offline.")
+        missing_data_note(name)
         st.stop()
     except ValueError as exc:  # e.g. a corrupt file
-        problem(f"The {avail[name].title} files could not be read.", exc)
+        show_problem(exc)
         st.stop()
     source, title = ("builtin", name), avail[name].title
 smallest = min(ds.class_counts)
@@ -95,9 +96,10 @@ note("l")
 ss.setdefault("samples_mode", "target ε")
 mode = sb.radio("Noise", ["target ε", "explicit σ"], key="samples_mode", horizontal=True,
                 help="A target ε is met by calibrating σ_x = σ_y under the chosen accountant.")
+eps_in = None
 if mode == "target ε":
-    ss.setdefault("samples_eps", 10.0)
-    eps_in = sb.number_input("Target ε (above 0, at most 10,000)", step=1.0, key="samples_eps")
+    eps_in = typed(float_input, "Target ε", key="samples_eps", name="epsilon", lo=0.0, lo_open=True,
+                   hi=1e4, value=10.0, container=sb, help="For no privacy, choose explicit σ = 0.")
     note("epsilon")
 else:
     ss.setdefault("samples_sigma", nearest(SIGMA_GRID, 0.3))
@@ -107,8 +109,9 @@ if ss.get("samples_c_for") != name:  # a new dataset: its default clip norm
     ss["samples_c"], ss["samples_c_for"] = default_clip_norm(ds.name), name
 c = sb.slider("Clip norm c", min_value=0.1, max_value=10.0, step=0.1, key="samples_c")
 note("c")
-T_txt = sb.text_input(f"T (synthetic samples, 1 to {fmt_int(smp.T_CAP)})", key="samples_T",
-                      placeholder=f"empty = {fmt_int(smp.default_T(ds.n_train))}")
+T = typed(int_input, f"T (synthetic samples, 1 to {fmt_int(smp.T_CAP)})", key="samples_T", name="T", lo=1,
+          hi=smp.T_CAP, allow_empty=True, container=sb,
+          placeholder=f"empty = {fmt_int(smp.default_T(ds.n_train))}")
 note("T")
 ss.setdefault("samples_delta", 1e-5)
 delta = sb.select_slider("δ", DELTA_VALUES, key="samples_delta", format_func=fmt_delta)
@@ -130,8 +133,8 @@ with sb.expander("Advanced"):
     ss.setdefault("samples_conversion", "mironov")
     conversion = st.radio("RDP → (ε, δ) conversion", list_conversions(), key="samples_conversion",
                           captions=[CONVERSION_TITLES.get(v, "") for v in list_conversions()])
-    ss.setdefault("samples_max_alpha", 256)
-    max_alpha = int(st.number_input("Largest Rényi order α_max (3 to 2048)", step=1, key="samples_max_alpha"))
+    max_alpha = typed(int_input, "Largest Rényi order α_max", key="samples_max_alpha", name="max_alpha",
+                      lo=3, hi=2048, value=256, container=st)
     ss.setdefault("samples_per_class", 8)
     per_class = st.slider("Samples per class in the grid", 1, 16, key="samples_per_class")
 
@@ -139,13 +142,10 @@ with sb.expander("Advanced"):
 if bad_l is not None:
     st.error(f"l = {bad_l} is more than this dataset allows (its smallest class has "
              f"{fmt_int(smallest)} records): l is now {ss['samples_l']}.")
-try:
-    T = smp.parse_T(T_txt, ds.n_train)
-    noise = (("epsilon", smp.check_target_epsilon(eps_in)) if mode == "target ε"
-             else ("sigma", float(sigma_in)))
-except ValueError as exc:
-    st.error(str(exc))
+if REFUSED in (eps_in, T, max_alpha):  # the refusal is shown at its input; nothing stale is drawn
     st.stop()
+T = T or smp.default_T(ds.n_train)
+noise = ("epsilon", eps_in) if mode == "target ε" else ("sigma", float(sigma_in))
 facts = dict(n=ds.n_train, class_counts=tuple(ds.class_counts), d_x=ds.d_x, d_y=ds.n_classes)
 s = dict(l=l, T=T, c=c, delta=delta, accountant=accountant, conversion=conversion, max_alpha=max_alpha,
          normalize=normalize, allocation=allocation)
@@ -153,8 +153,7 @@ settings = tuple(s.items()) + (("noise", noise),)
 try:
     nz = noise_for(*noise, **{k: v for k, v in s.items() if k != "normalize"}, **facts)
 except ValueError as exc:
-    problem("This setting cannot be released: no noise level meets it. Try a larger ε or δ, "
-            "or a larger α_max (Advanced).", exc)
+    show_problem(exc)
     st.stop()
 quick = smp.is_quick(n=ds.n_train, d=ds.d_x, T=T, l=l)
 st.caption(f"**Current setting:** l = {l}, T = {fmt_int(T)}, c = {c:g} → σ_x = σ_y = {fmt_sigma(nz.sigma)}, "
@@ -174,7 +173,7 @@ if last[1] != settings:
 try:
     rel = make_release(source, last[1], ds, facts)
 except ValueError as exc:
-    problem("This release could not be generated.", exc)
+    show_problem(exc)
     st.stop()
 
 rs = dict(last[1])  # the setting of the release shown
@@ -190,5 +189,8 @@ if ds.is_image and st.toggle("Show the l × ε mosaic (one sample per l and ε; 
 show_fidelity(rel, ds)
 st.subheader("Download")
 show_downloads(rel, ds)
+page_settings = smp.report_settings(source, rs)
+reproduce_expander("samples", page_settings)
+report_download("samples", page_settings, release=rel)
 privacy_footnote(rel.card["privacy"]["accountant"], rel.card["privacy"]["conversion"],
                  delta=rel.card["privacy"]["delta"], what="the ε of this release")

@@ -15,7 +15,7 @@ from dpcda import viz
 from dpcda.data.preprocess import fit_dataset_normalizer
 from dpcda.mechanisms.prepare import fit_preprocessor
 from dpcda.privacy import PrivacyParams, compute_epsilon
-from pages.common import EXPLAIN_KEY, POWERS_OF_TWO, explain, fmt_delta, fmt_int, fmt_sigma
+from pages.common import POWERS_OF_TWO, InputRefused, explain, explain_on, fmt_delta, fmt_int, fmt_sigma
 
 NORMS = {"scale": "fixed public range (data-independent, covered by the guarantee)",
          "none": "as given, rows clipped to c (covered by the guarantee)",
@@ -27,17 +27,22 @@ def note(key: str) -> None:
     """An input's plain note under it in the sidebar (Explain on), else its privacy direction."""
     from dpcda.explain import ends_text
 
-    if st.session_state.get(EXPLAIN_KEY, True):
+    if explain_on():
         explain(key, container=st.sidebar)
     elif ends_text(key):
         st.sidebar.caption(ends_text(key))
 
 
-def problem(what: str, exc: Exception) -> None:
-    """One plain error box; the library's precise message in an expander below it."""
-    st.error(what)
-    with st.expander("Details"):
-        st.write(str(exc))
+REFUSED = "refused"
+
+
+def typed(read, *args, **kw):
+    """A typed input's value (:func:`pages.common.int_input` / ``float_input``), or
+    :data:`REFUSED` once its refusal is shown at the widget."""
+    try:
+        return read(*args, **kw)
+    except InputRefused:
+        return REFUSED
 
 
 @st.cache_data(show_spinner="Loading the dataset…", max_entries=6)

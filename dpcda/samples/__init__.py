@@ -9,15 +9,14 @@ from dpcda.samples.legibility import (SCORE_MIN, Legibility, legibility_hint, le
 from dpcda.samples.mosaic import MOSAIC_EPS, MOSAIC_L, MosaicCell, class_table, mosaic_cells
 from dpcda.samples.pictures import (SamplePictures, class_means, denoise_means, public_floor,
                                     sample_pictures, smoothing_px)
-from dpcda.samples.setting import (T_CAP, Noise, check_target_epsilon, default_T,
+from dpcda.samples.setting import (T_CAP, Noise, default_T,
                                     generate_release, noise_for,
-                                    parse_image_shape, parse_T, release_stem)
+                                    parse_image_shape, release_stem, report_settings)
 
 __all__ = [
     "FAST_SECONDS", "Legibility", "MOSAIC_EPS", "MOSAIC_L", "MosaicCell", "Noise", "SCORE_MIN",
-    "SamplePictures", "T_CAP", "check_target_epsilon", "class_means", "class_table",
-    "default_T", "denoise_means", "estimate_release_seconds", "generate_release", "is_quick",
-    "legibility_hint",
+    "SamplePictures", "T_CAP", "class_means", "class_table", "default_T", "denoise_means",
+    "estimate_release_seconds", "generate_release", "is_quick", "legibility_hint",
     "legibility_score", "legible_sigma", "mosaic_cells", "noise_for", "parse_T",
-    "parse_image_shape", "public_floor", "release_stem", "sample_pictures",
+    "parse_image_shape", "public_floor", "release_stem", "report_settings", "sample_pictures",
     "smallest_legible_l", "smoothing_px", "unrecognisable"]

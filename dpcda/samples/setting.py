@@ -1,8 +1,9 @@
 """The Samples page's setting, read from its widgets: the noise for it, T, an image shape.
 
 :func:`noise_for` turns the noise choice (a target epsilon, or an explicit sigma) into
-``(sigma, epsilon, alpha)`` under an accountant; :func:`parse_image_shape` reads a typed
-``C,H,W``; :func:`release_stem` names the downloaded files.
+``(sigma, epsilon, alpha)`` under an accountant and :func:`generate_release` generates at that
+noise; :func:`parse_image_shape` reads a typed ``C,H,W``; :func:`release_stem` names the
+downloaded files; :func:`report_settings` hands the setting to the report and "Reproduce this".
 """
 
 from __future__ import annotations
@@ -68,31 +69,6 @@ def release_stem(dataset: str, l: int, epsilon: float | None) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", f"dpcda_{dataset}_l{l}_eps{tag}")
 
 
-def parse_T(text: str | None, n: int) -> int:
-    """The number of samples typed on the page: empty -> :func:`default_T`; otherwise a whole
-    number from 1 to ``T_CAP``. Raises ``ValueError`` in plain words (nothing is rounded or
-    clamped silently)."""
-    raw = (text or "").strip().replace(",", "").replace("_", "")
-    if not raw:
-        return default_T(n)
-    if not raw.isdigit() or not 1 <= int(raw) <= T_CAP:
-        raise ValueError(f"T (the number of synthetic samples) must be a whole number from 1 to "
-                         f"{T_CAP:,}; got {text.strip()!r}")
-    return int(raw)
-
-
-def check_target_epsilon(value) -> float:
-    """A typed target epsilon: a number above 0 and at most 10,000 (plain-words ``ValueError``)."""
-    try:
-        eps = float(value)
-    except (TypeError, ValueError):
-        eps = math.nan
-    if not (math.isfinite(eps) and 0 < eps <= 1e4):
-        raise ValueError(f"the target ε must be a number above 0 and at most 10,000; got {value!r}. "
-                         "For no privacy at all, choose an explicit σ = 0.")
-    return eps
-
-
 def generate_release(dataset, noise: Noise, *, target_epsilon: float | None = None, **settings):
     """A DP-CDA release of ``dataset`` at the noise of ``noise`` (already calibrated by
     :func:`noise_for`, so it is not calibrated twice); ``target_epsilon`` is recorded on the
@@ -105,3 +81,15 @@ def generate_release(dataset, noise: Noise, *, target_epsilon: float | None = No
     if target_epsilon is not None:
         rel.card["privacy"]["calibrated_to_epsilon"] = float(target_epsilon)
     return rel
+
+
+def report_settings(source: tuple, setting: dict) -> dict:
+    """The page's setting in the names of :func:`dpcda.reproduce.reproduce` and the report
+    (``dataset`` only for a built-in dataset; an upload cannot be reproduced by name)."""
+    mode, value = setting["noise"]
+    out = {k: setting[k] for k in ("l", "T", "c", "delta", "accountant", "conversion", "max_alpha",
+                                   "allocation")}
+    out.update(dataset=source[1] if source[0] == "builtin" else None,
+               normalization=setting["normalize"],
+               **({"epsilon": value} if mode == "epsilon" else {"sigma_x": value}))
+    return out

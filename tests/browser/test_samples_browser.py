@@ -52,6 +52,6 @@ def test_settings_survive_a_dataset_whose_files_are_missing(server, browser):  #
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "samples_after_missing_dataset.png"))
     assert slider.get_attribute("aria-valuetext") == "5", "l was reset after the missing dataset"
-    eps = page.get_by_test_id("stNumberInput").filter(has_text="Target ε").locator("input")
+    eps = page.get_by_test_id("stTextInput").filter(has_text="Target ε").locator("input")
     assert float(eps.input_value()) == 10.0, eps.input_value()
     page.close()

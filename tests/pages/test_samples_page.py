@@ -81,7 +81,7 @@ def generate(at: AppTest) -> AppTest:
 
 def details(at: AppTest) -> str:
     """The precise messages under the plain error boxes ("Details" expanders)."""
-    return " ".join(m.value for e in at.expander if e.label == "Details" for m in e.markdown)
+    return " ".join(c.value for e in at.expander if e.label == "Details" for c in e.code)
 
 
 def statement(at: AppTest) -> str:
@@ -120,7 +120,8 @@ def test_first_load_draws_the_preview_and_class_means_without_clicking(media):
     assert captions[0].startswith("Released samples") and captions[1].startswith("Per class: the mean")
     pngs = [Image.open(io.BytesIO(f.data)) for f in media.stored if f.mimetype == "image/png"]
     grid, means = pngs[:2]  # drawn first: the grid, then the class means beside it
-    assert means.size[1] == grid.size[1] and means.size[0] < grid.size[0] / 3  # one row per class, as high as the grid's rows
+    assert means.size[1] == grid.size[1]  # one row per class, as high as the grid's rows
+    assert means.size[0] < grid.size[0] / 3  # one row per class, as high as the grid's rows
     # The class means show structure the single samples lack: they vary between classes.
     assert np.asarray(means).std() > 10
 
@@ -129,7 +130,7 @@ def test_hint_for_an_unrecognisable_setting_and_none_for_a_clear_one():
     at = page()  # digits at epsilon = 10, l = 4: sigma ~ 0.29, every sample static
     hints = [i.value for i in at.info if "mostly static" in i.value]
     assert len(hints) == 1 and ("Try l ≥" in hints[0] or "larger ε" in hints[0])
-    at.number_input(key="samples_eps").set_value(1000.0)   # weak privacy
+    at.text_input(key="samples_eps").set_value("1000")   # weak privacy
     at.select_slider(key="samples_l").set_value(64)
     run(at)
     assert not [i.value for i in at.info if "mostly static" in i.value]
@@ -167,7 +168,9 @@ def test_preview_shows_grid_statement_and_downloads_without_seed(media):
 
     # Downloads: two zips (deferred) and the card; the card carries no seed at any depth.
     labels = [b.proto.label for b in at.get("download_button")]
-    assert len(labels) == 3 and any("NPZ" in x for x in labels) and any("CSV" in x for x in labels)
+    assert labels[:3] == ["Release: NPZ + data card (.zip)", "Release: CSV + data card (.zip)",
+                          "Data card (JSON)"]
+    assert any("report" in x for x in labels) and any("script" in x for x in labels)
     card_file = next(f for f in media.stored if f.filename and f.filename.endswith(".json"))
     card = json.loads(card_file.data)
     assert find_keys(card, "seed") == [] and card["privacy"]["accountant"] == DEFAULT_ACCOUNTANT
@@ -224,20 +227,21 @@ def test_bad_settings_give_st_error_not_a_traceback():
                                            "class has 131 records): l is now 128."]
     assert at.select_slider(key="samples_l").value == 128
     at.selectbox(key="samples_accountant").set_value("class-aware")
-    at.number_input(key="samples_eps").set_value(0.01)  # below what delta and alpha_max allow
+    at.text_input(key="samples_eps").set_value("0.01")  # below what delta and alpha_max allow
     run(at)
-    assert len(at.error) == 1 and "no noise level meets it" in at.error[0].value
-    assert "cannot be reached" in details(at) and not at.image  # nothing stale is shown
-    at.number_input(key="samples_eps").set_value(-3.0)
+    assert len(at.error) == 1 and "cannot be reached" in at.error[0].value + details(at)
+    assert not at.image  # nothing stale is shown
+    at.text_input(key="samples_eps").set_value("-3")  # refused at the widget, with the range
     run(at)
-    assert [e.value for e in at.error] == ["the target ε must be a number above 0 and at most "
-                                           "10,000; got -3.0. For no privacy at all, choose an "
-                                           "explicit σ = 0."]
-    at.number_input(key="samples_eps").set_value(10.0)
+    assert len(at.error) == 1 and "ε" in at.error[0].value and not at.image
+    at.text_input(key="samples_eps").set_value("10")
     at.text_input(key="samples_T").set_value("1e308")  # refused, not coerced to T = 1
     run(at)
-    assert len(at.error) == 1 and "whole number from 1 to 10,000" in at.error[0].value
+    assert len(at.error) == 1 and "10,000" in at.error[0].value and "1e308" in at.error[0].value
     assert not at.image
+    at.text_input(key="samples_T").set_value("")  # empty: T = min(N, 10,000), drawn again
+    run(at)
+    assert not at.error and len(at.image) >= 2
 
 
 def test_missing_dataset_files_show_where_to_put_them(monkeypatch, tmp_path):
@@ -249,8 +253,10 @@ def test_missing_dataset_files_show_where_to_put_them(monkeypatch, tmp_path):
     run(at)
     assert not at.error and len(at.info) == 1  # one short box, no server paths
     box = at.info[0].value
-    assert "DPCDA_DATA_DIR" in box and "`cifar10/cifar-10-batches-py/`" in box and "torchvision" in box
-    assert "digits" in box and str(tmp_path) not in box
+    how = " ".join(m.value for e in at.expander for m in e.markdown)
+    assert "not on this server" in box and "digits" in box
+    assert "DPCDA_DATA_DIR" in how and "`cifar10/cifar-10-batches-py/`" in how and "torchvision" in how
+    assert str(tmp_path) not in box + how
     assert "samples_generate" not in [b.key for b in at.button]  # no release controls
 
 

@@ -7,9 +7,9 @@ import math
 import numpy as np
 import pytest
 
-from dpcda.privacy import DEFAULT_ACCOUNTANT, calibrate
-from dpcda.samples.setting import (T_CAP, check_target_epsilon, default_T, generate_release, noise_for,
-                                   parse_T, parse_image_shape, release_stem)
+from dpcda.privacy import calibrate
+from dpcda.samples.setting import (T_CAP, default_T, generate_release, noise_for, parse_image_shape,
+                                   release_stem, report_settings)
 
 FACTS = dict(n=600, class_counts=(200, 200, 200), d_x=16, d_y=3)
 SETTING = dict(l=4, T=600, c=1.0, delta=1e-5, accountant="class-aware", conversion="mironov",
@@ -44,19 +44,13 @@ def test_generate_release_uses_the_given_noise_and_records_the_target():
     assert p["epsilon"] == pytest.approx(nz.epsilon, rel=1e-9) and p["accountant"] == "class-aware"
 
 
-def test_parse_T_refuses_instead_of_coercing():
-    assert parse_T("", 60000) == T_CAP == default_T(60000) and parse_T(None, 500) == 500
-    assert parse_T(" 2,000 ", 60000) == 2000
-    for bad in ("0", "1e308", "10001", "-5", "3.5", "many"):
-        with pytest.raises(ValueError, match="whole number from 1 to 10,000"):
-            parse_T(bad, 60000)
-
-
-def test_target_epsilon_check():
-    assert check_target_epsilon(10) == 10.0
-    for bad in (0, -1, math.inf, math.nan, 1e308, "x", None):
-        with pytest.raises(ValueError, match="above 0 and at most 10,000"):
-            check_target_epsilon(bad)
+def test_report_settings_names_the_noise_and_the_dataset():
+    setting = dict(SETTING, normalize="scale", noise=("epsilon", 10.0))
+    got = report_settings(("builtin", "digits"), setting)
+    assert got["dataset"] == "digits" and got["epsilon"] == 10.0 and "sigma_x" not in got
+    assert got["normalization"] == "scale" and got["l"] == 4 and got["T"] == 600
+    up = report_settings(("upload", "abc", "x.csv"), dict(setting, noise=("sigma", 0.3)))
+    assert up["dataset"] is None and up["sigma_x"] == 0.3 and "epsilon" not in up
 
 
 def test_parse_image_shape_and_stem():
@@ -67,4 +61,4 @@ def test_parse_image_shape_and_stem():
             parse_image_shape(bad)
     assert release_stem("digits", 4, 9.98) == "dpcda_digits_l4_eps9.98"
     assert release_stem("my data/x", 1, math.inf) == "dpcda_my-data-x_l1_epsinf"
-    assert DEFAULT_ACCOUNTANT  # the page's default accountant exists
+    assert default_T(60000) == T_CAP and default_T(500) == 500
