@@ -2,6 +2,7 @@
 grid and to MNIST's l x epsilon mosaic.
 
     python benchmarks/browser_samples.py            # MNIST rows only if DPCDA_DATA_DIR has it
+    python benchmarks/browser_samples.py --noise    # also: the mosaic's noise, before / after
 
 Starts `streamlit run app.py` on a free port with a private, temporary DPCDA_HOME (offline),
 drives the system Chromium (/usr/bin/chromium, never downloaded) with Playwright, prints one
@@ -72,8 +73,40 @@ def first_src(page) -> str:
     return page.locator(IMG).first.get_attribute("src") or ""
 
 
+def mosaic_noise_ratio(name: str = "digits") -> None:
+    """In one process: the mosaic's 12 noise levels by a full calibration each (before) against
+    :func:`dpcda.samples.row_sigmas` (one calibration per row plus a few evaluations)."""
+    import math
+
+    from dpcda import samples as smp
+    from dpcda.data import load_dataset
+    from dpcda.privacy import DEFAULT_ACCOUNTANT
+
+    ds = load_dataset(name)
+    kw = dict(T=smp.default_T(ds.n_train), c=1.0, delta=1e-5, accountant=DEFAULT_ACCOUNTANT,
+              conversion="mironov", max_alpha=256, allocation="proportional", n=ds.n_train,
+              class_counts=tuple(ds.class_counts), d_x=ds.d_x, d_y=ds.n_classes)
+    finite = [e for e in smp.MOSAIC_EPS if math.isfinite(e)]
+    t0 = time.monotonic()
+    full = {(l, e): smp.noise_for("epsilon", e, l=l, **kw).sigma
+            for l in smp.MOSAIC_L for e in finite}
+    t_full = time.monotonic() - t0
+    t0 = time.monotonic()
+    rows = {l: smp.row_sigmas(
+        finite, calibrate_one=lambda e, l=l: smp.noise_for("epsilon", e, l=l, **kw).sigma,
+        eps_at=lambda s, l=l: smp.noise_for("sigma", s, l=l, **kw).epsilon) for l in smp.MOSAIC_L}
+    t_rows = time.monotonic() - t0
+    extra = max(rows[l][e] / full[(l, e)] for l, e in full)
+    print(f"{name} mosaic noise ({DEFAULT_ACCOUNTANT}): 12 full calibrations {t_full:.1f} s, "
+          f"row_sigmas {t_rows:.1f} s ({t_full / t_rows:.1f}x faster), at most {100 * (extra - 1):.1f}% "
+          "more noise than the full calibration")
+
+
 def main() -> None:
     from playwright.sync_api import sync_playwright
+
+    if "--noise" in sys.argv:
+        mosaic_noise_ratio()
 
     ART.mkdir(exist_ok=True)
     data = Path(os.environ.get("DPCDA_DATA_DIR", "")) / "mnist"
