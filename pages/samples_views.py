@@ -99,12 +99,12 @@ def show_pictures(pics: smp.SamplePictures, ds) -> None:
     left.image(viz.upscale(pics.grid, f), width=pics.grid.shape[1] * f, output_format="PNG",
                caption="Released samples, one row per class (by released label)")
     right.image(viz.upscale(pics.means_tile, f), width=pics.means_tile.shape[1] * f,
-                output_format="PNG", caption="Per class: the mean of its released samples "
-                "(what a learner can recover), and that mean denoised")
+                output_format="PNG", caption="Per class: the mean of its samples · denoised")
     K = len(pics.class_names)
     st.caption(f"Rows, top to bottom: {', '.join(pics.class_names)}"
                + (f" (the first {K} of {ds.n_classes} classes)" if K < ds.n_classes else "")
-               + f". Each mean averages {fmt_int(int(pics.counts.min()))}–"
+               + ". Right: each class's mean, what a learner can recover from the release, and that "
+                 f"mean denoised. Each mean averages {fmt_int(int(pics.counts.min()))}–"
                f"{fmt_int(int(pics.counts.max()))} samples, so its noise is that many times "
                "smaller in variance. Denoising is post-processing of the release only (a "
                f"Gaussian blur of {pics.smoothing_px:g} px"
