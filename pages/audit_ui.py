@@ -15,7 +15,7 @@ from dpcda.audit.report import (
     paper_gap,
     settings_for_release,
 )
-from pages.common import POWERS_OF_TWO, fmt_eps, fmt_int
+from pages.common import POWERS_OF_TWO, InputRefused, fmt_eps, fmt_int, int_input
 
 KEY = "privacy_audit"
 VALID_NOTE = "as published, not a bound for this implementation"
@@ -83,11 +83,13 @@ def audit_section(*, l: int, sigma_x: float, c: float, T: int, delta: float, cla
         return
     n_k = min(class_counts)
     T_k = int(T) // len(class_counts)
-    trials = st.number_input("Trials per arm (with / without the canary)", min_value=20,
-                             max_value=10**6, value=default_trials(l, max(T_k, 1)), step=100,
-                             key=f"{KEY}_trials",
-                             help="A whole number from 20 to 1,000,000. The default keeps one "
-                                  "audit under about 5 minutes on 2 CPU cores.")
+    try:
+        trials = int_input("Trials per arm (with / without the canary)", key=f"{KEY}_trials",
+                           name="trials", lo=20, hi=10**6, value=default_trials(l, max(T_k, 1)),
+                           help="A whole number from 20 to 1,000,000. The default keeps one "
+                                "audit under about 5 minutes on 2 CPU cores.")
+    except InputRefused:
+        return
     note("trials")
     try:
         s = settings_for_release(l=l, sigma_x=sigma_x, c=c, T=T, delta=delta,

@@ -1,49 +1,23 @@
-"""Privacy explorer: epsilon of a DP-CDA release under every accountant, Figure 4, calibration.
-
-Reads the widgets, calls :mod:`dpcda.privacy`, draws. Helpers live in ``pages/common.py``.
-"""
+"""Privacy explorer: ε of a DP-CDA release under every accountant, the accuracy it buys,
+Figure 4, calibration. Reads the widgets, calls :mod:`dpcda`, draws (sections: privacy_views)."""
 
 from __future__ import annotations
 
 import pandas as pd
 import streamlit as st
 
-from dpcda.privacy import (
-    ACCOUNTANT_INFO,
-    CONVERSION_TITLES,
-    DEFAULT_ACCOUNTANT,
-    PrivacyParams,
-    caveat,
-    compute_epsilon,
-    list_conversions,
-)
+from dpcda.privacy import (ACCOUNTANT_INFO, CONVERSION_TITLES, DEFAULT_ACCOUNTANT, PrivacyParams,
+                           caveat, compute_epsilon, list_conversions)
 from dpcda.frontier import public_facts
 from dpcda.mechanisms import MECHANISMS
 from dpcda.presets import list_presets
 from dpcda.privacy.params import MAX_ALPHA_LIMIT
 from pages.audit_ui import audit_section
-from pages.common import (
-    DELTA_VALUES,
-    L_VALUES,
-    SIGMA_GRID,
-    SIGMA_VALUES,
-    accountant_assumptions,
-    accountant_choice,
-    dataset_picker,
-    ensure_app_navigation,
-    epsilon_table,
-    epsilon_words,
-    explain_toggle,
-    fmt_alpha,
-    fmt_delta,
-    fmt_eps,
-    fmt_int,
-    fmt_sigma,
-    nearest,
-    paper_vs_class_aware,
-    privacy_footnote,
-    step_intro,
-)
+from pages.common import (DELTA_VALUES, L_VALUES, SIGMA_GRID, SIGMA_VALUES, InputRefused,
+                          accountant_assumptions, accountant_choice, dataset_picker,
+                          ensure_app_navigation, epsilon_table, epsilon_words, explain_toggle,
+                          fmt_alpha, fmt_delta, fmt_eps, fmt_int, fmt_sigma, int_input, nearest,
+                          paper_vs_class_aware, privacy_footnote, show_problem, step_intro)
 from pages.report_ui import page_tools
 from pages.privacy_views import accuracy_section, calibration_section, figure4_section, note
 
@@ -59,7 +33,7 @@ try:
     ds = dataset_picker("privacy_", container=sb)
 except ValueError as exc:
     ds = None
-    st.error(f"Custom dataset: {exc}")
+    show_problem(exc)
 note("dataset", sb)
 l = sb.select_slider("Order of mixture l (records averaged per sample)", L_VALUES, value=4,
                      key="privacy_l",
@@ -79,11 +53,14 @@ if not tie:
 sigma_y = sigma_x if tie else sigma_y
 c = sb.slider("Clip norm c", min_value=0.1, max_value=10.0, value=1.0, step=0.1, key="privacy_c")
 note("c", sb)
-T_in = sb.number_input("T (synthetic samples)", min_value=1, max_value=10**9, value=None,
-                       step=1000, key="privacy_T",
-                       placeholder=f"= N ({fmt_int(ds.n)})" if ds else "= N",
-                       help="A whole number from 1 to 1,000,000,000. Empty means T = N, the "
-                            "paper's choice.")
+try:
+    T_in = int_input("T (synthetic samples)", key="privacy_T", name="T", lo=1, hi=10**9,
+                     allow_empty=True, container=sb,
+                     placeholder=f"= N ({fmt_int(ds.n)})" if ds else "= N",
+                     help="A whole number from 1 to 1,000,000,000. Empty means T = N, the "
+                          "paper's choice.")
+except InputRefused:
+    st.stop()
 note("T", sb)
 delta = sb.select_slider("δ (probability the ε bound may fail)", DELTA_VALUES, value=1e-5,
                          format_func=fmt_delta, key="privacy_delta")
@@ -98,11 +75,13 @@ conversion = sb.radio("RDP → (ε, δ) conversion", list_conversions(), key="pr
                       captions=[CONVERSION_TITLES.get(v, "") for v in list_conversions()])
 note("conversion", sb)
 with sb.expander("Advanced"):
-    max_alpha = int(st.number_input("Largest Rényi order α_max", min_value=3,
-                                    max_value=MAX_ALPHA_LIMIT, value=256, step=1,
-                                    key="privacy_max_alpha",
-                                    help=f"A whole number from 3 to {MAX_ALPHA_LIMIT:,}: ε is "
-                                         "minimised over integer orders up to this one."))
+    try:
+        max_alpha = int_input("Largest Rényi order α_max", key="privacy_max_alpha",
+                              name="max_alpha", lo=3, hi=MAX_ALPHA_LIMIT, value=256,
+                              help=f"A whole number from 3 to {MAX_ALPHA_LIMIT:,}: ε is "
+                                   "minimised over integer orders up to this one.")
+    except InputRefused:
+        st.stop()
     note("max_alpha")
 
 if ds is None:
@@ -121,7 +100,7 @@ try:
     r = compute_epsilon(p, accountant=accountant, conversion=conversion, max_alpha=max_alpha)
 except ValueError as exc:
     r = None
-    st.error(f"Cannot compute ε with the **{accountant}** accountant: {exc}")
+    show_problem(exc)
 
 left, right = st.columns([1, 1.3], gap="large")
 with left:

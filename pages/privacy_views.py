@@ -9,9 +9,9 @@ import pandas as pd
 import streamlit as st
 
 from dpcda import frontier as fr
-from pages.common import (EPS_PLOT_MAX, POWERS_OF_TWO, SIGMA_GRID, calibration_figure,
-                          calibration_rows, explain, explain_on, figure4, figure4_grid, fmt_alpha,
-                          fmt_eps, fmt_int)
+from pages.common import (EPS_PLOT_MAX, POWERS_OF_TWO, SIGMA_GRID, InputRefused,
+                          calibration_figure, calibration_rows, explain, explain_on, figure4,
+                          figure4_grid, float_input, fmt_alpha, fmt_eps, fmt_int)
 
 KEY = "privacy_acc"
 
@@ -158,10 +158,12 @@ def calibration_section(*, ls: tuple[int, ...], ratio: float, accountant: str,
                         common: dict) -> None:
     """Target ε → the noise that reaches it, for every l (the paper's Table 3 procedure)."""
     st.subheader("Calibration: the noise that reaches a target ε")
-    target = st.number_input("Target ε", width=220, min_value=0.01, max_value=1e4, value=10.0,
-                             step=1.0, key="privacy_target_eps",
-                             help="Between 0.01 and 10,000. The paper's Table 3 uses ε = 10 and "
-                                  "20 with δ = 1e-5.")
+    try:
+        target = float_input("Target ε", key="privacy_target_eps", name="epsilon", lo=0.01,
+                             hi=1e4, value=10.0, help="A number from 0.01 to 10,000. The paper's "
+                             "Table 3 uses ε = 10 and 20 with δ = 1e-5.")
+    except InputRefused:
+        return
     note("target_epsilon")
     cal = calibration_rows(float(target), ls, accountant=accountant, ratio=ratio, **common)
     failed = [row for row in cal if row["sigma_x"] is None]

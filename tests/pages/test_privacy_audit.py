@@ -57,7 +57,7 @@ def test_audit_section_launches_a_job_and_shows_the_result(store, worker_calls):
     fig = audit_figure(at)
     names = [t["name"] for t in fig["data"]]
     assert "claimed: class-aware" in names and "claimed: paper (as published)" in names
-    at.number_input(key="privacy_audit_trials").set_value(40)
+    at.text_input(key="privacy_audit_trials").input("40")
     run(at)
     at.button(key="privacy_audit_run").click()
     run(at)
