@@ -88,6 +88,7 @@ try:
 except InputRefused:
     refused, runs, epochs = True, 1, 1
 explain("runs", container=sb)
+explain("epochs", container=sb)
 model = sb.selectbox("Learner", [AUTO, *list_models()], key="compare_model",
                      format_func=lambda m: "each mechanism's own (measured)" if m == AUTO
                      else f"{m}: {model_spec(m).title} (all mechanisms)")

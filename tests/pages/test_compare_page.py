@@ -232,3 +232,13 @@ def test_defaults_per_dataset_stay_within_two_minutes_and_keep_every_mechanism(s
     est = [v.value for v in list(at.sidebar.info) + list(at.sidebar.warning)
            if v.value.startswith("Estimated time")]
     assert len(est) == 1
+
+
+def test_explain_notes_beside_the_inputs(store, worker_calls):
+    from dpcda.explain import get_note
+
+    at = run(AppTest.from_file(PAGE, default_timeout=60))
+    text = " ".join(c.value for c in at.sidebar.caption)
+    for key in ("dataset", "epsilon", "mechanism", "runs", "epochs", "learner", "c", "delta", "l",
+                "accountant"):
+        assert get_note(key).text in text, key

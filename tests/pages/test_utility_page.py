@@ -444,3 +444,17 @@ def test_a_launch_over_ten_minutes_needs_confirmation(store, worker_calls):
     at.checkbox(key="utility_confirm_long").check()
     run(at)
     assert not at.button(key="utility_launch").disabled
+
+
+def test_explain_notes_beside_the_inputs_and_off_by_the_address(store, worker_calls):
+    from dpcda.explain import ends_text, get_note
+
+    at = page()
+    captions = " ".join(c.value for c in at.sidebar.caption)
+    for key in ("dataset", "mechanism", "experiment", "epsilon", "l", "runs", "epochs", "learner",
+                "label_mode", "accountant", "normalization", "allocation", "T", "c", "delta"):
+        assert get_note(key).text in captions, key
+    assert ends_text("delta") in captions  # the slider's privacy direction, always shown
+    off = page(explain="0")
+    captions = " ".join(c.value for c in off.sidebar.caption)
+    assert get_note("l").text not in captions and ends_text("delta") in captions
