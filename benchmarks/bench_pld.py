@@ -1,17 +1,24 @@
-"""The PLD accountant (``class-aware-pld``): speed beside dp_accounting, and the README numbers.
+"""The PLD accountant (``class-aware-pld``): speed against the previous implementation, and the
+README numbers.
 
     /work/venv/bin/python benchmarks/bench_pld.py            # timings + numbers (~minutes)
     /work/venv/bin/python benchmarks/bench_pld.py --quick    # timings only, one repeat
 
-Timings (wall and process CPU time, with the 1-minute load average: a busy machine shows):
-- one epsilon at MNIST scale, N_k = T_k = 6000, delta = 1e-5, l = 4 (sigma 0.228) and l = 64
-  (sigma 0.0354): ``pld_bounds`` upper only (what calibration evaluates) and upper + lower
-  (what ``compute_epsilon`` reports), caches cleared; beside dp_accounting 0.6
-  ``from_gaussian_mechanism(sigma, 2/l, sampling_prob=l/N_k).self_compose(T_k)
-  .get_epsilon_for_delta(delta)`` at the same grid step 1e-4 (its pair, both directions);
-- one calibration (MNIST class counts, T = N = 60000) for epsilon = 1 and 10 at l = 4 and 64;
-- the Figure-4 family: ``epsilon_grid`` for 10 values of l x 100 sigmas (coarse grid 1e-3).
-Targets: one epsilon <= 50 ms, calibration <= 0.5 s.
+Timings: this implementation beside the **baseline** (``dpcda/privacy/pld.py`` and
+``calibration.py`` of commit ``BASELINE``, loaded with ``git show`` into this process, so both run
+on the same machine at the same moment), caches cleared before every call; min over repeats of
+wall and process CPU time, with the ratio baseline / new (CPU) and the 1-minute load average.
+Setting: MNIST class counts, T = N = 60,000 (equal allocation, T_k = 6000), delta = 1e-5, c = 1.
+
+- calibration for epsilon = 1 and 10 at l = 4, 16, 64, 512 (``calibrate``);
+- one epsilon (``compute_epsilon``: upper and lower bound) at the sigma found, with both
+  implementations' [lower, upper];
+- the Privacy page's library work: the Figure-4 curves (``epsilon_grid``, l = 1..512 x 61 sigma),
+  a calibration table read off them (``calibrate_on_curve`` per l), one epsilon after a slider
+  move (a new sigma, cold);
+- one epsilon under proportional allocation (10 classes, each its own T_k).
+Targets (issue 9 / 10): one epsilon <= 50 ms, calibration <= 0.5 s, slider -> epsilon <= 150 ms,
+first page load <= 2 s.
 
 Numbers (MNIST class counts, T = N = 60000, delta = 1e-5, c = 1): epsilon at the sigma that
 the class-aware RDP accountant and the published (paper) accountant calibrate for epsilon = 10
@@ -22,40 +29,94 @@ at N_k = T_k = 6000 (symmetrised pair, and the per-direction maximum dp_accounti
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import subprocess
 import sys
 import time
+import types
 from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
 
-from dpcda.privacy import (
+from dpcda.privacy import (  # noqa: E402
     PrivacyParams,
+    accountants,
     calibrate,
+    calibration,
     compute_epsilon,
-    epsilon_grid,
     pld,
 )
 
 MNIST = (5923, 6742, 5958, 6131, 5842, 5421, 5918, 6265, 5851, 5949)
 DELTA = 1e-5
+#: main before the speed-up (session 3's accountant: fixed grid 1e-4, Hoeffding lower bound).
+BASELINE = "e309358"
+PAGE_SIGMAS = np.geomspace(0.01, 10.0, 121)[::2]            # pages/common.py SIGMA_GRID[::2]
+PAGE_LS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512]
 
 
-def clear():
-    pld._upper.cache_clear()
-    pld._lower.cache_clear()
+def _load(path: str, name: str):
+    src = subprocess.run(["git", "-C", str(ROOT), "show", f"{BASELINE}:{path}"], check=True,
+                         capture_output=True, text=True).stdout
+    mod = types.ModuleType(name)
+    sys.modules[name] = mod
+    exec(compile(src, f"{BASELINE}:{path}", "exec"), mod.__dict__)
+    return mod
 
 
-def timed(fn, repeats):
+class Impl:
+    """One implementation: its pld module, its calibration module, and how to switch to it."""
+
+    def __init__(self, name, pld_mod, cal_mod, interval):
+        self.name, self.pld, self.cal, self.interval = name, pld_mod, cal_mod, interval
+
+    @contextlib.contextmanager
+    def active(self):
+        saved, saved_interval = sys.modules["dpcda.privacy.pld"], accountants._interval
+        sys.modules["dpcda.privacy.pld"] = self.pld      # accountants import it lazily per call
+        accountants._interval = self.interval
+        try:
+            yield
+        finally:
+            sys.modules["dpcda.privacy.pld"] = saved
+            accountants._interval = saved_interval
+
+    def clear(self):
+        for name in ("_upper", "_lower", "auto_value_intervals"):
+            f = getattr(self.pld, name, None)
+            if f is not None:
+                f.cache_clear()
+        getattr(self.pld, "_RECENT", {}).clear()
+
+
+def implementations():
+    new = Impl("new", pld, calibration, accountants._interval)
+    try:
+        old_pld = _load("dpcda/privacy/pld.py", "pld_baseline")
+        old_cal = _load("dpcda/privacy/calibration.py", "calibration_baseline")
+    except (OSError, subprocess.CalledProcessError) as exc:
+        print(f"(baseline {BASELINE} not available: {exc}; timing the new one only)")
+        return None, new
+
+    def old_interval(v):
+        return old_pld.VALUE_INTERVAL if v is None else old_pld.check_value_interval(v)
+
+    return Impl("baseline", old_pld, old_cal, old_interval), new
+
+
+def timed(impl, fn, repeats):
     walls, cpus, out = [], [], None
-    for _ in range(repeats):
-        clear()
-        w, c = time.perf_counter(), time.process_time()
-        out = fn()
-        walls.append(time.perf_counter() - w)
-        cpus.append(time.process_time() - c)
+    with impl.active():
+        for _ in range(repeats):
+            impl.clear()
+            w, c = time.perf_counter(), time.process_time()
+            out = fn()
+            walls.append(time.perf_counter() - w)
+            cpus.append(time.process_time() - c)
     return out, min(walls), min(cpus)
 
 
@@ -63,43 +124,73 @@ def load() -> str:
     return f"load {os.getloadavg()[0]:.1f}"
 
 
+def params(l, s, **kw):
+    return PrivacyParams(l=l, sigma_x=s, sigma_y=s, T=60000, class_counts=MNIST, delta=DELTA,
+                         **kw)
+
+
+def side_by_side(label, fn, impls, repeats, show=None):
+    """Time ``fn(impl)`` for every implementation; one line with both and the ratio."""
+    parts, cpu = [], {}
+    for impl in impls:
+        if impl is None:
+            continue
+        out, w, c = timed(impl, lambda impl=impl: fn(impl), repeats)
+        cpu[impl.name] = c
+        parts.append(f"{impl.name} {w * 1e3:.0f} ms (CPU {c * 1e3:.0f})"
+                     + (f" {show(out)}" if show else ""))
+    ratio = (f" -> {cpu['baseline'] / cpu['new']:.1f}x" if "baseline" in cpu and cpu["new"] > 0
+             else "")
+    print(f"{label}: " + "; ".join(parts) + ratio + f" [{load()}]", flush=True)
+
+
+def fmt_eps(r):
+    return f"{r.epsilon:.4f} [{r.epsilon_lower:.4f}]"
+
+
 def timings(repeats: int) -> None:
-    print("## timings (min over repeats; wall / CPU)")
-    try:
-        from dp_accounting.pld import privacy_loss_distribution as dpl
-    except ImportError:
-        dpl = None
-    for l, sig in ((4, 0.228), (64, 0.0354)):
-        kw = {"s": 2.0 / (l * sig), "gamma": l / 6000, "T": 6000, "delta": DELTA}
-        up, w1, c1 = timed(lambda kw=kw: pld.pld_bounds(lower=False, **kw), repeats)
-        both, w2, c2 = timed(lambda kw=kw: pld.pld_bounds(**kw), repeats)
-        line = (f"l={l:3d} sigma={sig}: upper {up.epsilon:.4f} in {w1 * 1e3:.0f} ms "
-                f"(CPU {c1 * 1e3:.0f}); upper+lower [{both.epsilon_lower:.4f}, "
-                f"{both.epsilon:.4f}] in {w2 * 1e3:.0f} ms (CPU {c2 * 1e3:.0f})")
-        if dpl is not None:
-            def ref(sig=sig, l=l):
-                return dpl.from_gaussian_mechanism(
-                    standard_deviation=sig, sensitivity=2.0 / l, sampling_prob=l / 6000,
-                    value_discretization_interval=1e-4).self_compose(6000
-                                                                     ).get_epsilon_for_delta(DELTA)
-            e_ref, w3, c3 = timed(ref, repeats)
-            mine, w4, _ = timed(lambda kw=kw: pld.directional_epsilon(**kw), repeats)
-            line += (f"; dp_accounting (both directions) {e_ref:.4f} in {w3 * 1e3:.0f} ms "
-                     f"(CPU {c3 * 1e3:.0f}), ours for that pair {mine:.4f} in {w4 * 1e3:.0f} ms "
-                     f"-> {w3 / w4:.1f}x")
-        print(line + f" [{load()}]", flush=True)
-    for eps in (1.0, 10.0):
-        for l in (4, 64):
-            cal, w, c = timed(lambda eps=eps, l=l: calibrate(epsilon=eps, delta=DELTA, l=l, T=60000,
-                                                class_counts=MNIST,
-                                                accountant="class-aware-pld"), repeats)
-            print(f"calibrate eps={eps:g} l={l}: sigma={cal.sigma_x:.5g} eps={cal.epsilon:.5f} "
-                  f"in {w:.2f} s (CPU {c:.2f}) [{load()}]", flush=True)
-    ls = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512]
-    sig = np.geomspace(0.01, 10, 100)
-    _, w, c = timed(lambda: epsilon_grid(ls=ls, sigmas=sig, T=60000, class_counts=MNIST,
-                                         delta=DELTA, accountant="class-aware-pld"), 1)
-    print(f"epsilon_grid 10 l x 100 sigma: {w:.1f} s (CPU {c:.1f}) [{load()}]", flush=True)
+    base, new = implementations()
+    impls = (base, new)
+    print(f"## timings: baseline = {BASELINE}, min over {repeats} repeat(s), caches cleared")
+    for target in (1.0, 10.0):
+        for l in (4, 16, 64, 512):
+            def cal(impl, l=l, target=target):
+                return impl.cal.calibrate(epsilon=target, delta=DELTA, l=l, T=60000,
+                                          class_counts=MNIST, accountant="class-aware-pld")
+            side_by_side(f"calibrate eps={target:g} l={l}", cal, impls, repeats,
+                         show=lambda c: f"sigma={c.sigma_x:.5g} eps={c.epsilon:.4f}")
+            with new.active():
+                sigma = cal(new).sigma_x
+
+            def one(impl, l=l, sigma=sigma):
+                return compute_epsilon(params(l, sigma), accountant="class-aware-pld")
+            side_by_side(f"  one epsilon l={l} sigma={sigma:.5g}", one, impls, repeats,
+                         show=fmt_eps)
+    side_by_side("one epsilon, proportional allocation (10 T_k), l=4 sigma=0.3",
+                 lambda impl: compute_epsilon(params(4, 0.3, allocation="proportional"),
+                                              accountant="class-aware-pld"),
+                 impls, repeats, show=fmt_eps)
+    print("## the Privacy page's library work (MNIST, l = 1..512, 61 sigmas)")
+    side_by_side("Figure-4 curves (epsilon_grid 10 l x 61 sigma)",
+                 lambda impl: impl.cal.epsilon_grid(ls=PAGE_LS, sigmas=PAGE_SIGMAS, T=60000,
+                                                    class_counts=MNIST, delta=DELTA,
+                                                    accountant="class-aware-pld"), impls, 1)
+
+    def first_load(impl):
+        e = compute_epsilon(params(4, 0.5), accountant="class-aware-pld")
+        grid = impl.cal.epsilon_grid(ls=PAGE_LS, sigmas=PAGE_SIGMAS, T=60000,
+                                     class_counts=MNIST, delta=DELTA,
+                                     accountant="class-aware-pld")
+        for l, row in zip(PAGE_LS, grid):
+            impl.cal.calibrate_on_curve(epsilon=10.0, sigmas=PAGE_SIGMAS, curve=row, l=l, T=60000,
+                               class_counts=MNIST, delta=DELTA, accountant="class-aware-pld")
+        return e
+    side_by_side("first load (one epsilon + curves + calibration table)", first_load, impls, 1)
+    for l, sigma in ((4, 0.27), (64, 0.06), (512, 0.02)):
+        side_by_side(f"slider -> new epsilon l={l} sigma={sigma}",
+                     lambda impl, l=l, sigma=sigma: compute_epsilon(
+                         params(l, sigma), accountant="class-aware-pld"),
+                     impls, repeats, show=fmt_eps)
 
 
 def eps(acc, l, s, conv="mironov"):

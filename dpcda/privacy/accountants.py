@@ -27,7 +27,8 @@ class Accountant:
 
     RDP accountants give ``rdp(p, l, sx, sy, max_alpha) -> (P, A)`` (RDP at orders 2..max_alpha);
     direct ones give ``rdp=None`` and ``direct(p, l, sx, sy, value_interval, lower) ->
-    (eps, eps_lower)`` arrays (``eps`` an upper bound; ``eps_lower`` NaN unless ``lower``).
+    (eps, eps_lower, step)`` arrays (``eps`` an upper bound; ``eps_lower`` NaN unless ``lower``;
+    ``step`` the loss-grid step behind ``eps_lower``, NaN where none).
     """
 
     name: str
@@ -213,6 +214,19 @@ register_accountant(Accountant(
 PLD_RDP_CAP = 50.0
 
 
+def _rdp_over_cap(p: PrivacyParams, l, sx, sy):
+    """The class-aware RDP epsilon (improved conversion, orders 2..256) wherever it exceeds
+    ``PLD_RDP_CAP``; elsewhere some value at most the cap. Orders up to 32 first (cheap; their
+    minimum is never below the full one), the full range only where that exceeds the cap."""
+    few, _ = best_epsilon(np.arange(2, 33), _rdp_class_aware(p, l, sx, sy, 32), p.delta,
+                          "improved")
+    big = few > PLD_RDP_CAP
+    if big.any():
+        few[big], _ = best_epsilon(np.arange(2, 257), _rdp_class_aware(
+            p, l[big], sx[big], sy[big], 256), p.delta, "improved")
+    return few
+
+
 def _pld_class_aware(p: PrivacyParams, l, sx, sy, value_interval, lower):
     """max over classes of the PLD epsilon of T_k steps at rate l/N_k (docs/pld.md)."""
     from dpcda.privacy.pld import class_bounds  # lazy: scipy.fft only when used
@@ -223,11 +237,10 @@ def _pld_class_aware(p: PrivacyParams, l, sx, sy, value_interval, lower):
     counts, t_k = np.asarray(p.class_counts), np.asarray(p.samples_per_class)
     # The epsilon grows with gamma = l/N_k: per distinct T_k only the smallest class counts.
     groups = [(int(t), int(counts[t_k == t].min())) for t in np.unique(t_k)]
-    eps, low = np.zeros(len(l)), np.zeros(len(l))
+    eps, low, step = np.zeros(len(l)), np.zeros(len(l)), np.full(len(l), np.nan)
     # Where even the class-aware RDP bound (improved conversion) exceeds PLD_RDP_CAP, the PLD
     # (slow there: huge losses) is skipped and that RDP bound, also valid, is reported.
-    rdp_eps, _ = best_epsilon(np.arange(2, 257), _rdp_class_aware(p, l, sx, sy, 256), p.delta,
-                              "improved")
+    rdp_eps = _rdp_over_cap(p, l, sx, sy)
     for i, (li, si) in enumerate(zip(l, sx)):
         if rdp_eps[i] > PLD_RDP_CAP:
             eps[i], low[i] = rdp_eps[i], np.nan
@@ -236,8 +249,10 @@ def _pld_class_aware(p: PrivacyParams, l, sx, sy, value_interval, lower):
             s = 2.0 * p.c / (li * si) if si > 0 else np.inf
         for t, n_k in groups:
             b = class_bounds(float(s), float(li) / n_k, t, p.delta, value_interval, lower)
+            if b.epsilon >= eps[i]:
+                step[i] = b.value_interval
             eps[i], low[i] = max(eps[i], b.epsilon), max(low[i], b.epsilon_lower)
-    return eps, (low if lower else np.full(len(l), np.nan))
+    return eps, (low if lower else np.full(len(l), np.nan)), step
 
 
 register_accountant(Accountant(
@@ -308,7 +323,8 @@ class EpsilonResult:
     private: bool
     max_alpha: int
     #: Direct (PLD) accountants: a lower bound on the same analysis' epsilon and the loss-grid
-    #: step behind it (``epsilon - epsilon_lower`` is the discretisation bound); else None.
+    #: step behind it (chosen per setting unless one was asked for); ``epsilon -
+    #: epsilon_lower`` is the discretisation bound. Else None.
     epsilon_lower: float | None = None
     value_interval: float | None = None
 
@@ -340,7 +356,7 @@ def batch_epsilon(p: PrivacyParams, l, sigma_x, sigma_y, *, accountant: str, con
     l, sx, sy = (np.atleast_1d(np.asarray(v, dtype=float)) for v in (l, sigma_x, sigma_y))
     l, sx, sy = np.broadcast_arrays(l, sx, sy)
     if not acc.uses_rdp:
-        eps, _ = acc.direct(p, l, sx, sy, _interval(value_interval), False)
+        eps, _, _ = acc.direct(p, l, sx, sy, _interval(value_interval), False)
         return eps, np.full(len(eps), np.nan), np.zeros(0, dtype=int), np.zeros((len(eps), 0))
     orders_all = np.arange(2, max_alpha + 1)
     rdp = acc.rdp(p, l, sx, sy, max_alpha)[:, acc.min_alpha - 2:]
@@ -354,9 +370,13 @@ def batch_epsilon(p: PrivacyParams, l, sigma_x, sigma_y, *, accountant: str, con
 
 
 def _interval(value_interval):
-    from dpcda.privacy.pld import VALUE_INTERVAL, check_value_interval
+    """None: the PLD accountant's automatic grid (chosen per setting, docs/pld.md §6);
+    ``pld.CURVE``: the curves' grid."""
+    from dpcda.privacy.pld import CURVE, check_value_interval
 
-    return VALUE_INTERVAL if value_interval is None else check_value_interval(value_interval)
+    if value_interval is None or (isinstance(value_interval, str) and value_interval == CURVE):
+        return value_interval
+    return check_value_interval(value_interval)
 
 
 def compute_epsilon(params: PrivacyParams, *, accountant: str = "paper",
@@ -412,8 +432,8 @@ def _direct_result(params: PrivacyParams, acc: Accountant, conversion: str, max_
                    value_interval: float) -> EpsilonResult:
     CONVERSIONS.get(conversion)  # still validated: callers pass one for every accountant
     one = np.ones(1)
-    eps, low = acc.direct(params, one * params.l, one * params.sigma_x, one * params.sigma_y,
-                          value_interval, True)
+    eps, low, step = acc.direct(params, one * params.l, one * params.sigma_x,
+                                one * params.sigma_y, value_interval, True)
     warnings = _warnings(params, False, max_alpha)
     low = float(low[0])
     if params.private and not np.isfinite(low):
@@ -426,4 +446,4 @@ def _direct_result(params: PrivacyParams, acc: Accountant, conversion: str, max_
         warnings=tuple(warnings), at_max_alpha=False,
         private=params.private, max_alpha=max_alpha,
         epsilon_lower=low if np.isfinite(low) or not params.private else None,
-        value_interval=value_interval)
+        value_interval=float(step[0]) if np.isfinite(step[0]) else value_interval)

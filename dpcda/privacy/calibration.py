@@ -38,10 +38,10 @@ class Calibration:
     result: EpsilonResult
 
 
-def _curve_interval() -> float:
-    from dpcda.privacy.pld import CURVE_VALUE_INTERVAL  # lazy: scipy.special on first use
+def _curve_interval() -> str:
+    from dpcda.privacy.pld import CURVE  # lazy: scipy.special on first use
 
-    return CURVE_VALUE_INTERVAL
+    return CURVE
 
 
 def _setting(**kw) -> PrivacyParams:
