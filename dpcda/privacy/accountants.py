@@ -215,21 +215,28 @@ PLD_RDP_CAP = 50.0
 
 
 def _rdp_over_cap(p: PrivacyParams, l, sx, sy):
-    """The class-aware RDP epsilon (improved conversion, orders 2..256) wherever it exceeds
-    ``PLD_RDP_CAP``; elsewhere some value at most the cap. Orders up to 32 first (cheap; their
-    minimum is never below the full one), the full range only where that exceeds the cap."""
-    few, _ = best_epsilon(np.arange(2, 33), _rdp_class_aware(p, l, sx, sy, 32), p.delta,
-                          "improved")
-    big = few > PLD_RDP_CAP
-    if big.any():
-        few[big], _ = best_epsilon(np.arange(2, 257), _rdp_class_aware(
-            p, l[big], sx[big], sy[big], 256), p.delta, "improved")
-    return few
+    """A valid class-aware RDP epsilon (improved conversion) wherever it exceeds
+    ``PLD_RDP_CAP``; elsewhere some value at most the cap. The exact RDP costs ~alpha^2, so
+    orders 2..8 first, then 2..32 where that exceeds the cap (the minimum over fewer orders is
+    never below the minimum over more), then 2..256 where the minimum sits at order 32."""
+    eps = np.zeros(len(l))
+    todo = np.arange(len(l))
+    for top in (8, 32, 256):
+        got, idx = best_epsilon(np.arange(2, top + 1), _rdp_class_aware(
+            p, l[todo], sx[todo], sy[todo], top), p.delta, "improved")
+        eps[todo] = got
+        keep = got > PLD_RDP_CAP
+        if top == 32:
+            keep &= idx == top - 2
+        todo = todo[keep]
+        if not len(todo):
+            break
+    return eps
 
 
 def _pld_class_aware(p: PrivacyParams, l, sx, sy, value_interval, lower):
     """max over classes of the PLD epsilon of T_k steps at rate l/N_k (docs/pld.md)."""
-    from dpcda.privacy.pld import class_bounds  # lazy: scipy.fft only when used
+    from dpcda.privacy.pld import max_over_classes  # lazy: scipy.fft only when used
 
     if p.class_counts is None:
         raise ValueError("accountant 'class-aware-pld' needs class_counts (N_k, the records per "
@@ -237,22 +244,20 @@ def _pld_class_aware(p: PrivacyParams, l, sx, sy, value_interval, lower):
     counts, t_k = np.asarray(p.class_counts), np.asarray(p.samples_per_class)
     # The epsilon grows with gamma = l/N_k: per distinct T_k only the smallest class counts.
     groups = [(int(t), int(counts[t_k == t].min())) for t in np.unique(t_k)]
-    eps, low, step = np.zeros(len(l)), np.zeros(len(l)), np.full(len(l), np.nan)
+    eps, low, step = np.zeros(len(l)), np.full(len(l), np.nan), np.full(len(l), np.nan)
     # Where even the class-aware RDP bound (improved conversion) exceeds PLD_RDP_CAP, the PLD
     # (slow there: huge losses) is skipped and that RDP bound, also valid, is reported.
     rdp_eps = _rdp_over_cap(p, l, sx, sy)
     for i, (li, si) in enumerate(zip(l, sx)):
         if rdp_eps[i] > PLD_RDP_CAP:
-            eps[i], low[i] = rdp_eps[i], np.nan
+            eps[i] = rdp_eps[i]
             continue
         with np.errstate(divide="ignore"):
             s = 2.0 * p.c / (li * si) if si > 0 else np.inf
-        for t, n_k in groups:
-            b = class_bounds(float(s), float(li) / n_k, t, p.delta, value_interval, lower)
-            if b.epsilon >= eps[i]:
-                step[i] = b.value_interval
-            eps[i], low[i] = max(eps[i], b.epsilon), max(low[i], b.epsilon_lower)
-    return eps, (low if lower else np.full(len(l), np.nan)), step
+        b = max_over_classes(float(s), [(float(li) / n_k, t) for t, n_k in groups], p.delta,
+                             value_interval, lower)
+        eps[i], low[i], step[i] = b.epsilon, b.epsilon_lower, b.value_interval
+    return eps, low, step
 
 
 register_accountant(Accountant(

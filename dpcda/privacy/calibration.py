@@ -85,32 +85,20 @@ def calibrate(*, epsilon: float, delta: float, l: int, T: int, c: float = 1.0,
             return 1e3
         return math.log(e / target) if e > 0 else -1e3
 
-    coarse = None if acc.uses_rdp else _curve_interval()
-    lo, hi = math.log(0.5), math.log(2.0)
-    if not acc.uses_rdp and base.class_counts is not None:
-        # start from the class-aware RDP noise: PLD needs less, rarely much less
-        ref = calibrate(epsilon=target, delta=base.delta, l=base.l, T=base.T, c=base.c,
-                        class_counts=base.class_counts, accountant="class-aware",
-                        conversion="improved", ratio=ratio)
-        lo, hi = math.log(ref.sigma_x) - 1.0, math.log(ref.sigma_x)
-    while f(lo, coarse) <= 0:
-        lo -= 2.0
-        if lo < math.log(_SIGMA_MIN):
-            raise ValueError(f"epsilon={target:g} needs sigma below {_SIGMA_MIN:g}: any noise "
-                             "meets it; did you mean a smaller epsilon?")
-    while f(hi, coarse) > 0:
-        hi += 2.0
-        if hi > math.log(_SIGMA_MAX):
-            raise ValueError(f"epsilon={target:g} needs sigma above {_SIGMA_MAX:g} for l={base.l} "
-                             f"(with delta={base.delta:g}, max_alpha={max_alpha}); raise epsilon, "
-                             "delta or max_alpha")
     from scipy.optimize import brentq  # lazy: keeps `import dpcda.privacy` light
 
-    # PLD: the coarse grid's epsilon bounds the fine one's, so its root already meets the
-    # target on the fine grid (at most ~1e-4 relative more noise than needed).
-    tol = 1e-12 if acc.uses_rdp else 1e-6
-    root = brentq(f, lo, hi, args=(coarse,), xtol=tol, rtol=tol, maxiter=200)
-    if not acc.uses_rdp:
+    if acc.uses_rdp:
+        lo, hi = _bracket(f, math.log(0.5), math.log(2.0), None, target, base, max_alpha)
+        root = brentq(f, lo, hi, xtol=1e-12, rtol=1e-12, maxiter=200)
+    else:
+        # PLD: solved on the curve grid (an upper bound of the fine grid's epsilon, so its root
+        # meets the target on the fine grid too), from a central-limit-theorem guess, then a
+        # Newton step or two on the fine grid, each kept only if it still meets the target.
+        coarse = _curve_interval()
+        x0 = math.log(_pld_guess(base, target))
+        lo, hi = _walk(f, x0, coarse, target, base, max_alpha)
+        tol = 1e-6
+        root = brentq(f, lo, hi, args=(coarse,), xtol=tol, rtol=tol, maxiter=200)
         while eps_at(root, coarse) > target:
             root += tol
         root = _refine(root, target, eps_at, coarse)
@@ -125,6 +113,61 @@ def calibrate(*, epsilon: float, delta: float, l: int, T: int, c: float = 1.0,
         accountant=accountant, conversion=conversion, max_alpha=max_alpha)
     return Calibration(sigma_x=s, sigma_y=ratio * s, epsilon=res.epsilon, target=target,
                        alpha=res.alpha, result=res)
+
+
+def _too_small(target):
+    return ValueError(f"epsilon={target:g} needs sigma below {_SIGMA_MIN:g}: any noise meets it; "
+                      "did you mean a smaller epsilon?")
+
+
+def _too_large(target, base, max_alpha):
+    return ValueError(f"epsilon={target:g} needs sigma above {_SIGMA_MAX:g} for l={base.l} (with "
+                      f"delta={base.delta:g}, max_alpha={max_alpha}); raise epsilon, delta or "
+                      "max_alpha")
+
+
+def _bracket(f, lo, hi, interval, target, base, max_alpha):
+    """Widen ``[lo, hi]`` (log sigma) geometrically until ``f(lo) > 0 >= f(hi)``."""
+    while f(lo, interval) <= 0:
+        lo -= 2.0
+        if lo < math.log(_SIGMA_MIN):
+            raise _too_small(target)
+    while f(hi, interval) > 0:
+        hi += 2.0
+        if hi > math.log(_SIGMA_MAX):
+            raise _too_large(target, base, max_alpha)
+    return lo, hi
+
+
+def _walk(f, x0, interval, target, base, max_alpha):
+    """A bracket ``f(lo) > 0 >= f(hi)`` near ``x0`` (log sigma): steps of 0.05, doubling."""
+    step = 0.05
+    if f(x0, interval) > 0:
+        lo, hi = x0, x0 + step
+        while f(hi, interval) > 0:
+            lo, step = hi, 2.0 * step
+            hi = lo + step
+            if hi > math.log(_SIGMA_MAX):
+                raise _too_large(target, base, max_alpha)
+    else:
+        lo, hi = x0 - step, x0
+        while f(lo, interval) <= 0:
+            hi, step = lo, 2.0 * step
+            lo = hi - step
+            if lo < math.log(_SIGMA_MIN):
+                raise _too_small(target)
+    return lo, hi
+
+
+def _pld_guess(base: PrivacyParams, target: float) -> float:
+    """sigma_x where a central-limit approximation of the PLD accountant gives the target."""
+    from dpcda.privacy.pld import start_noise
+
+    if base.class_counts is None:
+        return 1.0
+    rates = [(base.l / n_k, t_k) for n_k, t_k in zip(base.class_counts, base.samples_per_class)]
+    s = start_noise(target, base.delta, rates)
+    return min(max(2.0 * base.c / (base.l * s), 10 * _SIGMA_MIN), _SIGMA_MAX / 10)
 
 
 def _refine(root: float, target: float, eps_at, coarse: float) -> float:

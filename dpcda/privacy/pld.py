@@ -24,7 +24,9 @@ Pure numpy/scipy, vectorised over the grid; no torch.
 
 from __future__ import annotations
 
+import dataclasses
 import math
+import threading
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -265,7 +267,8 @@ def directional_step(s: float, gamma: float, h: float, direction: str):
 
 def _log_mgf(i0: int, pmf: np.ndarray, h: float, lam: np.ndarray) -> np.ndarray:
     """``log sum_k pmf_k exp(lam L_k)`` for every ``lam`` (either sign), exactly, with few
-    exponentials: ``L_k = L_{b0} + j h`` on blocks of B points, so the sum is ``u^T P v``."""
+    exponentials: ``L_k = L_{b0} + j h`` on blocks of B points, so the sum is a log-sum-exp over
+    blocks of ``log(P v) + lam L_{b0}`` (no underflowing weights: those make BLAS slow)."""
     B = max(1, math.isqrt(len(pmf)))
     m = -(-len(pmf) // B) * B
     P = np.zeros(m)
@@ -273,10 +276,13 @@ def _log_mgf(i0: int, pmf: np.ndarray, h: float, lam: np.ndarray) -> np.ndarray:
     P = P.reshape(-1, B)
     base = (i0 + np.arange(P.shape[0]) * B) * h
     lam = np.asarray(lam, dtype=float)
-    ref = np.where(lam > 0, base[-1], base[0])                       # u <= 1: no overflow
-    u = np.exp(lam[:, None] * (base[None, :] - ref[:, None]))
-    v = np.exp(lam[:, None] * h * np.arange(B)[None, :])
-    return np.log(np.einsum("ib,ib->i", u @ P, v)) + lam * ref
+    # einsum, not BLAS: a threaded BLAS on a busy machine makes this 100x slower
+    W = np.einsum("ib,bl->il", P, np.exp(np.outer(h * np.arange(B), lam)))   # (blocks, lam)
+    with np.errstate(divide="ignore"):
+        lw = np.log(W) + np.outer(base, lam)
+    top = lw.max(axis=0)
+    with np.errstate(under="ignore"):
+        return top + np.log(np.exp(lw - top).sum(axis=0))
 
 
 def _window(i0: int, pmf: np.ndarray, T: int, h: float, tail: float = TAIL_MASS):
@@ -325,7 +331,7 @@ def rounding_shift(r: np.ndarray, w: np.ndarray, T: int, h: float, eta: float) -
     lam0 = math.sqrt(2.0 * -log_eta / (T * var))
     lam = lam0 * np.geomspace(0.125, 8.0, 25)
     with np.errstate(over="ignore"):
-        psi = np.log(np.exp(-np.outer(lam, lv)) @ mass)             # log E e^{-lam u}
+        psi = np.log(np.einsum("lu,u->l", np.exp(-np.outer(lam, lv)), mass))  # log E e^{-lam u}
     c = (log_eta - T * psi) / lam
     return max(0.0, float(np.max(c))) * h
 
@@ -344,18 +350,19 @@ def _power(z: np.ndarray, T: int) -> np.ndarray:
 
 
 def compose(i0: int, pmf: np.ndarray, inf_mass: float, T: int, h: float,
-            tail: float = TAIL_MASS):
+            tail: float = TAIL_MASS, window: tuple[int, int] | None = None):
     """T-fold self-composition by one FFT power: ``(j0, pmf, inf_mass, misplaced)``.
 
     ``misplaced`` bounds the mass the circular convolution may have moved (the mass outside the
     Chernoff window, each side at most ``tail``, and the dropped Fourier coefficients).
+    ``window``: that window if already known (``_window(i0, pmf, T, h, tail)``).
     """
     from scipy import fft as sfft  # lazy: only when a PLD is composed
 
     inf_T = -math.expm1(T * math.log1p(-inf_mass)) if inf_mass < 1 else 1.0
     if T == 1:
         return i0, pmf, inf_T, 0.0
-    j_lo, j_hi = _window(i0, pmf, T, h, tail)
+    j_lo, j_hi = window if window is not None else _window(i0, pmf, T, h, tail)
     n = sfft.next_fast_len(j_hi - j_lo + 1, real=True)
     if n > _MAX_FFT:
         raise _TooLarge(f"value_interval={h:g} needs {n} grid points for T={T} compositions")
@@ -377,7 +384,8 @@ def compose(i0: int, pmf: np.ndarray, inf_mass: float, T: int, h: float,
         else:
             zt[keep] = _power(z[keep], T)
     out = sfft.irfft(zt, n)
-    out = np.roll(out, -((j_lo - T * i0) % n))[: j_hi - j_lo + 1]
+    k0, size = (j_lo - T * i0) % n, j_hi - j_lo + 1               # the window, read circularly
+    out = out[k0:k0 + size] if k0 + size <= n else np.concatenate([out[k0:], out[:k0 + size - n]])
     pruned = 2.0 * n * _SPECTRUM_FLOOR if len(keep) < len(z) else 0.0
     return j_lo, np.clip(out, 0.0, None), inf_T, 2.0 * tail + pruned
 
@@ -442,8 +450,9 @@ def auto_value_intervals(s: float, gamma: float, T: int, delta: float) -> tuple[
         return CURVE_VALUE_INTERVAL, CURVE_VALUE_INTERVAL, CURVE_VALUE_INTERVAL
     gamma = min(gamma, 1.0 - 1e-12)
     h = _doubled(CURVE_VALUE_INTERVAL, _top(s, gamma) / _MAX_STEP)
-    i0, pmf, _ = _pessimistic(_masses(s, gamma, h, _step_tail(T, delta)))
+    i0, pmf, _ = _pess(s, gamma, h, _step_tail(T, delta))
     j_lo, j_hi = _window(i0, pmf, T, h, _tail(delta))
+    _remember(_WINDOWS, (s, gamma, T, delta, h), lambda: (j_lo, j_hi))
     span = max(j_hi - j_lo + 1, len(pmf)) * h
     curve = _doubled(h, span / CURVE_POINTS)
     for step in _LADDER:
@@ -501,6 +510,35 @@ def class_bounds(s: float, gamma: float, T: int, delta: float, value_interval: f
     return PLDEpsilon(upper, min(low, upper), h_low, h)
 
 
+def max_over_classes(s: float, rates, delta: float, value_interval: float | str | None,
+                     lower: bool) -> PLDEpsilon:
+    """:func:`class_bounds` of the class with the largest epsilon, over ``rates`` (the
+    ``(gamma, T)`` of every class; the release's epsilon is the maximum, docs/pld.md §1).
+
+    Exactly the maximum of the upper bounds and of the lower bounds, without computing every
+    class on the fine grid: each class's curve-grid epsilon (an upper bound of its fine one) is
+    computed first, the classes are taken from the largest, and a class is skipped once that
+    bound is at most the maximum found (and, with ``lower``, below the largest lower bound):
+    neither maximum can come from it. ``value_interval`` of the result: the worst class's."""
+    rates = sorted({(float(g), int(t)) for g, t in rates})
+    if len(rates) == 1 or value_interval == CURVE:
+        best = None
+        for g, t in rates:
+            b = class_bounds(s, g, t, delta, value_interval, lower)
+            best = b if best is None or b.epsilon > best.epsilon else best
+        return best
+    coarse = sorted(((class_bounds(s, g, t, delta, CURVE, False).epsilon, g, t)
+                     for g, t in rates), reverse=True)
+    best, low = None, -math.inf
+    for bound, g, t in coarse:
+        if best is not None and bound <= best.epsilon and (not lower or bound < low):
+            continue
+        b = class_bounds(s, g, t, delta, value_interval, lower)
+        low = max(low, b.epsilon_lower) if lower else low
+        best = b if best is None or b.epsilon > best.epsilon else best
+    return dataclasses.replace(best, epsilon_lower=low) if lower else best
+
+
 def pld_bounds(*, s: float, gamma: float, T: int, delta: float,
                value_interval: float | None = None, lower: bool = True) -> PLDEpsilon:
     """Epsilon of ``T`` compositions of the symmetrised pair with ``mu/sigma = s``, rate gamma.
@@ -528,19 +566,37 @@ def _step_tail(T: int, delta: float) -> float:
 
 
 #: The last few steps' masses, so that the upper bound reuses the lower bound's (its grid is
-#: twice as coarse: :func:`_coarsen`).
+#: twice as coarse: :func:`_coarsen`), and the composition windows measured by
+#: :func:`auto_value_intervals` (the curve's pessimistic grid is often the same).
 _RECENT: dict = {}
+_WINDOWS: dict = {}
+_LOCK = threading.Lock()
+
+
+def _remember(store: dict, key, make, size: int = 8):
+    """``store[key]``, made by ``make()`` if absent; the oldest entries beyond ``size`` go."""
+    got = store.get(key)
+    if got is None:
+        got = make()
+        with _LOCK:  # pages call from several threads
+            store[key] = got
+            while len(store) > size:
+                store.pop(next(iter(store)))
+    return got
+
+
+def _pess(s: float, gamma: float, h: float, tail: float):
+    """:func:`_pessimistic` of :func:`_masses`, remembered with them."""
+    return _remember(_RECENT, ("pess", s, gamma, h, tail),
+                     lambda: _pessimistic(_masses(s, gamma, h, tail)))
 
 
 def _masses(s: float, gamma: float, h: float, tail: float) -> _Masses:
-    key = (s, gamma, h, tail)
-    if key not in _RECENT:
+    def make():
         half = _RECENT.get((s, gamma, h / 2.0, tail))
-        _RECENT[key] = _coarsen(half, 2) if half is not None else _step_masses(
-            s, gamma, h, tail, cut=True)
-        while len(_RECENT) > 4:
-            _RECENT.pop(next(iter(_RECENT)))
-    return _RECENT[key]
+        return _coarsen(half, 2) if half is not None else _step_masses(s, gamma, h, tail,
+                                                                       cut=True)
+    return _remember(_RECENT, (s, gamma, h, tail), make)
 
 
 @lru_cache(maxsize=4096)
@@ -554,8 +610,9 @@ def _upper(s: float, gamma: float, T: int, delta: float, h: float) -> tuple[floa
     tail = _step_tail(T, delta)
     while True:  # a coarser grid is still a valid bound; used where the losses are huge
         try:
-            i0, pmf, inf_m = _pessimistic(_masses(s, gamma, h, tail))
-            j0, c, inf_T, misplaced = compose(i0, pmf, inf_m, T, h, _tail(delta))
+            i0, pmf, inf_m = _pess(s, gamma, h, tail)
+            j0, c, inf_T, misplaced = compose(i0, pmf, inf_m, T, h, _tail(delta),
+                                              _WINDOWS.get((s, gamma, T, delta, h)))
             break
         except _TooLarge:
             h *= 4.0
@@ -582,6 +639,27 @@ def _lower(s: float, gamma: float, T: int, delta: float, h: float) -> tuple[floa
     shift = rounding_shift(r, w, T, h, eta)
     low = epsilon_for_delta(j0, c, inf_T, h, delta + eta + misplaced, floor=-shift)
     return max(low + shift, 0.0), h
+
+
+def start_noise(epsilon: float, delta: float, rates) -> float:
+    """A starting point for calibration, not a bound: the ``s = mu / sigma`` at which the central
+    limit theorem for subsampled Gaussians (Dong, Roth & Su 2022, Thm 6: ``T`` steps at rate
+    gamma are close to ``mu``-GDP with ``mu = gamma sqrt(T (e^{s^2} - 1))``) gives ``epsilon``
+    at ``delta``; ``rates``: the ``(gamma, T)`` of every class (the largest ``gamma^2 T``
+    counts)."""
+    from scipy.optimize import brentq
+    from scipy.special import log_ndtr
+
+    eps = float(epsilon)
+
+    def excess(mu: float) -> float:  # delta(eps) of mu-GDP, minus delta (increasing in mu)
+        return (math.exp(float(log_ndtr(-eps / mu + mu / 2)))
+                - math.exp(eps + float(log_ndtr(-eps / mu - mu / 2))) - delta)
+
+    lo, hi = 1e-3, 60.0
+    mu = lo if excess(lo) >= 0 else hi if excess(hi) <= 0 else brentq(excess, lo, hi, xtol=1e-6)
+    g2t = max(g * g * t for g, t in rates)
+    return math.sqrt(math.log1p(mu * mu / g2t))
 
 
 def directional_epsilon(*, s: float, gamma: float, T: int, delta: float,
