@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import os
 import subprocess
 import sys
@@ -68,22 +69,43 @@ def _load(path: str, name: str):
     return mod
 
 
-class Impl:
-    """One implementation: its pld module, its calibration module, and how to switch to it."""
+def _old_direct():
+    """The baseline's ``_pld_class_aware`` (accountants.py at BASELINE), run on today's RDP."""
+    src = subprocess.run(["git", "-C", str(ROOT), "show", f"{BASELINE}:dpcda/privacy/accountants.py"],
+                         check=True, capture_output=True, text=True).stdout
+    start = src.index("def _pld_class_aware(")
+    end = src.index("\nregister_accountant(", start)
+    ns = dict(vars(accountants))
+    exec(compile(src[start:end], f"{BASELINE}:accountants.py", "exec"), ns)
+    old = ns["_pld_class_aware"]
 
-    def __init__(self, name, pld_mod, cal_mod, interval):
+    def direct(p, l, sx, sy, value_interval, lower):  # today's callers also take the step
+        eps, low = old(p, l, sx, sy, value_interval, lower)
+        return eps, low, np.full(len(eps), float(value_interval))
+    return direct
+
+
+class Impl:
+    """One implementation: its pld module, its calibration module, its accountant function
+    (``direct``), and how to switch to it."""
+
+    def __init__(self, name, pld_mod, cal_mod, interval, direct):
         self.name, self.pld, self.cal, self.interval = name, pld_mod, cal_mod, interval
+        self.direct = direct
 
     @contextlib.contextmanager
     def active(self):
         saved, saved_interval = sys.modules["dpcda.privacy.pld"], accountants._interval
+        acc = accountants.ACCOUNTANTS["class-aware-pld"]
         sys.modules["dpcda.privacy.pld"] = self.pld      # accountants import it lazily per call
         accountants._interval = self.interval
+        accountants.ACCOUNTANTS["class-aware-pld"] = dataclasses.replace(acc, direct=self.direct)
         try:
             yield
         finally:
             sys.modules["dpcda.privacy.pld"] = saved
             accountants._interval = saved_interval
+            accountants.ACCOUNTANTS["class-aware-pld"] = acc
 
     def clear(self):
         for name in ("_upper", "_lower", "auto_value_intervals"):
@@ -95,10 +117,12 @@ class Impl:
 
 
 def implementations():
-    new = Impl("new", pld, calibration, accountants._interval)
+    new = Impl("new", pld, calibration, accountants._interval,
+               accountants.ACCOUNTANTS["class-aware-pld"].direct)
     try:
         old_pld = _load("dpcda/privacy/pld.py", "pld_baseline")
         old_cal = _load("dpcda/privacy/calibration.py", "calibration_baseline")
+        old_direct = _old_direct()
     except (OSError, subprocess.CalledProcessError) as exc:
         print(f"(baseline {BASELINE} not available: {exc}; timing the new one only)")
         return None, new
@@ -106,7 +130,7 @@ def implementations():
     def old_interval(v):
         return old_pld.VALUE_INTERVAL if v is None else old_pld.check_value_interval(v)
 
-    return Impl("baseline", old_pld, old_cal, old_interval), new
+    return Impl("baseline", old_pld, old_cal, old_interval, old_direct), new
 
 
 def timed(impl, fn, repeats):

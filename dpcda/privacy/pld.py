@@ -15,9 +15,11 @@ so it is a lower bound on Algorithm 1's worst case (:func:`directional_epsilon`,
 The loss of one step is put on the grid ``{i h}``: *pessimistically* by splitting each bucket's
 mass between its ends ("connect the dots", Doroshenko et al. 2022), an upper bound; and
 *optimistically* by contracting each bucket to one loss and rounding down, shifted back by a
-Hoeffding bound on the total rounding, a lower bound (§5). Both are composed ``T_k`` times by one
+Chernoff bound on the total rounding, a lower bound (§5). Both are composed ``T_k`` times by one
 FFT power on a window chosen by Chernoff bounds (the mass outside it is added to delta, or
-subtracted), and epsilon for ``delta`` is read off the hockey-stick divergence exactly (§6).
+subtracted), and epsilon for ``delta`` is read off the hockey-stick divergence exactly (§6). The
+grid step is chosen per setting from the width of that window (:func:`auto_value_intervals`):
+the lower bound on the finer grid, the upper bound (second-order error) on one twice as coarse.
 
 Pure numpy/scipy, vectorised over the grid; no torch.
 """
@@ -643,10 +645,9 @@ def _lower(s: float, gamma: float, T: int, delta: float, h: float) -> tuple[floa
 
 def start_noise(epsilon: float, delta: float, rates) -> float:
     """A starting point for calibration, not a bound: the ``s = mu / sigma`` at which the central
-    limit theorem for subsampled Gaussians (Dong, Roth & Su 2022, Thm 6: ``T`` steps at rate
-    gamma are close to ``mu``-GDP with ``mu = gamma sqrt(T (e^{s^2} - 1))``) gives ``epsilon``
-    at ``delta``; ``rates``: the ``(gamma, T)`` of every class (the largest ``gamma^2 T``
-    counts)."""
+    limit theorem for subsampled Gaussians (Bu, Dong, Long & Su 2020: ``T`` steps at rate gamma
+    are close to ``mu``-GDP with ``mu = gamma sqrt(T (e^{s^2} - 1))``) gives ``epsilon`` at
+    ``delta``; ``rates``: the ``(gamma, T)`` of every class (the largest ``gamma^2 T`` counts)."""
     from scipy.optimize import brentq
     from scipy.special import log_ndtr
 
