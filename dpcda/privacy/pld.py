@@ -33,7 +33,36 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
-from scipy.special import ndtr, ndtri
+
+from dpcda.privacy.pld_compose import (  # noqa: F401  (re-exported: callers use pld.*)
+    _LAMBDAS,
+    _MAX_FFT,
+    _SPECTRUM_FLOOR,
+    _log_mgf,
+    _power,
+    _TooLarge,
+    _window,
+    compose,
+    delta_for_epsilon,
+    epsilon_for_delta,
+    rounding_shift,
+)
+from dpcda.privacy.pld_step import (  # noqa: F401  (re-exported: callers use pld.*)
+    TAIL_MASS,
+    _coarsen,
+    _connect_dots,
+    _interval_mass,
+    _loss_of_x,
+    _Masses,
+    _mix_mass,
+    _optimistic,
+    _pessimistic,
+    _step_masses,
+    _x_of_loss,
+    _z_tail,
+    directional_step,
+    symmetric_step,
+)
 
 #: The previous fixed loss-grid step for one epsilon (now chosen per setting, see
 #: :func:`auto_value_intervals`; still the default of :func:`directional_epsilon`), and the
@@ -42,8 +71,6 @@ from scipy.special import ndtr, ndtri
 VALUE_INTERVAL = 1e-4
 CURVE_VALUE_INTERVAL = 1e-3
 CURVE = "curve"
-#: Mass allowed outside the one-step grid (and at least this outside the composition window).
-TAIL_MASS = 1e-15
 #: Mass allowed outside the composition window, each side, as a fraction of delta (it is
 #: subtracted from delta for the upper bound and added for the lower one).
 TAIL_FRACTION = 1e-5
@@ -53,8 +80,6 @@ TAIL_FRACTION = 1e-5
 LOWER_POINTS = 1 << 17
 #: The curve grid: ``CURVE_VALUE_INTERVAL * 2^k``, the smallest with at most this many points.
 CURVE_POINTS = 1 << 15
-_LAMBDAS = np.geomspace(0.03, 30.0, 16)
-_MAX_FFT = 1 << 22
 #: At most this many grid points for one step (larger losses: a coarser, still valid grid).
 _MAX_STEP = 400_000
 
@@ -74,353 +99,6 @@ class PLDEpsilon:
     def width(self) -> float:
         """Discretisation bound: the exact epsilon of the pair lies in ``[lower, epsilon]``."""
         return self.epsilon - self.epsilon_lower
-
-
-def _interval_mass(lo, hi, shift):
-    """``Phi(hi - shift) - Phi(lo - shift)`` without cancellation in the upper tail."""
-    a, b = lo - shift, hi - shift
-    return np.where(a > 0, ndtr(-a) - ndtr(-b), ndtr(b) - ndtr(a))
-
-
-def _x_of_loss(loss, s, gamma):
-    """Point where ``L(x) = log(1 - gamma + gamma exp(s x - s^2/2))`` reaches ``loss``."""
-    loss = np.asarray(loss, dtype=float)
-    out = np.full(loss.shape, -np.inf)
-    ok = loss > math.log1p(-gamma)
-    lv = loss[ok]
-    # log(e^L - (1 - gamma)) = L + log1p(-(1 - gamma) e^{-L})
-    out[ok] = (lv + np.log1p(-(1.0 - gamma) * np.exp(-lv)) - math.log(gamma)) / s + s / 2.0
-    return out
-
-
-def _loss_of_x(x, s, gamma):
-    return np.logaddexp(math.log1p(-gamma), math.log(gamma) + s * x - s * s / 2.0)
-
-
-def _mix_mass(lo, hi, s, gamma):
-    return gamma * _interval_mass(lo, hi, s) + (1.0 - gamma) * _interval_mass(lo, hi, 0.0)
-
-
-def _z_tail(tail: float = TAIL_MASS) -> float:
-    return -float(ndtri(tail))  # Phi(-z) = tail
-
-
-def _connect_dots(p_int, q_int, a, h):
-    """Share of each bucket ``(a, a + h]`` put at ``a + h``: the chord through the exact
-    hockey-stick values at ``e^a`` and ``e^{a+h}`` (Doroshenko et al. 2022)."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        lstar = np.log(p_int) - np.log(q_int)          # the bucket's e^-L-mean loss, in (a, a+h]
-        share = -np.expm1(np.minimum(a - lstar, 0.0)) / -math.expm1(-h)
-    return np.where(p_int > 0, np.clip(p_int * share, 0.0, p_int), 0.0)
-
-
-@dataclass(frozen=True)
-class _Masses:
-    """One step's masses on the grid ``{k h}``: bucket ``k`` is ``(k h, (k+1) h]`` of positive
-    loss, with ``p[k] = P'(L in it)`` for ``k < K_p`` and ``q[k] = Q'(L in it)`` for
-    ``k < K_n`` (the mirrored negative side, cut at ``-K_n h``); ``p_tail = P'(L > K_p h)``,
-    ``q_tail = Q'(L > K_n h)``, ``zero`` the symmetrised PLD's atom at 0."""
-
-    h: float
-    p: np.ndarray
-    q: np.ndarray
-    p_tail: float
-    q_tail: float
-    zero: float
-
-
-def _step_masses(s: float, gamma: float, h: float, tail: float, cut: bool) -> _Masses:
-    """Bucket masses of one step (docs/pld.md §5). ``cut``: the grid ends where ``P'`` (top) and
-    ``Q'`` (mirrored bottom) leave at most ``tail`` each; else both sides end at ``s + z``."""
-    z = _z_tail(tail)
-    x_top = s + z
-    if cut and gamma < 0.5:  # P'(x > x_top) <= gamma Phi(s - x_top) + Phi(-x_top) <= tail
-        x_top = max(s + _z_tail(tail / (2.0 * gamma)), _z_tail(tail / 2.0))
-    K_p = max(1, math.ceil(float(_loss_of_x(np.array(x_top), s, gamma)) / h))
-    K_n = max(1, min(K_p, math.ceil(float(_loss_of_x(np.array(z), s, gamma)) / h))) if cut else K_p
-    edges = np.arange(K_p + 1) * h                                  # buckets (e_k, e_k+1], L > 0
-    xs = _x_of_loss(edges, s, gamma)                                # >= s/2 > 0: L > 0 <=> x > s/2
-    sf0 = ndtr(-xs)                                                 # Q'(x > edge), no cancellation
-    sf_p = gamma * ndtr(s - xs) + (1.0 - gamma) * sf0
-    p = sf_p[:-1] - sf_p[1:]
-    q = sf0[:K_n] - sf0[1:K_n + 1]
-    zero = max(0.0, 1.0 - float(sf_p[0]) - float(sf0[0]))
-    return _Masses(h, p, q, float(sf_p[-1]), float(sf0[K_n]), zero)
-
-
-def _coarsen(m: _Masses, k: int) -> _Masses:
-    """The same masses on the grid of step ``k h`` (sums of k buckets; the negative side's
-    partial last group joins its tail). Only for the pessimistic grid (rounding up is valid)."""
-    if k == 1:
-        return m
-    K_p = -(-len(m.p) // k)
-    p = np.zeros(K_p * k)
-    p[:len(m.p)] = m.p
-    K_n = len(m.q) // k
-    q = m.q[:K_n * k].reshape(K_n, k).sum(axis=1)
-    q_tail = m.q_tail + float(m.q[K_n * k:].sum())
-    return _Masses(m.h * k, p.reshape(K_p, k).sum(axis=1), q, m.p_tail, q_tail, m.zero)
-
-
-def _pessimistic(m: _Masses):
-    """Connect the dots (Doroshenko et al. 2022): each bucket's mass split between its ends so
-    that the hockey-stick curve is the chord through the exact values at the grid points."""
-    h, p, q = m.h, m.p, m.q
-    K_p, K_n = len(p), len(q)
-    k_big = min(K_p, math.floor(600.0 / h))                         # e^a overflows beyond
-    ea = np.exp(np.arange(k_big) * h)                               # e^a, a the bucket's bottom
-    c = 1.0 / -math.expm1(-h)
-    eq = np.zeros(K_p)                                              # e^a q (<= p: l* > a)
-    n = min(K_n, k_big)
-    eq[:n] = ea[:n] * q[:n]
-    if K_n > k_big:
-        with np.errstate(divide="ignore", invalid="ignore"):
-            big = np.arange(k_big, K_n)
-            eq[big] = np.where(q[big] > 0, np.exp(big * h + np.log(q[big])), 0.0)
-    up = np.clip((p - eq) * c, 0.0, p)                              # positive part at (k+1) h
-    # mirrored bucket (-(k+1)h, -k h]: mass q there, the other side p; its part at -k h:
-    with np.errstate(over="ignore", under="ignore"):
-        e_neg = np.exp(-(np.arange(K_n) + 1.0) * h)
-    dn = np.clip((q - p[:K_n] * e_neg) * c, 0.0, q)
-    pmf = np.zeros(K_n + K_p + 1)                                   # losses -K_n h .. K_p h
-    mid = K_n
-    pmf[mid + 1:] += up
-    pmf[mid:-1] += p - up
-    pmf[1:mid + 1] += dn[::-1]
-    pmf[:mid] += (q - dn)[::-1]
-    pmf[0] += m.q_tail                                              # rounded up to -K_n h
-    pmf[mid] += m.zero
-    return -K_n, pmf, m.p_tail
-
-
-def _optimistic(m: _Masses):
-    """Each bucket contracted to ``l* = log(p/q)`` (the conditional mean of e^-L) and rounded
-    down; returns ``(i0, pmf, r, w)``: the roundings ``r`` with their masses ``w``."""
-    h, p, q = m.h, m.p, m.q
-    K_p, K_n = len(p), len(q)
-    a = np.arange(K_p) * h
-    with np.errstate(divide="ignore", invalid="ignore"):
-        lstar = np.log(p) - np.log(np.append(q, np.zeros(K_p - K_n)))
-    r_pos = np.where(p > 0, np.clip(lstar - a, 0.0, h), 0.0)
-    r_neg = np.where(q > 0, np.clip(a[:K_n] + h - lstar[:K_n], 0.0, h), 0.0)
-    pmf = np.zeros(K_n + K_p + 1)
-    mid = K_n
-    pmf[mid:-1] += p
-    pmf[:mid] += q[::-1]
-    pmf[mid] += m.zero
-    pmf[-1] += m.p_tail                                             # rounded down to K_p h
-    return -K_n, pmf, np.concatenate([r_pos, r_neg]), np.concatenate([p, q])
-
-
-def symmetric_step(s: float, gamma: float, h: float, pessimistic: bool, rounding: bool = False,
-                   tail: float = TAIL_MASS):
-    """One step of the symmetrised dominating pair, discretised on ``{i h}`` (docs/pld.md §3).
-
-    Returns ``(i0, pmf, inf_mass, mean_r)``: grid point ``k`` is loss ``(i0 + k) h``; ``mean_r``
-    (optimistic only) is the mean amount by which the contracted losses were rounded down, or
-    with ``rounding=True`` the pair ``(r, w)``: the roundings and their masses (the rest of the
-    mass is rounded by 0), for a tail bound on their sum (:func:`rounding_shift`). Losses
-    beyond ``x = s + z`` with ``Phi(-z) = tail`` are the ``+inf`` loss (pessimistic; at most
-    ``tail`` mass) or rounded down to the top (optimistic).
-    """
-    m = _step_masses(s, gamma, h, tail, cut=False)
-    if pessimistic:
-        i0, pmf, inf_mass = _pessimistic(m)
-        return i0, pmf, inf_mass, 0.0
-    i0, pmf, r, w = _optimistic(m)
-    return i0, pmf, 0.0, ((r, w) if rounding else float(np.dot(r, w)))
-
-
-def directional_step(s: float, gamma: float, h: float, direction: str):
-    """Pessimistic (connect-the-dots) PLD of one direction of the pair: ``"remove"`` is
-    ``log P'/Q'`` under ``P'``, ``"add"`` ``log Q'/P'`` under ``Q'``. ``(i0, pmf, inf_mass)``.
-
-    The maximum over both directions is what ``dp_accounting`` reports for this pair; it is a
-    lower bound on what Algorithm 1 can spend, not an upper bound (docs/pld.md §4).
-    """
-    z_t = _z_tail()
-    lo_loss = math.log1p(-gamma)
-    if direction == "remove":
-        top = float(_loss_of_x(np.array(s + z_t), s, gamma))
-        i_lo, i_hi = math.floor(lo_loss / h), math.ceil(top / h)
-        edges = np.arange(i_lo, i_hi + 1) * h
-        xs = np.append(_x_of_loss(edges, s, gamma), np.inf)
-        p_int = _mix_mass(xs[:-1], xs[1:], s, gamma)
-        q_int = _interval_mass(xs[:-1], xs[1:], 0.0)
-        inf_mass, low_tail = float(p_int[-1]), 0.0
-        p_int, q_int = p_int[:-1], q_int[:-1]
-    elif direction == "add":
-        bottom = -float(_loss_of_x(np.array(z_t), s, gamma))
-        i_lo, i_hi = math.floor(bottom / h), math.ceil(-lo_loss / h)
-        edges = np.arange(i_lo, i_hi + 1) * h                      # -L in (e_k, e_k+1]
-        xs = _x_of_loss(-edges, s, gamma)                          # decreasing
-        p_int = _interval_mass(xs[1:], xs[:-1], 0.0)
-        q_int = _mix_mass(xs[1:], xs[:-1], s, gamma)
-        inf_mass, low_tail = 0.0, float(ndtr(-xs[0]))
-    else:
-        raise ValueError(f"direction must be one of remove, add, got direction={direction!r}")
-    pmf = np.zeros(len(edges))
-    up = _connect_dots(p_int, q_int, edges[:-1], h)
-    pmf[1:] += up
-    pmf[:-1] += p_int - up
-    pmf[0] += low_tail
-    return i_lo, pmf, inf_mass
-
-
-def _log_mgf(i0: int, pmf: np.ndarray, h: float, lam: np.ndarray) -> np.ndarray:
-    """``log sum_k pmf_k exp(lam L_k)`` for every ``lam`` (either sign), exactly, with few
-    exponentials: ``L_k = L_{b0} + j h`` on blocks of B points, so the sum is a log-sum-exp over
-    blocks of ``log(P v) + lam L_{b0}`` (no underflowing weights: those make BLAS slow)."""
-    B = max(1, math.isqrt(len(pmf)))
-    m = -(-len(pmf) // B) * B
-    P = np.zeros(m)
-    P[: len(pmf)] = pmf
-    P = P.reshape(-1, B)
-    base = (i0 + np.arange(P.shape[0]) * B) * h
-    lam = np.asarray(lam, dtype=float)
-    # einsum, not BLAS: a threaded BLAS on a busy machine makes this 100x slower
-    W = np.einsum("ib,bl->il", P, np.exp(np.outer(h * np.arange(B), lam)))   # (blocks, lam)
-    with np.errstate(divide="ignore"):
-        lw = np.log(W) + np.outer(base, lam)
-    top = lw.max(axis=0)
-    with np.errstate(under="ignore"):
-        return top + np.log(np.exp(lw - top).sum(axis=0))
-
-
-def _window(i0: int, pmf: np.ndarray, T: int, h: float, tail: float = TAIL_MASS):
-    """Indices ``[j_lo, j_hi]`` of the T-fold sum holding all but ``tail`` on each side
-    (Chernoff: ``P(S > s) <= exp(T log M(lam) - lam s)``, minimised over a grid of ``lam``)."""
-    k = np.nonzero(pmf)[0]
-    log_m = _log_mgf(i0, pmf, h, np.concatenate([_LAMBDAS, -_LAMBDAS]))
-    log_m_up, log_m_dn = log_m[: len(_LAMBDAS)], log_m[len(_LAMBDAS):]
-    log_tau = math.log(tail)
-    s_hi = float(np.min((T * log_m_up - log_tau) / _LAMBDAS))
-    s_lo = float(np.max((log_tau - T * log_m_dn) / _LAMBDAS))
-    j_min, j_max = T * (i0 + int(k[0])), T * (i0 + int(k[-1]))
-    return max(j_min, math.floor(s_lo / h) - 1), min(j_max, math.ceil(s_hi / h) + 1)
-
-
-class _TooLarge(ValueError):
-    pass
-
-
-#: Fourier coefficients with ``|z|^T`` below this are set to 0 (each moves at most twice this
-#: much mass per grid point; counted in ``misplaced``).
-_SPECTRUM_FLOOR = 1e-30
-#: Rounding of ``r / h`` onto this many levels (down) before its Chernoff bound.
-_R_LEVELS = 4096
-
-
-def rounding_shift(r: np.ndarray, w: np.ndarray, T: int, h: float, eta: float) -> float:
-    """A ``c >= 0`` with ``P(r_1 + ... + r_T < c) <= eta`` for i.i.d. roundings ``r_t`` equal
-    to ``r[b]`` with probability ``w[b]`` and 0 otherwise (docs/pld.md §5).
-
-    Chernoff: ``P(sum r < c) <= exp(lam c + T log E e^{-lam r})`` for every ``lam > 0``, so
-    ``c(lam) = (log eta - T log E e^{-lam r}) / lam`` is valid for each ``lam``; the best of a
-    few ``lam`` around the Bernstein optimum is taken. ``r / h`` is first rounded *down* onto
-    ``_R_LEVELS`` levels (smaller roundings: the bound stays valid) so that it costs little.
-    """
-    if T <= 0 or not len(r):
-        return 0.0
-    u = np.clip(r / h, 0.0, 1.0)
-    idx = np.floor(u * _R_LEVELS).astype(np.int64)
-    mass = np.bincount(idx, weights=w, minlength=_R_LEVELS + 1)
-    mass[0] += max(0.0, 1.0 - float(mass.sum()))                  # the rest: rounded by 0
-    lv = np.arange(_R_LEVELS + 1) / _R_LEVELS
-    mean = float(mass @ lv)
-    var = max(float(mass @ (lv - mean) ** 2), 1e-30)
-    log_eta = math.log(eta)
-    lam0 = math.sqrt(2.0 * -log_eta / (T * var))
-    lam = lam0 * np.geomspace(0.125, 8.0, 25)
-    with np.errstate(over="ignore"):
-        psi = np.log(np.einsum("lu,u->l", np.exp(-np.outer(lam, lv)), mass))  # log E e^{-lam u}
-    c = (log_eta - T * psi) / lam
-    return max(0.0, float(np.max(c))) * h
-
-
-def _power(z: np.ndarray, T: int) -> np.ndarray:
-    """``z ** T`` by repeated squaring (much faster than complex ``pow``)."""
-    out = None
-    base = z.copy()
-    while True:
-        if T & 1:
-            out = base.copy() if out is None else out * base
-        T >>= 1
-        if not T:
-            return out
-        base *= base
-
-
-def compose(i0: int, pmf: np.ndarray, inf_mass: float, T: int, h: float,
-            tail: float = TAIL_MASS, window: tuple[int, int] | None = None):
-    """T-fold self-composition by one FFT power: ``(j0, pmf, inf_mass, misplaced)``.
-
-    ``misplaced`` bounds the mass the circular convolution may have moved (the mass outside the
-    Chernoff window, each side at most ``tail``, and the dropped Fourier coefficients).
-    ``window``: that window if already known (``_window(i0, pmf, T, h, tail)``).
-    """
-    from scipy import fft as sfft  # lazy: only when a PLD is composed
-
-    inf_T = -math.expm1(T * math.log1p(-inf_mass)) if inf_mass < 1 else 1.0
-    if T == 1:
-        return i0, pmf, inf_T, 0.0
-    j_lo, j_hi = window if window is not None else _window(i0, pmf, T, h, tail)
-    n = sfft.next_fast_len(j_hi - j_lo + 1, real=True)
-    if n > _MAX_FFT:
-        raise _TooLarge(f"value_interval={h:g} needs {n} grid points for T={T} compositions")
-    m = len(pmf)
-    if m > n:  # fold the one-step pmf modulo n (the circular convolution is unchanged)
-        pad = np.zeros(-(-m // n) * n)
-        pad[:m] = pmf
-        pmf = pad.reshape(-1, n).sum(axis=0)
-    z = sfft.rfft(pmf, n)
-    # |z_k| <= 1: coefficients whose T-th power is below _SPECTRUM_FLOOR are dropped (the
-    # composed PLD is smooth, so most are); that moves at most 2 * floor mass per point.
-    a2 = z.real * z.real + z.imag * z.imag
-    keep = np.nonzero(a2 > math.exp(2.0 * math.log(_SPECTRUM_FLOOR) / T))[0]
-    zt = np.zeros_like(z)
-    if len(keep):
-        top = int(keep[-1]) + 1
-        if len(keep) > top // 2:                     # mostly kept: power the whole low band
-            zt[:top] = _power(z[:top], T)
-        else:
-            zt[keep] = _power(z[keep], T)
-    out = sfft.irfft(zt, n)
-    k0, size = (j_lo - T * i0) % n, j_hi - j_lo + 1               # the window, read circularly
-    out = out[k0:k0 + size] if k0 + size <= n else np.concatenate([out[k0:], out[:k0 + size - n]])
-    pruned = 2.0 * n * _SPECTRUM_FLOOR if len(keep) < len(z) else 0.0
-    return j_lo, np.clip(out, 0.0, None), inf_T, 2.0 * tail + pruned
-
-
-def epsilon_for_delta(j0: int, pmf: np.ndarray, inf_mass: float, h: float, delta: float,
-                      floor: float = 0.0) -> float:
-    """Smallest ``eps >= floor`` with ``inf_mass + sum_L pmf(L) (1 - e^{eps - L})_+ <= delta``."""
-    if inf_mass >= delta:
-        return math.inf
-    if math.isfinite(floor):  # sums from the top: the part below the floor is not needed
-        cut = max(0, min(len(pmf) - 1, math.floor(floor / h) - 1 - j0))
-        j0, pmf = j0 + cut, pmf[cut:]
-    loss = np.clip((j0 + np.arange(len(pmf))) * h, -700.0, 700.0)
-    # From the top: S_t = sum_{u >= t} p_u and E_t = sum_{u >= t} p_u e^{-L_u}.
-    s = np.cumsum(pmf[::-1])[::-1]
-    e = np.cumsum((pmf * np.exp(-loss))[::-1])[::-1]
-    # delta(eps = L_t) = inf + S_{t+1} - e^{L_t} E_{t+1}: decreasing in t
-    d = inf_mass + np.append(s[1:], 0.0) - np.exp(loss) * np.append(e[1:], 0.0)
-    t = int(np.argmax(d <= delta))
-    if d[t] > delta:
-        return math.inf
-    # on (L_{t-1}, L_t] (t = 0: below L_0) delta(eps) = inf + S_t - e^eps E_t exactly
-    if inf_mass + s[t] <= delta:
-        return floor
-    eps = min(math.log((inf_mass + s[t] - delta) / e[t]), float(loss[t]))
-    return max(eps, floor)
-
-
-def delta_for_epsilon(j0: int, pmf: np.ndarray, inf_mass: float, h: float, eps: float) -> float:
-    """Hockey-stick divergence ``inf_mass + sum_L pmf(L) (1 - e^{eps - L})_+`` of a grid PLD."""
-    loss = (j0 + np.arange(len(pmf))) * h
-    keep = loss > eps
-    return float(inf_mass + np.dot(pmf[keep], -np.expm1(eps - loss[keep])))
 
 
 def _tail(delta: float) -> float:
