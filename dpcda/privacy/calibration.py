@@ -5,10 +5,11 @@ Epsilon decreases monotonically in sigma. :func:`calibrate` brackets the target 
 epsilon is at most the target: calibration never overshoots. This is how the paper's Table 3
 sets the noise for every l.
 
-A direct (PLD) accountant is first solved on its coarse curve grid (an upper bound of the fine
-one: the coarse grid's chords lie above the fine grid's), then refined on the fine grid between
-a slightly smaller sigma and the coarse root; the final check uses the fine grid. Its curves
-(:func:`epsilon_grid`) use the coarse grid: valid upper bounds, cheaper.
+A direct (PLD) accountant starts from a central-limit guess (``pld.start_noise``), walks to a
+bracket in log sigma, is solved on its coarse curve grid (an upper bound of the fine one: the
+coarse grid's chords lie above the fine grid's), then takes Newton steps on the fine grid, each
+kept only if it still meets the target; the final check uses the fine grid (docs/pld.md §6).
+Its curves (:func:`epsilon_grid`) use the coarse grid: valid upper bounds, cheaper.
 """
 
 from __future__ import annotations

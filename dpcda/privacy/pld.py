@@ -49,7 +49,6 @@ from dpcda.privacy.pld_compose import (  # noqa: F401  (re-exported: callers use
 )
 from dpcda.privacy.pld_step import (  # noqa: F401  (re-exported: callers use pld.*)
     TAIL_MASS,
-    _coarsen,
     _connect_dots,
     _interval_mass,
     _loss_of_x,
@@ -185,7 +184,7 @@ def class_bounds(s: float, gamma: float, T: int, delta: float, value_interval: f
     if not lower:
         upper, h = _upper(s, gamma, T, delta, h_up)
         return PLDEpsilon(upper, math.nan, h, h)
-    low, h_low = _lower(s, gamma, T, delta, h_low)  # first: _upper reuses its step masses
+    low, h_low = _lower(s, gamma, T, delta, h_low)
     upper, h = _upper(s, gamma, T, delta, h_up)
     return PLDEpsilon(upper, min(low, upper), h_low, h)
 
@@ -245,9 +244,9 @@ def _step_tail(T: int, delta: float) -> float:
     return max(TAIL_MASS, TAIL_FRACTION * delta / T)
 
 
-#: The last few steps' masses, so that the upper bound reuses the lower bound's (its grid is
-#: twice as coarse: :func:`_coarsen`), and the composition windows measured by
-#: :func:`auto_value_intervals` (the curve's pessimistic grid is often the same).
+#: The last few steps' masses and pessimistic grids (the curve grid of
+#: :func:`auto_value_intervals` is often the one evaluated next), and the composition windows
+#: it measured.
 _RECENT: dict = {}
 _WINDOWS: dict = {}
 _LOCK = threading.Lock()
@@ -272,11 +271,10 @@ def _pess(s: float, gamma: float, h: float, tail: float):
 
 
 def _masses(s: float, gamma: float, h: float, tail: float) -> _Masses:
-    def make():
-        half = _RECENT.get((s, gamma, h / 2.0, tail))
-        return _coarsen(half, 2) if half is not None else _step_masses(s, gamma, h, tail,
-                                                                       cut=True)
-    return _remember(_RECENT, (s, gamma, h, tail), make)
+    # always computed on the grid itself (never summed from a finer one that happens to be
+    # cached): the same setting gives the same digits whatever was asked before
+    return _remember(_RECENT, (s, gamma, h, tail), lambda: _step_masses(s, gamma, h, tail,
+                                                                        cut=True))
 
 
 @lru_cache(maxsize=4096)

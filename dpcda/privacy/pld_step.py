@@ -70,6 +70,21 @@ class _Masses:
     zero: float
 
 
+#: A cut grid ends at a multiple of this (when it is a multiple of the step), so that the grids
+#: of the automatic choice, which all divide it, end at the same loss: then a finer grid's
+#: epsilon is never above a coarser one's (docs/pld.md §6).
+_CUT_UNIT = 0.016
+
+
+def _buckets(top: float, h: float, cut: bool) -> int:
+    """Number of buckets of step h up to the loss ``top`` (rounded up to a multiple of
+    ``_CUT_UNIT`` where h divides it and the grid is cut)."""
+    ratio = _CUT_UNIT / h
+    if cut and ratio >= 1 and abs(ratio - round(ratio)) < 1e-9:
+        return max(1, math.ceil(top / _CUT_UNIT - 1e-12)) * round(ratio)
+    return max(1, math.ceil(top / h))
+
+
 def _step_masses(s: float, gamma: float, h: float, tail: float, cut: bool) -> _Masses:
     """Bucket masses of one step (docs/pld.md §5). ``cut``: the grid ends where ``P'`` (top) and
     ``Q'`` (mirrored bottom) leave at most ``tail`` each; else both sides end at ``s + z``."""
@@ -77,8 +92,9 @@ def _step_masses(s: float, gamma: float, h: float, tail: float, cut: bool) -> _M
     x_top = s + z
     if cut and gamma < 0.5:  # P'(x > x_top) <= gamma Phi(s - x_top) + Phi(-x_top) <= tail
         x_top = max(s + _z_tail(tail / (2.0 * gamma)), _z_tail(tail / 2.0))
-    K_p = max(1, math.ceil(float(_loss_of_x(np.array(x_top), s, gamma)) / h))
-    K_n = max(1, min(K_p, math.ceil(float(_loss_of_x(np.array(z), s, gamma)) / h))) if cut else K_p
+    K_p = _buckets(float(_loss_of_x(np.array(x_top), s, gamma)), h, cut)
+    K_n = max(1, min(K_p, _buckets(float(_loss_of_x(np.array(z), s, gamma)), h, cut))) if cut \
+        else K_p
     edges = np.arange(K_p + 1) * h                                  # buckets (e_k, e_k+1], L > 0
     xs = _x_of_loss(edges, s, gamma)                                # >= s/2 > 0: L > 0 <=> x > s/2
     sf0 = ndtr(-xs)                                                 # Q'(x > edge), no cancellation
@@ -87,20 +103,6 @@ def _step_masses(s: float, gamma: float, h: float, tail: float, cut: bool) -> _M
     q = sf0[:K_n] - sf0[1:K_n + 1]
     zero = max(0.0, 1.0 - float(sf_p[0]) - float(sf0[0]))
     return _Masses(h, p, q, float(sf_p[-1]), float(sf0[K_n]), zero)
-
-
-def _coarsen(m: _Masses, k: int) -> _Masses:
-    """The same masses on the grid of step ``k h`` (sums of k buckets; the negative side's
-    partial last group joins its tail). Only for the pessimistic grid (rounding up is valid)."""
-    if k == 1:
-        return m
-    K_p = -(-len(m.p) // k)
-    p = np.zeros(K_p * k)
-    p[:len(m.p)] = m.p
-    K_n = len(m.q) // k
-    q = m.q[:K_n * k].reshape(K_n, k).sum(axis=1)
-    q_tail = m.q_tail + float(m.q[K_n * k:].sum())
-    return _Masses(m.h * k, p.reshape(K_p, k).sum(axis=1), q, m.p_tail, q_tail, m.zero)
 
 
 def _pessimistic(m: _Masses):
@@ -142,7 +144,8 @@ def _optimistic(m: _Masses):
     a = np.arange(K_p) * h
     with np.errstate(divide="ignore", invalid="ignore"):
         lstar = np.log(p) - np.log(np.append(q, np.zeros(K_p - K_n)))
-    r_pos = np.where(p > 0, np.clip(lstar - a, 0.0, h), 0.0)
+    # beyond the mirrored side's cut q (so l*) is not known: rounding 0 there (a valid minimum)
+    r_pos = np.where((p > 0) & (np.arange(K_p) < K_n), np.clip(lstar - a, 0.0, h), 0.0)
     r_neg = np.where(q > 0, np.clip(a[:K_n] + h - lstar[:K_n], 0.0, h), 0.0)
     pmf = np.zeros(K_n + K_p + 1)
     mid = K_n
