@@ -23,6 +23,7 @@ import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
 ART = ROOT / "benchmarks" / "artifacts"
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--headless=new", "--disable-background-networking",
@@ -94,7 +95,7 @@ def mosaic_noise_ratio(name: str = "digits") -> None:
     t0 = time.monotonic()
     rows = {l: smp.row_sigmas(
         finite, calibrate_one=lambda e, l=l: smp.noise_for("epsilon", e, l=l, **kw).sigma,
-        eps_at=lambda s, l=l: smp.noise_for("sigma", s, l=l, **kw).epsilon) for l in smp.MOSAIC_L}
+        eps_at=lambda s, l=l: smp.quick_epsilon(s, l=l, **kw)) for l in smp.MOSAIC_L}
     t_rows = time.monotonic() - t0
     extra = max(rows[l][e] / full[(l, e)] for l, e in full)
     print(f"{name} mosaic noise ({DEFAULT_ACCOUNTANT}): 12 full calibrations {t_full:.1f} s, "

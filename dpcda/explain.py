@@ -87,6 +87,10 @@ _NOTES = (
     Note("target_epsilon", "The ε you want to reach; the calibration finds the noise that gets "
          "there for each l. Smaller ε is more private and needs more noise.",
          (MORE_PRIVATE, LESS_PRIVATE)),
+    Note("noise_mode", "Say how private the release must be (a target ε: the noise is found for "
+         "you), or set the noise σ yourself and read the ε it gives.", None),
+    Note("grid_size", "How many released samples of each class the picture shows; it changes "
+         "only the picture, not the release.", None),
 )
 
 NOTES: dict[str, Note] = {n.key: n for n in _NOTES}

@@ -29,12 +29,9 @@ from pages.samples_views import (NORMS, load_builtin, load_uploaded, make_releas
                                  REFUSED, note, show_hint, show_mosaic, show_pictures, typed)
 
 UPLOAD = "upload"
-SETTING_KEYS = ("samples_l", "samples_mode", "samples_eps", "samples_sigma", "samples_c", "samples_T",
-                "samples_delta", "samples_accountant", "samples_conversion", "samples_norm",
-                "samples_max_alpha", "samples_class", "samples_per_class", "samples_shape",
-                "samples_allocation", "samples_mosaic")
+SETTING_KEYS = tuple(f"samples_{k}" for k in ("l", "mode", "eps", "sigma", "c", "T", "delta", "accountant",
+                    "conversion", "norm", "max_alpha", "class", "per_class", "shape", "allocation", "mosaic"))
 ss = st.session_state
-
 
 ensure_app_navigation()
 # Streamlit forgets the value of a widget that a run does not draw (this page stops before the
@@ -96,6 +93,7 @@ note("l")
 ss.setdefault("samples_mode", "target ε")
 mode = sb.radio("Noise", ["target ε", "explicit σ"], key="samples_mode", horizontal=True,
                 help="A target ε is met by calibrating σ_x = σ_y under the chosen accountant.")
+note("noise_mode")
 eps_in = None
 if mode == "target ε":
     eps_in = typed(float_input, "Target ε", key="samples_eps", name="epsilon", lo=0.0, lo_open=True,
@@ -133,10 +131,13 @@ with sb.expander("Advanced"):
     ss.setdefault("samples_conversion", "mironov")
     conversion = st.radio("RDP → (ε, δ) conversion", list_conversions(), key="samples_conversion",
                           captions=[CONVERSION_TITLES.get(v, "") for v in list_conversions()])
+    note("conversion", st)
     max_alpha = typed(int_input, "Largest Rényi order α_max", key="samples_max_alpha", name="max_alpha",
                       lo=3, hi=2048, value=256, container=st)
+    note("max_alpha", st)
     ss.setdefault("samples_per_class", 8)
     per_class = st.slider("Samples per class in the grid", 1, 16, key="samples_per_class")
+    note("grid_size", st)
 
 # --- the setting, then the release (drawn at once when quick) ------------------------------------
 if bad_l is not None:

@@ -23,14 +23,16 @@ NORMS = {"scale": "fixed public range (data-independent, covered by the guarante
 GRID_WIDTH = 330  # px of the samples grid: with the means beside it, above the fold at 1024 x 768
 
 
-def note(key: str) -> None:
-    """An input's plain note under it in the sidebar (Explain on), else its privacy direction."""
+def note(key: str, where=None) -> None:
+    """An input's plain note under it (in the sidebar unless ``where``) when Explain is on, else
+    just its privacy direction."""
     from dpcda.explain import ends_text
 
+    where = where or st.sidebar
     if explain_on():
-        explain(key, container=st.sidebar)
+        explain(key, container=where)
     elif ends_text(key):
-        st.sidebar.caption(ends_text(key))
+        where.caption(ends_text(key))
 
 
 REFUSED = "refused"
@@ -62,6 +64,11 @@ def load_uploaded(digest: str, filename: str, image_shape, _data: bytes):
 @st.cache_data(show_spinner=False, max_entries=128)
 def noise_for(mode: str, value: float, **setting) -> smp.Noise:
     return smp.noise_for(mode, value, **setting)
+
+
+@st.cache_data(show_spinner=False, max_entries=256)
+def quick_epsilon(sigma: float, **setting) -> float:
+    return smp.quick_epsilon(sigma, **setting)
 
 
 @st.cache_data(show_spinner="Generating the release…", max_entries=4)
@@ -144,8 +151,8 @@ def show_mosaic(source: tuple, s: dict, ds, facts: dict) -> None:
     priv = {k: s[k] for k in ("T", "c", "delta", "accountant", "conversion", "max_alpha", "allocation")}
     with st.spinner("Calibrating the noise of every cell…"):
         rows = {l: smp.row_sigmas(smp.MOSAIC_EPS, calibrate_one=lambda e, l=l: noise_for(
-                    "epsilon", e, l=l, **priv, **facts).sigma, eps_at=lambda x, l=l: noise_for(
-                    "sigma", x, l=l, **priv, **facts).epsilon) for l in smp.MOSAIC_L if l <= len(table)}
+                    "epsilon", e, l=l, **priv, **facts).sigma, eps_at=lambda x, l=l: quick_epsilon(
+                    x, l=l, **priv, **facts)) for l in smp.MOSAIC_L if l <= len(table)}
         cells = smp.mosaic_cells(table, sigma_for=lambda l, e: cell_sigma(rows[l][e]))
     cols = st.columns(len(smp.MOSAIC_EPS) + 1)
     for col, e in zip(cols[1:], smp.MOSAIC_EPS):

@@ -10,7 +10,7 @@ from dpcda.samples.mosaic import MOSAIC_EPS, MOSAIC_L, MosaicCell, class_table, 
 from dpcda.samples.pictures import (SamplePictures, class_means, denoise_means, public_floor,
                                     sample_pictures, smoothing_px)
 from dpcda.samples.setting import (T_CAP, Noise, default_T,
-                                    generate_release, noise_for,
+                                    generate_release, noise_for, quick_epsilon,
                                     parse_image_shape, release_stem, report_settings)
 
 __all__ = [
@@ -18,5 +18,5 @@ __all__ = [
     "SamplePictures", "T_CAP", "class_means", "class_table", "default_T", "denoise_means",
     "estimate_release_seconds", "generate_release", "is_quick", "legibility_hint",
     "legibility_score", "legible_sigma", "mosaic_cells", "noise_for", "parse_T",
-    "parse_image_shape", "public_floor", "release_stem", "report_settings", "row_sigmas", "sample_pictures",
-    "smallest_legible_l", "smoothing_px", "unrecognisable"]
+    "parse_image_shape", "public_floor", "quick_epsilon", "release_stem", "report_settings",
+    "row_sigmas", "sample_pictures", "smallest_legible_l", "smoothing_px", "unrecognisable"]

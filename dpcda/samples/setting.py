@@ -52,6 +52,20 @@ def noise_for(mode: str, value: float, *, l: int, T: int, c: float, delta: float
     return Noise(float(value), float(r.epsilon), r.alpha)
 
 
+def quick_epsilon(sigma: float, *, l: int, T: int, c: float, delta: float, n: int, class_counts,
+                  d_x: int, d_y: int, accountant: str, conversion: str = "mironov",
+                  max_alpha: int = 256, allocation: str = "equal") -> float:
+    """An upper bound on the epsilon of noise ``sigma`` (``sigma_x = sigma_y``), cheaper than
+    :func:`noise_for`: :func:`dpcda.privacy.epsilon_grid` (a PLD accountant on its coarse grid,
+    still an upper bound). For checks such as "does this noise meet that epsilon?"."""
+    from dpcda.privacy import epsilon_grid
+
+    return float(epsilon_grid(ls=[l], sigmas=[sigma], T=T, delta=delta, c=c, n=n,
+                              class_counts=tuple(class_counts), d_x=d_x, d_y=d_y,
+                              accountant=accountant, conversion=conversion, max_alpha=max_alpha,
+                              allocation=allocation)[0, 0])
+
+
 def parse_image_shape(text: str) -> tuple[int, ...] | None:
     """``"1,28,28"`` / ``"28x28"`` -> a shape; empty -> None (a table). Raises ``ValueError``."""
     parts = [p for p in re.split(r"[,x×\s]+", (text or "").strip()) if p]

@@ -9,7 +9,7 @@ import pytest
 
 from dpcda.privacy import calibrate
 from dpcda.samples.setting import (T_CAP, default_T, generate_release, noise_for, parse_image_shape,
-                                   release_stem, report_settings)
+                                   quick_epsilon, release_stem, report_settings)
 
 FACTS = dict(n=600, class_counts=(200, 200, 200), d_x=16, d_y=3)
 SETTING = dict(l=4, T=600, c=1.0, delta=1e-5, accountant="class-aware", conversion="mironov",
@@ -62,3 +62,11 @@ def test_parse_image_shape_and_stem():
     assert release_stem("digits", 4, 9.98) == "dpcda_digits_l4_eps9.98"
     assert release_stem("my data/x", 1, math.inf) == "dpcda_my-data-x_l1_epsinf"
     assert default_T(60000) == T_CAP and default_T(500) == 500
+
+
+@pytest.mark.parametrize("accountant", ["class-aware", "class-aware-pld"])
+def test_quick_epsilon_bounds_the_accountants_epsilon(accountant):
+    s = dict(SETTING, accountant=accountant)
+    exact = noise_for("sigma", 0.8, **s, **FACTS).epsilon
+    quick = quick_epsilon(0.8, **s, **FACTS)
+    assert exact <= quick <= exact * 1.1  # an upper bound, and a close one
