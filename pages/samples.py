@@ -186,7 +186,7 @@ else:
 show_statement(rel, ds)
 if ds.is_image and st.toggle("Show the l × ε mosaic (one sample per l and ε; a few seconds)",
                              key="samples_mosaic"):
-    show_mosaic(source, rs, ds, facts)
+    show_mosaic(source, rs, ds, facts, rel.card["parameters"]["sigma_x"])
 show_fidelity(rel, ds)
 st.subheader("Download")
 show_downloads(rel, ds)

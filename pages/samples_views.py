@@ -137,23 +137,23 @@ def class_rows(source: tuple, normalize: str, c: float, k: int, _ds):
 
 
 def cell_sigma(value):
-    """A row_sigmas entry: the noise, or its error text raised as a ValueError."""
+    """A mosaic_sigmas entry: the noise, or its error text raised as a ValueError."""
     if isinstance(value, str):
         raise ValueError(value)
     return value
 
 
-def show_mosaic(source: tuple, s: dict, ds, facts: dict) -> None:
-    """One sample of the chosen class for l in MOSAIC_L and epsilon in MOSAIC_EPS."""
+def show_mosaic(source: tuple, s: dict, ds, facts: dict, start: float) -> None:
+    """One sample of the chosen class for l in MOSAIC_L and epsilon in MOSAIC_EPS (``start``:
+    a noise level to start the search from, e.g. the release's)."""
     cls = st.selectbox("Class", range(ds.n_classes), format_func=lambda k: ds.class_names[k],
                        key="samples_class", width=240)
     table, scale = class_rows(source, s["normalize"], s["c"], cls, ds)
     priv = {k: s[k] for k in ("T", "c", "delta", "accountant", "conversion", "max_alpha", "allocation")}
     with st.spinner("Calibrating the noise of every cell…"):
-        rows = {l: smp.row_sigmas(smp.MOSAIC_EPS, calibrate_one=lambda e, l=l: noise_for(
-                    "epsilon", e, l=l, **priv, **facts).sigma, eps_at=lambda x, l=l: quick_epsilon(
-                    x, l=l, **priv, **facts)) for l in smp.MOSAIC_L if l <= len(table)}
-        cells = smp.mosaic_cells(table, sigma_for=lambda l, e: cell_sigma(rows[l][e]))
+        sig = smp.mosaic_sigmas(smp.MOSAIC_L, smp.MOSAIC_EPS, start=start or 0.3,
+                                eps_at=lambda l, x: quick_epsilon(x, l=l, **priv, **facts))
+        cells = smp.mosaic_cells(table, sigma_for=lambda l, e: cell_sigma(sig[(l, e)]))
     cols = st.columns(len(smp.MOSAIC_EPS) + 1)
     for col, e in zip(cols[1:], smp.MOSAIC_EPS):
         col.markdown(f"**ε = {'∞' if math.isinf(e) else f'{e:g}'}**")

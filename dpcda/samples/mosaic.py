@@ -5,8 +5,7 @@ class k (normalized and clipped to ``c`` as in the full release), plus ``N(0, si
 the noise that meets the cell's epsilon (``sigma_for(l, epsilon)``, e.g. a cached calibration).
 Only the chosen class's rows are preprocessed and mixed, so a cell costs milliseconds even on
 MNIST; the time of a mosaic is that of its calibrations (README, "Samples page"), which
-:func:`row_sigmas` cuts to one full calibration per row plus about two evaluations per other
-cell.
+:func:`mosaic_sigmas` cuts to a few cheap upper-bound evaluations per cell.
 """
 
 from __future__ import annotations
@@ -34,44 +33,64 @@ class MosaicCell:
     error: str | None = None
 
 
-def row_sigmas(epsilons: Sequence[float], *, calibrate_one: Callable[[float], float],
-               eps_at: Callable[[float], float], nudge: float = 1.02, tries: int = 3) -> dict:
-    """The noise meeting every finite epsilon of one mosaic row (one ``l``), never above it.
+def solve_sigma(target: float, eps_at: Callable[[float], float], start: float, *,
+                max_evals: int = 16, slack: float = 0.01) -> float:
+    """The noise whose ``eps_at`` meets ``target`` (never above it), within ``slack`` of it in
+    log epsilon where the evaluations allow: from ``start``, the noise is doubled or halved
+    (in log steps that grow) until the target is bracketed, then the bracket is shrunk by
+    secant steps alternating with bisection (``eps_at`` decreasing in sigma, e.g.
+    :func:`dpcda.samples.quick_epsilon`, an upper bound). Raises ``ValueError`` when no noise
+    tried meets the target."""
+    def g(x: float) -> float:  # log(eps / target); +inf where epsilon is infinite
+        e = float(eps_at(math.exp(x)))
+        return math.log(e / target) if 0 < e < math.inf else (math.inf if e > 0 else -math.inf)
 
-    One full calibration (``calibrate_one(eps) -> sigma``) at the middle epsilon and one
-    evaluation (``eps_at(sigma) -> epsilon``) at 1.25 times its noise give the local slope
-    ``k`` of ``log eps`` against ``log sigma``; every other epsilon starts from the power-law
-    guess ``sigma_mid * (eps_mid / eps)^(1/k)``, checked with one evaluation and raised by
-    ``nudge`` until it meets its epsilon (``tries`` times), else calibrated in full. Returns
-    ``{eps: sigma}``, or ``{eps: error text}`` where the accountant refuses.
-    """
-    finite = sorted({float(e) for e in epsilons if math.isfinite(e)})
-    out: dict = {}
-    if not finite:
-        return out
-    mid = finite[len(finite) // 2]
-    try:
-        s_mid = float(calibrate_one(mid))
-    except ValueError as exc:
-        return {e: str(exc) for e in finite}
-    out[mid] = s_mid
-    try:
-        e_mid, e_up = float(eps_at(s_mid)), float(eps_at(1.25 * s_mid))
-        k = (math.log(e_mid) - math.log(e_up)) / math.log(1.25)
-    except (ValueError, ZeroDivisionError):
-        k = 0.0
-    for e in (v for v in finite if v != mid):
-        s = s_mid * (e_mid / e) ** (1 / k) if k > 0 else None
-        for _ in range(tries if s else 0):
-            if eps_at(s) <= e:
-                out[e] = s
+    lo = hi = None  # (log sigma, g): lo misses the target (g > 0), hi meets it (g <= 0)
+    x, step, n = math.log(start), 0.5, 0
+    while n < max_evals:
+        gx, n = g(x), n + 1
+        if gx > 0 and (lo is None or x > lo[0]):
+            lo = (x, gx)
+        if gx <= 0 and (hi is None or x < hi[0]):
+            hi = (x, gx)
+        if hi is not None and (hi[1] > -slack or (lo is not None and hi[0] - lo[0] < 1e-4)):
+            break
+        if lo is None or hi is None:  # not bracketed yet: move towards the target
+            x, step = (x + step if hi is None else x - step), min(2 * step, 4.0)
+            if not math.log(1e-6) < x < math.log(1e4):  # no noise in a sensible range does it
                 break
-            s *= nudge
-        if e not in out:
+            continue
+        mid = 0.5 * (lo[0] + hi[0])
+        if n % 2 and math.isfinite(lo[1]) and hi[1] != lo[1]:
+            x = lo[0] - lo[1] * (hi[0] - lo[0]) / (hi[1] - lo[1])
+            if not lo[0] < x < hi[0]:
+                x = mid
+        else:
+            x = mid
+    if hi is None:
+        raise ValueError(f"epsilon={target:g} cannot be reached at this setting")
+    return math.exp(hi[0])
+
+
+def mosaic_sigmas(ls: Sequence[int], epsilons: Sequence[float], *,
+                  eps_at: Callable[[int, float], float], start: float = 0.3) -> dict:
+    """``{(l, eps): sigma or error text}`` for every finite epsilon and every ``l``: each cell
+    solved by :func:`solve_sigma` on ``eps_at(l, sigma)`` (an upper bound such as
+    :func:`dpcda.samples.quick_epsilon`: every cell meets its epsilon), started from the cell
+    solved before it (the previous epsilon of the row, or the first cell of the previous row
+    scaled by how l moved): a few cheap evaluations per cell instead of a full calibration."""
+    finite = sorted({float(e) for e in epsilons if math.isfinite(e)}, reverse=True)
+    out: dict = {}
+    row_start, prev_l = start, None
+    for l in ls:
+        guess = row_start if prev_l is None else row_start * (prev_l / l) ** 0.8
+        for i, e in enumerate(finite):
             try:
-                out[e] = float(calibrate_one(e))
+                guess = out[(l, e)] = solve_sigma(e, lambda s, l=l: eps_at(l, s), guess)
             except ValueError as exc:
-                out[e] = str(exc)
+                out[(l, e)] = str(exc)
+            if i == 0 and not isinstance(out[(l, e)], str):
+                row_start, prev_l = out[(l, e)], l
     return out
 
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 
 from dpcda.mechanisms.prepare import fit_preprocessor
-from dpcda.samples.mosaic import class_table, mosaic_cells, row_sigmas
+from dpcda.samples.mosaic import class_table, mosaic_cells, mosaic_sigmas, solve_sigma
 
 
 def test_cells_mix_l_rows_of_the_class_and_add_the_cells_noise():
@@ -40,38 +41,38 @@ def test_cells_mix_l_rows_of_the_class_and_add_the_cells_noise():
     assert by[(4, 0.5)].error and by[(4, 0.5)].x is None
 
 
-def test_row_sigmas_meet_every_epsilon_with_one_full_calibration():
-    # A toy accountant: epsilon(sigma) = 2 / sigma^1.7 (decreasing), calibrated exactly.
+def test_solve_sigma_meets_the_target_closely_and_refuses_the_unreachable():
     calls = []
 
-    def eps_at(s):
+    def eps_at(s):  # a toy accountant: epsilon = 2 / sigma^1.7
+        calls.append(s)
         return 2.0 / s ** 1.7
 
-    def calibrate_one(e):
-        calls.append(e)
-        return (2.0 / e) ** (1 / 1.7) * (1 + 1e-12)
+    for target, start in ((10.0, 0.3), (0.5, 0.01), (300.0, 5.0)):
+        calls.clear()
+        s = solve_sigma(target, eps_at, start)
+        exact = (2.0 / target) ** (1 / 1.7)
+        assert eps_at(s) <= target and s <= exact * 1.01  # met, at most 1% extra noise
+        assert len(calls) <= 14
+    # An epsilon floor (as the RDP conversions have): no noise meets a target below it.
+    with pytest.raises(ValueError, match="cannot be reached"):
+        solve_sigma(0.5, lambda s: 1.0 + 1.0 / s, 0.3)
+    # Infinite epsilon at tiny noise: the search moves up and still meets the target.
+    s = solve_sigma(5.0, lambda s: math.inf if s < 0.1 else 1.0 / s, 0.01)
+    assert 1.0 / s <= 5.0 and s < 0.21
 
-    got = row_sigmas((math.inf, 20.0, 10.0, 5.0), calibrate_one=calibrate_one, eps_at=eps_at)
-    assert sorted(got) == [5.0, 10.0, 20.0] and calls == [10.0]  # one full calibration
-    for e, s in got.items():
-        assert eps_at(s) <= e and s <= (2.0 / e) ** (1 / 1.7) * 1.07  # met, little extra noise
 
-    def refuse(e):
-        raise ValueError(f"epsilon={e:g} cannot be reached")
+def test_mosaic_sigmas_cover_every_cell_and_meet_each_epsilon():
+    def eps_at(l, s):  # more l, less epsilon at the same noise
+        if l > 100:
+            raise ValueError("l=128 is larger than the smallest class")
+        return 3.0 / (l ** 0.9 * s ** 1.5)
 
-    bad = row_sigmas((20.0, 10.0), calibrate_one=refuse, eps_at=eps_at)
-    assert all(isinstance(v, str) and "cannot be reached" in v for v in bad.values())
-    # A curved accountant the power law overshoots: nudged up or calibrated, never above epsilon.
-    wavy = lambda s: 2.0 / s ** 1.7 * (1 + 0.3 * math.sin(5 * s))  # noqa: E731
-    cal = []
-
-    def exact(e):
-        cal.append(e)
-        lo, hi = 1e-3, 1e3
-        for _ in range(200):
-            mid = (lo * hi) ** 0.5
-            lo, hi = (mid, hi) if wavy(mid) > e else (lo, mid)
-        return hi
-
-    for e, s in row_sigmas((40.0, 10.0, 2.0), calibrate_one=exact, eps_at=wavy).items():
-        assert wavy(s) <= e
+    got = mosaic_sigmas((1, 4, 16, 128), (math.inf, 20.0, 10.0, 5.0), eps_at=eps_at)
+    assert sorted({l for l, _ in got}) == [1, 4, 16, 128] and all(math.isfinite(e) for _, e in got)
+    for (l, e), s in got.items():
+        if l == 128:
+            assert isinstance(s, str) and "smallest class" in s
+        else:
+            assert eps_at(l, s) <= e and eps_at(l, s / 1.02) > e  # met, not much extra noise
+    assert got[(4, 10.0)] < got[(1, 10.0)] and got[(1, 5.0)] > got[(1, 20.0)]
