@@ -154,7 +154,7 @@ def main() -> None:
                 n = page.locator(IMG).count()
                 t0 = time.monotonic()
                 page.get_by_text("Show the l × ε mosaic").click()
-                print(f"MNIST l x eps mosaic (16 cells, 12 calibrations): "
+                print(f"MNIST l x eps mosaic (16 cells): "
                       f"{wait_images(page, n + 16, t0, timeout=500):.2f} s")
                 b.close()
         finally:
