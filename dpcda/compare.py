@@ -127,10 +127,11 @@ def accountant_label(accountant: str | None, mechanism: str) -> str:
 
 
 def compare_table(jobs, mechanisms: Sequence[str], *, dataset: str, epsilon: float,
-                  quoted: bool = True):
+                  quoted: bool = True, planned: dict[str, str] | None = None):
     """The comparison as a DataFrame (:data:`TABLE_COLUMNS`): one row per mechanism at its best
     l, then (``quoted``) the paper's other Table 5 rows, which we do not run. Missing numbers
-    are NaN (an empty cell), missing text :data:`DASH`; never ``None``."""
+    are NaN (an empty cell), missing text :data:`DASH`; never ``None``. ``planned``: the
+    accountant each mechanism without a job would use (shown before anything ran)."""
     import pandas as pd
 
     from dpcda.privacy import get_accountant
@@ -147,7 +148,8 @@ def compare_table(jobs, mechanisms: Sequence[str], *, dataset: str, epsilon: flo
         cfg = g["config"] if g else next((j.config for j in jobs
                                           if j.config.get("mechanism") == name), {})
         res = g["result"] if g else {}
-        acc = res.get("accuracy") is not None and res.get("accountant") or cfg.get("accountant")
+        acc = res.get("accuracy") is not None and res.get("accountant") or cfg.get("accountant") \
+            or (planned or {}).get(name)
         train = cfg.get("train") or {}
         eps = res.get("epsilon")
         rows.append({

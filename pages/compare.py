@@ -165,7 +165,8 @@ if sid is not None:
 title = f"{get_dataset_spec(dataset).title}, ε = {epsilon:g}"
 st.subheader(title)
 has_paper = bool(paper_table5(dataset, epsilon))
-table = compare_table(jobs, shown, dataset=dataset, epsilon=epsilon, quoted=has_paper)
+table = compare_table(jobs, shown, dataset=dataset, epsilon=epsilon, quoted=has_paper,
+                      planned=None if jobs else accountants)
 main, details = main_and_details(table, with_paper=has_paper)
 st.table(main.set_index("method"))
 with st.expander("Details: noise σ, labels, runs, every l"):
