@@ -32,7 +32,7 @@ LEVELS = ("ok", "long", "refuse")
 WORKER_START = 6.0          # a fresh worker process: python + torch imports
 JOB_OVERHEAD = 0.1          # claim, bookkeeping, the test split's preprocessing
 LOAD_PER_VALUE = 3.0e-8     # reading the dataset: per value of the N x d training split
-CALIBRATE = {"pld": 1.8, "rdp": 0.1, "closed": 0.02}  # sigma for a target epsilon, per job
+CALIBRATE = {"pld": 1.8, "rdp": 0.1}  # sigma for a target epsilon, per job
 MIX_PER_VALUE = 1.5e-9      # mixing mechanisms: per T x l x d multiply-add
 PROJECT_PER_VALUE = 3.0e-10  # random projection: per N x d x p
 MERF_PER_STEP = (0.036, 1.1e-4)  # DP-MERF: (fixed, per feature) seconds per generator step
@@ -94,10 +94,7 @@ def _accounting(cfg: dict, mechanism: str) -> str:
         from dpcda.mechanisms import MECHANISMS
 
         acc = MECHANISMS.get(mechanism).default_accountant
-    a = get_accountant(acc)
-    if "pld" in a.name:
-        return "pld"
-    return "rdp" if getattr(a, "uses_rdp", False) else "closed"
+    return "rdp" if get_accountant(acc).uses_rdp else "pld"  # PLD: an FFT composition
 
 
 def _finite(e) -> bool:

@@ -138,8 +138,6 @@ def utility_defaults(dataset: str, mechanism: str, x: str, *, budget: float = LO
     ls = [v for v in full["ls"] if max_l is None or v <= max_l] or [max_l or 1]
     if not m.mixes:
         ls = [1]
-    if x == "l" and not m.mixes:  # not offered (experiments_for); kept total for callers
-        ls = [1]
     grid: dict = {"runs": 3, "ls": _order(ls, "ls")}
     if "sigmas" in full and m.noise_scale:
         grid["sigmas"] = _order(full["sigmas"], "sigmas")
