@@ -44,7 +44,7 @@ def test_settings_survive_a_dataset_whose_files_are_missing(server, browser):  #
 
     _pick(page, "Dataset", "CIFAR")  # no CIFAR-10 files offline: how to get them, no release controls
     page.get_by_test_id("stAlertContentInfo").first.wait_for(timeout=60_000)
-    assert "To get CIFAR-10" in page.get_by_test_id("stAlertContentInfo").first.inner_text()
+    assert "not on this server" in page.get_by_test_id("stAlertContentInfo").first.inner_text()
 
     _pick(page, "Dataset", "digits")
     slider.wait_for(timeout=60_000)
@@ -54,4 +54,20 @@ def test_settings_survive_a_dataset_whose_files_are_missing(server, browser):  #
     assert slider.get_attribute("aria-valuetext") == "5", "l was reset after the missing dataset"
     eps = page.get_by_test_id("stTextInput").filter(has_text="Target ε").locator("input")
     assert float(eps.input_value()) == 10.0, eps.input_value()
+    page.close()
+
+
+def test_preview_is_drawn_on_first_load_above_the_fold_at_1024x768(server, browser):  # noqa: F811
+    """The teacher's projector: digits' samples and class means appear without a click, and the
+    grid ends above the fold."""
+    page = browser.new_page(viewport={"width": 1024, "height": 768})
+    page.goto(f"{server}/samples", wait_until="domcontentloaded")
+    images = page.locator('[data-testid="stImage"] img')
+    images.nth(1).wait_for(timeout=120_000)  # the grid and the class means, no button pressed
+    _wait_idle(page)
+    assert page.get_by_role("button", name="Generate").count() == 0
+    box = images.first.bounding_box()
+    assert box["y"] + box["height"] <= 768, box
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "samples_first_load_1024x768.png"))
     page.close()
