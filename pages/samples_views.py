@@ -14,7 +14,6 @@ from dpcda import samples as smp
 from dpcda import viz
 from dpcda.data.preprocess import fit_dataset_normalizer
 from dpcda.mechanisms.prepare import fit_preprocessor
-from dpcda.privacy import PrivacyParams, compute_epsilon
 from pages.common import POWERS_OF_TWO, InputRefused, explain, explain_on, fmt_delta, fmt_int, fmt_sigma
 
 NORMS = {"scale": "fixed public range (data-independent, covered by the guarantee)",
@@ -87,15 +86,9 @@ def pictures(source: tuple, settings: tuple, per_class: int, _rel, _ds) -> smp.S
 
 @st.cache_data(show_spinner="Looking for an l that makes samples readable…", max_entries=64)
 def legibility(*, c, sigma, l, epsilon, smallest, privacy: tuple) -> smp.Legibility:
-    p = dict(privacy)
-    acc, conv, max_alpha = p.pop("accountant"), p.pop("conversion"), p.pop("max_alpha")
-
-    def eps_at(l_: int, s: float) -> float:
-        r = compute_epsilon(PrivacyParams(l=l_, sigma_x=s, sigma_y=s, c=c, **p), accountant=acc,
-                            conversion=conv, max_alpha=max_alpha)
-        return float(r.epsilon)
-
-    return smp.legibility_hint(c=c, sigma=sigma, l=l, epsilon=epsilon, epsilon_at=eps_at,
+    # An upper bound on epsilon (quick_epsilon): an l it names certainly meets the target.
+    return smp.legibility_hint(c=c, sigma=sigma, l=l, epsilon=epsilon,
+                               epsilon_at=lambda l_, s: quick_epsilon(s, l=l_, c=c, **dict(privacy)),
                                candidates=[v for v in POWERS_OF_TWO if v <= smallest])
 
 
