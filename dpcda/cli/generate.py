@@ -35,7 +35,7 @@ def register(sub) -> None:
     p.add_argument("--data-dir", default=None,
                    help="folder holding the dataset files "
                         "(default: $DPCDA_DATA_DIR, then the cache)")
-    from dpcda.mechanisms import MECHANISMS, NORMALIZE_CHOICES, all_accountants
+    from dpcda.mechanisms import ALL_NORMALIZE_CHOICES, MECHANISMS, all_accountants
 
     defaults = "; ".join(f"{m}: {MECHANISMS.get(m).default_accountant}" for m in MECHANISMS)
     p.add_argument("--mechanism", default="dp-cda", choices=MECHANISMS.names(),
@@ -72,9 +72,10 @@ def register(sub) -> None:
                    help="RDP -> (epsilon, delta) conversion (default: mironov, as published)")
     p.add_argument("--max-alpha", type=int, default=None, help="largest RDP order (default 256)")
     norms = "; ".join(f"{m}: {MECHANISMS.get(m).default_normalize}" for m in MECHANISMS)
-    p.add_argument("--normalize", default=None, choices=NORMALIZE_CHOICES,
-                   help="scale (public fixed range, covered by the guarantee) or zscore (statistics "
-                        "from the private data, not covered by the guarantee); default per "
+    p.add_argument("--normalize", default=None, choices=ALL_NORMALIZE_CHOICES,
+                   help="scale (public fixed range, covered by the guarantee), zscore (statistics "
+                        "from the private data, not covered by the guarantee), none, or dp-center "
+                        "(dp-cda only: mean estimated under DP, composed into epsilon); default per "
                         f"mechanism ({norms})")
     p.add_argument("--p", type=int, default=None,
                    help="random-projection output dimension (default min(100, d))")

@@ -133,10 +133,11 @@ def register(subparsers) -> None:
                         "if several, else epsilon/sigma if several at one l, else l)")
     s.add_argument("--c", type=_positive_float("--c"), help="clip norm (default 1)")
     s.add_argument("--delta", type=_positive_float("--delta"), help="delta (default 1e-5)")
-    s.add_argument("--normalization", choices=("zscore", "scale", "none"),
-                   help="scale (a public, data-independent range: covered by the guarantee) or "
-                        "zscore (statistics of the private data, not covered by the guarantee); "
-                        "default: the mechanism's")
+    s.add_argument("--normalization", choices=("zscore", "scale", "none", "dp-center"),
+                   help="scale (a public, data-independent range: covered by the guarantee), "
+                        "zscore (statistics of the private data, not covered by the guarantee), "
+                        "none, or dp-center (dp-cda: a mean estimated under DP, composed into "
+                        "epsilon); default: the mechanism's")
     s.add_argument("--db", metavar="PATH", help="job store (default: $DPCDA_HOME/jobs.sqlite3)")
     s.add_argument("--out", metavar="CSV", help="also write the results table to this CSV file")
     s.add_argument("--force", action="store_true", help="recompute cells already in the store")

@@ -83,9 +83,10 @@ def _mechanism_checks(cfg: dict, *, stored: bool = False) -> None:
     cfg["accountant"] = mech.check_accountant(cfg["accountant"])
     if cfg["normalization"] is None:
         cfg["normalization"] = mech.default_normalize
-    if cfg["normalization"] not in NORMALIZE_CHOICES:
-        raise ValueError(f"normalization must be one of {', '.join(NORMALIZE_CHOICES)}, got "
-                         f"normalization={cfg['normalization']!r}")
+    choices = mech.param("normalize").choices or NORMALIZE_CHOICES
+    if cfg["normalization"] not in choices:
+        raise ValueError(f"normalization must be one of {', '.join(choices)} for "
+                         f"mechanism={mech.name!r}, got normalization={cfg['normalization']!r}")
     if "allocation" in params:
         if cfg["allocation"] is None:
             cfg["allocation"] = "equal" if stored else mech.param("allocation").default

@@ -24,11 +24,12 @@ from dpcda.mechanisms.baselines import (
 )
 from dpcda.mechanisms.decoding import DECODERS, DEFAULT_DECODER
 from dpcda.mechanisms.denoise import denoise, gaussian_filter_images
-from dpcda.mechanisms.dp_cda import (DEFAULT_ALLOCATION, DEFAULT_NORMALIZE, DPCDAConfig,
-                                     generate_dpcda)
+from dpcda.mechanisms.dp_cda import (DEFAULT_ALLOCATION, DEFAULT_NORMALIZE, DEFAULT_STATS_SHARE,
+                                     DPCDAConfig, generate_dpcda)
 from dpcda.mechanisms.dp_merf import LABEL_CHOICES as _MERF_LABELS
 from dpcda.mechanisms.dp_merf import generate_dp_merf
-from dpcda.mechanisms.prepare import NORMALIZE_CHOICES, Preprocessor, fit_preprocessor
+from dpcda.mechanisms.prepare import (ALL_NORMALIZE_CHOICES, NORMALIZE_CHOICES, Preprocessor,
+                                      fit_preprocessor)
 from dpcda.mechanisms.release import Release, load_npz, save_npz, to_csv_bytes
 from dpcda.mechanisms.sampling import sample_subsets
 from dpcda.privacy import ALLOCATIONS
@@ -45,10 +46,12 @@ from dpcda.mechanisms.spec import (
 from dpcda.privacy import DEFAULT_ACCOUNTANT
 
 
-def _norm(default: str) -> Param:
-    return Param("normalize", "str", default, choices=NORMALIZE_CHOICES,
+def _norm(default: str, choices=NORMALIZE_CHOICES) -> Param:
+    dp = ", dp-center (public range, square root, minus a mean estimated under DP; composed "\
+         "into epsilon)" if "dp-center" in choices else ""
+    return Param("normalize", "str", default, choices=choices,
                  doc="scale (public range, covered by the guarantee), zscore (private statistics, "
-                     "not covered by the guarantee) or none")
+                     f"not covered by the guarantee), none{dp}")
 
 
 _C = Param("c", "float", 1.0, lo=0.0, lo_open=True, doc="L2 clip norm of the rows")
@@ -67,7 +70,10 @@ register_mechanism(Mechanism(
     "proportional to the public class counts).",
     (Param("l", "int", None, lo=1, required=True, doc="order of mixture (<= the smallest class)"),
      *noise_params(_CDA_ACCOUNTANTS), _C,
-     _norm(DEFAULT_NORMALIZE),
+     _norm(DEFAULT_NORMALIZE, ALL_NORMALIZE_CHOICES),
+     Param("stats_share", "float", DEFAULT_STATS_SHARE, lo=0.0, lo_open=True, hi=1.0, hi_open=True,
+           doc="dp-center only: the statistics' Gaussian alone is (stats_share x epsilon, "
+               "delta)-DP; the epsilon composes both exactly"),
      Param("allocation", "str", DEFAULT_ALLOCATION, choices=ALLOCATIONS,
            doc="samples per class: equal (floor(T/K)) or proportional (floor(T N_k / N))"),
      Param("decode", "str", DEFAULT_DECODER, choices=DECODERS,
@@ -144,7 +150,7 @@ def default_normalization(dataset, mechanism: str = "dp-cda") -> str:
     (features as given, rows clipped to c: per record and data-independent, so still covered
     by the guarantee) rather than statistics of the private data."""
     norm = MECHANISMS.get(mechanism).default_normalize
-    if norm == "scale" and getattr(dataset, "feature_bounds", None) is None:
+    if norm in ("scale", "dp-center") and getattr(dataset, "feature_bounds", None) is None:
         return "none"
     return norm
 
@@ -165,13 +171,14 @@ def generate_from_dataset(dataset, mechanism: str = "dp-cda", **params) -> Relea
         kw["c"] = default_clip_norm(dataset.name)  # public, per dataset (1.0 unless measured)
         params = {k: v for k, v in params.items() if k != "c"}
     norm = params.setdefault("normalize", default_normalization(dataset, mechanism))
-    if norm == "scale" and getattr(dataset, "feature_bounds", None) is not None:
+    if norm in ("scale", "dp-center") and getattr(dataset, "feature_bounds", None) is not None:
         kw["bounds"] = dataset.feature_bounds
     kw.update(params)
     return mech.generate(dataset.X_train, dataset.y_train, **kw)
 
 
-__all__ = ["DPCDAConfig", "MECHANISMS", "Mechanism", "NORMALIZE_CHOICES", "Param", "Preprocessor",
+__all__ = ["ALL_NORMALIZE_CHOICES", "DPCDAConfig", "MECHANISMS", "Mechanism", "NORMALIZE_CHOICES",
+           "Param", "Preprocessor",
            "all_accountants", "default_normalization", "register_mechanism", "unregister_mechanism",
            "Release", "denoise", "fit_preprocessor", "gaussian_filter_images", "generate",
            "generate_dp_merf", "generate_dpcda", "generate_dpmix", "generate_from_dataset", "generate_local",

@@ -25,7 +25,7 @@ from dpcda.mechanisms._torch import make_generator, resolve_device
 from dpcda.mechanisms.card import data_block, make_card, privacy_from_result
 from dpcda.mechanisms.decoding import DEFAULT_DECODER, check_decoder
 from dpcda.mechanisms.mixing import Mixed, mix_classwise
-from dpcda.mechanisms.prepare import affine_of, fit_preprocessor
+from dpcda.mechanisms.prepare import DP_NORMALIZE_CHOICES, affine_of, fit_preprocessor
 from dpcda.mechanisms.release import Release
 from dpcda.mechanisms.segments import segment_spans, snap_segments
 from dpcda.privacy.allocation import ALLOCATION_TITLES
@@ -39,6 +39,10 @@ DECODE_TEXT = {"argmax": "argmax", "sample": "a category drawn from the mixture 
 #: Defaults of a DP-CDA release, chosen by measurement (README, "Honest defaults").
 DEFAULT_NORMALIZE = "scale"
 DEFAULT_ALLOCATION = "proportional"
+#: ``normalize="dp-center"``: the statistics' Gaussian alone is (share x epsilon, delta)-DP; the
+#: release's epsilon composes both exactly, so the statistics cost much less than this share.
+#: With a fixed sigma_x (no target epsilon) the statistics are (share x 1, delta)-DP.
+DEFAULT_STATS_SHARE = 0.1
 
 def check_noise_choice(sigma_x, sigma_y, epsilon, ratio) -> tuple:
     """Exactly one of (sigma_x[, sigma_y]) or epsilon; sigma_y defaults to ratio * sigma_x."""
@@ -98,16 +102,21 @@ class DPCDAConfig:
                              f"conversion={self.conversion!r}")
 
 
-def account(cfg: DPCDAConfig, *, N: int, counts, d: int, K: int, compare: bool = True):
+def account(cfg: DPCDAConfig, *, N: int, counts, d: int, K: int, compare: bool = True,
+            stats_mu: float | None = None):
     """``(sigma_x, sigma_y, privacy card block)``: calibrate to ``cfg.epsilon`` or account for
     the given sigmas (with n = N, class_counts = counts, d_x = d, d_y = K, the allocation).
     ``compare``: also record the epsilon of the same noise under
-    :func:`dpcda.privacy.compared_accountants` (the published one labelled as not a bound)."""
+    :func:`dpcda.privacy.compared_accountants` (the published one labelled as not a bound).
+    ``stats_mu``: the normalisation statistics were one ``mu``-GDP Gaussian release, composed
+    exactly with the mixing (:mod:`dpcda.privacy.composed`; ``class-aware-pld`` only)."""
     from dpcda.privacy import PrivacyParams, calibrate, compared_accountants, compute_epsilon
 
     common = dict(delta=cfg.delta, l=cfg.l, c=cfg.c, T=cfg.T, n=int(N),
                   class_counts=tuple(int(k) for k in counts), d_x=int(d), d_y=int(K),
                   allocation=cfg.allocation)
+    if stats_mu is not None:
+        return _account_with_stats(cfg, common, stats_mu)
     if cfg.epsilon is not None:
         cal = calibrate(epsilon=cfg.epsilon, accountant=cfg.accountant, conversion=cfg.conversion,
                         ratio=cfg.ratio, max_alpha=cfg.max_alpha, **common)
@@ -129,6 +138,35 @@ def account(cfg: DPCDAConfig, *, N: int, counts, d: int, K: int, compare: bool =
                                        mechanism="dp-cda")
 
 
+def _account_with_stats(cfg: DPCDAConfig, common: dict, mu: float):
+    """:func:`account` when the normaliser released ``mu``-GDP statistics."""
+    from dpcda.privacy import PrivacyParams
+    from dpcda.privacy.accountants import EpsilonResult
+    from dpcda.privacy.composed import VALUE_INTERVAL, calibrate_composed, composed_epsilon
+
+    if cfg.accountant != "class-aware-pld":
+        raise ValueError("normalize='dp-center' is accounted by composing its Gaussian release "
+                         "with the class-wise privacy loss distribution: accountant must be "
+                         f"class-aware-pld, got accountant={cfg.accountant!r}")
+    if cfg.epsilon is not None:
+        sx, sy, eps = calibrate_composed(epsilon=cfg.epsilon, mu=mu, ratio=cfg.ratio, **common)
+    else:
+        sx, sy = cfg.sigma_x, cfg.sigma_y
+        eps = composed_epsilon(PrivacyParams(sigma_x=sx, sigma_y=sy, **common), mu=mu)
+    private = bool(sx > 0 or sy > 0)
+    res = EpsilonResult(epsilon=eps if private else float("inf"), alpha=None,
+                        orders=np.zeros(0, dtype=int), rdp=np.zeros(0), accountant=cfg.accountant,
+                        conversion=None, delta=cfg.delta, warnings=(), at_max_alpha=False,
+                        private=private, max_alpha=cfg.max_alpha, value_interval=VALUE_INTERVAL)
+    block = privacy_from_result(res, calibrated_to=cfg.epsilon, mechanism="dp-cda")
+    block["composed_with"] = {
+        "release": "normalisation statistics (per-feature means), one Gaussian release",
+        "mu_gdp": float(mu), "method": "privacy loss distributions convolved, maximum over "
+                                       "classes (docs/dp_normalisation.md)"}
+    block["epsilon_text"] += " (mixing and normalisation statistics together)"
+    return sx, sy, block
+
+
 def generate_dpcda_traced(X, y, *, l: int, T: int, c: float = 1.0, sigma_x=None, sigma_y=None,
                           epsilon=None, delta: float = 1e-5, accountant: str | None = None,
                           conversion: str = "mironov", ratio: float = 1.0, max_alpha: int = 256,
@@ -137,7 +175,8 @@ def generate_dpcda_traced(X, y, *, l: int, T: int, c: float = 1.0, sigma_x=None,
                           class_names=None, image_shape=None, dataset: str | None = None,
                           device=None, seed: int | None = None, compare_accountants: bool = True,
                           return_indices: bool = False,
-                          decode: str = DEFAULT_DECODER) -> tuple[Release, Mixed]:
+                          decode: str = DEFAULT_DECODER,
+                          stats_share: float = DEFAULT_STATS_SHARE) -> tuple[Release, Mixed]:
     """:func:`generate_dpcda` that also returns the raw :class:`Mixed` output (source class of
     each row and, with ``return_indices``, the rows mixed). For tests: never publish the trace."""
     cfg = DPCDAConfig(l=l, T=T, c=c, sigma_x=sigma_x, sigma_y=sigma_y, epsilon=epsilon,
@@ -157,9 +196,16 @@ def generate_dpcda_traced(X, y, *, l: int, T: int, c: float = 1.0, sigma_x=None,
     check_release_size(int(t_k.sum()), X.shape[1])
     spans = segment_spans(segments, X.shape[1]) if segments else []
     check_decoder(decode)
-    pre = fit_preprocessor(X, normalize, c=cfg.c, bounds=bounds)
+    stats_mu = None
+    if isinstance(normalize, str) and normalize in DP_NORMALIZE_CHOICES:
+        from dpcda.privacy.composed import stats_mu as _mu
+
+        share = check_float("stats_share", stats_share, lo=0.0, lo_open=True, hi=1.0, hi_open=True)
+        stats_mu = _mu(share * (cfg.epsilon if cfg.epsilon is not None else 1.0), cfg.delta)
+    stats_rng = np.random.default_rng(None if seed is None else [int(seed), 2])
+    pre = fit_preprocessor(X, normalize, c=cfg.c, bounds=bounds, stats_mu=stats_mu, rng=stats_rng)
     sx, sy, privacy = account(cfg, N=len(X), counts=counts, d=X.shape[1], K=K,
-                              compare=compare_accountants)
+                              compare=compare_accountants, stats_mu=pre.stats_mu)
     dev = resolve_device(device)
     gen = make_generator(dev, seed)
     mixed = mix_classwise(pre(X), y, K, cfg.l, t_k, sx, sy, generator=gen, device=dev,
@@ -198,7 +244,7 @@ def generate_dpcda(X, y, *, l: int, T: int, c: float = 1.0, sigma_x=None, sigma_
                    segments=None, n_classes=None,
                    class_names=None, image_shape=None, dataset: str | None = None, device=None,
                    seed: int | None = None, compare_accountants: bool = True,
-                   decode: str = DEFAULT_DECODER) -> Release:
+                   decode: str = DEFAULT_DECODER, stats_share: float = DEFAULT_STATS_SHARE) -> Release:
     """A DP-CDA release of raw features ``X`` (N x d) with labels ``y`` in 0..K-1.
 
     Noise: ``sigma_x`` (and ``sigma_y``, default ``ratio * sigma_x``) or a target ``epsilon``
@@ -207,7 +253,10 @@ def generate_dpcda(X, y, *, l: int, T: int, c: float = 1.0, sigma_x=None, sigma_
     not a bound) and ``conversion`` (n = N, class counts, d_x = d, d_y = K).
     ``normalize``: ``"scale"`` (public ``bounds``, default pixels [0, 255]; covered by the
     guarantee), ``"zscore"`` (statistics from the private data, not covered by the guarantee),
-    ``"none"`` or a fitted normalizer; rows are then clipped to norm ``c``. ``allocation``:
+    ``"none"``, ``"dp-center"`` (public range, square root, minus a mean estimated under DP:
+    one Gaussian release that alone is ``(stats_share * epsilon, delta)``-DP, composed exactly
+    into the reported epsilon; see :mod:`dpcda.data.dp_normalize`) or a fitted normalizer;
+    rows are then clipped to norm ``c``. ``allocation``:
     ``"equal"`` (floor(T/K) samples per class, as published) or ``"proportional"``
     (floor(T N_k / N), the public class balance); accounted per class. ``segments``: one-hot column ranges
     (``Dataset.segments``), decoded and re-encoded after mixing. ``device``: torch device
@@ -222,5 +271,6 @@ def generate_dpcda(X, y, *, l: int, T: int, c: float = 1.0, sigma_x=None, sigma_
         accountant=accountant, conversion=conversion, ratio=ratio, max_alpha=max_alpha,
         normalize=normalize, bounds=bounds, allocation=allocation, segments=segments,
         n_classes=n_classes, class_names=class_names, image_shape=image_shape, dataset=dataset,
-        device=device, seed=seed, compare_accountants=compare_accountants, decode=decode)
+        device=device, seed=seed, compare_accountants=compare_accountants, decode=decode,
+        stats_share=stats_share)
     return rel

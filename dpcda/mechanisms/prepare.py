@@ -13,6 +13,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 NORMALIZE_CHOICES = ("zscore", "scale", "none")
+#: Normalisations with statistics estimated under DP: only a generator that composes their
+#: privacy cost into its epsilon may use them (DP-CDA: :mod:`dpcda.privacy.composed`).
+DP_NORMALIZE_CHOICES = ("dp-center",)
+ALL_NORMALIZE_CHOICES = NORMALIZE_CHOICES + DP_NORMALIZE_CHOICES
 
 _NOTES = {
     "zscore": "per-feature z-score with mean and std computed on the private training data: "
@@ -20,6 +24,8 @@ _NOTES = {
     "scale": "features scaled by a fixed, public, data-independent range (pixels: x / 255): "
              "nothing is learned from the private data",
     "none": "features used as given (the caller's own preprocessing, not recorded here)",
+    "dp-center": "public range scaled to [0, 1], square root, minus a per-feature mean estimated "
+                 "under differential privacy (one Gaussian release composed into the epsilon)",
 }
 
 
@@ -43,26 +49,49 @@ class Preprocessor:
     def uses_private_statistics(self) -> bool:
         return bool(getattr(self.normalizer, "uses_private_statistics", False))
 
+    @property
+    def stats_mu(self) -> float | None:
+        """GDP parameter of the normaliser's DP statistics release (None: no such release)."""
+        return getattr(self.normalizer, "mu", None) if self.method in DP_NORMALIZE_CHOICES \
+            else None
+
     def card(self) -> dict:
         note = getattr(self.normalizer, "description", None) or _NOTES.get(self.method, "")
         if self.uses_private_statistics:
             note = _NOTES["zscore"] if self.method == "zscore" else note + \
                 " (statistics from the private data: not covered by the guarantee)"
-        return {"method": self.method,
-                "statistics_from_private_data": self.uses_private_statistics,
-                "covered_by_guarantee": not self.uses_private_statistics,
-                "clip_norm": self.c, "note": note}
+        out = {"method": self.method,
+               "statistics_from_private_data": self.uses_private_statistics,
+               "covered_by_guarantee": not self.uses_private_statistics,
+               "clip_norm": self.c, "note": note}
+        if self.stats_mu is not None:
+            out["statistics_under_dp"] = {
+                "mu_gdp": float(self.stats_mu), "sensitivity": "sqrt(d) (unit cube, replace-one)",
+                "composed": "exactly, into the release's epsilon (privacy loss distributions)"}
+        return out
 
 
-def fit_preprocessor(X, normalize, *, c: float | None, bounds=None) -> Preprocessor:
+def fit_preprocessor(X, normalize, *, c: float | None, bounds=None, stats_mu: float | None = None,
+                     rng=None) -> Preprocessor:
     """Fit on the private training features ``X``.
 
     ``normalize``: ``"zscore"``, ``"scale"`` (``bounds`` = public per-feature ``(low, high)``;
     default pixels ``[0, 255]``), ``"none"``, or an already fitted normalizer (an object with
     ``transform``, ``method`` and ``uses_private_statistics``, e.g. from
     :func:`dpcda.data.fit_normalizer`). ``c``: clip norm, or None for no clipping.
+    ``"dp-center"`` (:mod:`dpcda.data.dp_normalize`) needs ``stats_mu``, the GDP parameter of
+    its one Gaussian release, which the caller must compose into its epsilon; ``rng`` is for
+    tests and experiments only.
     """
     if isinstance(normalize, str):
+        if normalize in DP_NORMALIZE_CHOICES:
+            if stats_mu is None:
+                raise ValueError(f"normalize={normalize!r} estimates statistics under DP and is "
+                                 "available for dp-cda only (its epsilon composes their cost); "
+                                 f"choose one of {', '.join(NORMALIZE_CHOICES)}")
+            from dpcda.data.dp_normalize import fit_dp_center
+
+            return Preprocessor(normalize, fit_dp_center(X, bounds=bounds, mu=stats_mu, rng=rng), c)
         if normalize not in NORMALIZE_CHOICES:
             raise ValueError(f"normalize must be one of {', '.join(NORMALIZE_CHOICES)} or a fitted "
                              f"normalizer, got normalize={normalize!r}")
