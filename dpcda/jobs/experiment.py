@@ -82,7 +82,10 @@ def _mechanism_checks(cfg: dict, *, stored: bool = False) -> None:
     params = mech.param_names
     cfg["accountant"] = mech.check_accountant(cfg["accountant"])
     if cfg["normalization"] is None:
-        cfg["normalization"] = mech.default_normalize
+        from dpcda.mechanisms import default_normalization_for
+
+        cfg["normalization"] = default_normalization_for(cfg["dataset"], mech.name,
+                                                         cfg["accountant"])
     choices = mech.param("normalize").choices or NORMALIZE_CHOICES
     if cfg["normalization"] not in choices:
         raise ValueError(f"normalization must be one of {', '.join(choices)} for "

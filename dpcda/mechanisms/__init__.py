@@ -143,13 +143,29 @@ def generate(mechanism: str, X, y, **params) -> Release:
     return MECHANISMS.get(mechanism).generate(X, y, **params)
 
 
-def default_normalization(dataset, mechanism: str = "dp-cda") -> str:
-    """The normalisation a release of ``dataset`` gets by default: the mechanism's default,
-    except that ``"scale"`` needs a public range (``Dataset.feature_bounds``), which uploads
-    lack; they get ``"none"``
+def default_normalization_for(name: str | None, mechanism: str = "dp-cda",
+                              accountant: str | None = None) -> str:
+    """The default normalisation by dataset name (public facts only): for DP-CDA under
+    ``class-aware-pld`` (the accountant that composes DP statistics) the dataset preset's
+    measured choice (``Preset.dp_cda_normalization``: ``dp-center`` for MNIST and
+    Fashion-MNIST), else the mechanism's default."""
+    from dpcda.presets import PRESETS
+    from dpcda.privacy import DEFAULT_ACCOUNTANT
+
+    norm = MECHANISMS.get(mechanism).default_normalize
+    if (mechanism == "dp-cda" and name in PRESETS
+            and (accountant or DEFAULT_ACCOUNTANT) == "class-aware-pld"):
+        norm = PRESETS.get(name).dp_cda_normalization
+    return norm
+
+
+def default_normalization(dataset, mechanism: str = "dp-cda", accountant: str | None = None) -> str:
+    """The normalisation a release of ``dataset`` gets by default
+    (:func:`default_normalization_for` its name), except that ``"scale"`` and ``"dp-center"``
+    need a public range (``Dataset.feature_bounds``), which uploads lack; they get ``"none"``
     (features as given, rows clipped to c: per record and data-independent, so still covered
     by the guarantee) rather than statistics of the private data."""
-    norm = MECHANISMS.get(mechanism).default_normalize
+    norm = default_normalization_for(getattr(dataset, "name", None), mechanism, accountant)
     if norm in ("scale", "dp-center") and getattr(dataset, "feature_bounds", None) is None:
         return "none"
     return norm
@@ -170,7 +186,8 @@ def generate_from_dataset(dataset, mechanism: str = "dp-cda", **params) -> Relea
 
         kw["c"] = default_clip_norm(dataset.name)  # public, per dataset (1.0 unless measured)
         params = {k: v for k, v in params.items() if k != "c"}
-    norm = params.setdefault("normalize", default_normalization(dataset, mechanism))
+    norm = params.setdefault("normalize", default_normalization(dataset, mechanism,
+                                                                params.get("accountant")))
     if norm in ("scale", "dp-center") and getattr(dataset, "feature_bounds", None) is not None:
         kw["bounds"] = dataset.feature_bounds
     kw.update(params)
@@ -179,7 +196,8 @@ def generate_from_dataset(dataset, mechanism: str = "dp-cda", **params) -> Relea
 
 __all__ = ["ALL_NORMALIZE_CHOICES", "DPCDAConfig", "MECHANISMS", "Mechanism", "NORMALIZE_CHOICES",
            "Param", "Preprocessor",
-           "all_accountants", "default_normalization", "register_mechanism", "unregister_mechanism",
+           "all_accountants", "default_normalization", "default_normalization_for",
+           "register_mechanism", "unregister_mechanism",
            "Release", "denoise", "fit_preprocessor", "gaussian_filter_images", "generate",
            "generate_dp_merf", "generate_dpcda", "generate_dpmix", "generate_from_dataset", "generate_local",
            "generate_random_projection", "list_mechanisms", "load_npz", "sample_subsets",

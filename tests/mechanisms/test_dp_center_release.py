@@ -68,3 +68,20 @@ def test_the_job_config_accepts_it_for_dp_cda_only():
     with pytest.raises(ValueError, match="normalization"):
         normalize({"dataset": "digits", "l": 4, "epsilon": 3.0, "mechanism": "dpmix",
                    "normalization": "dp-center"})
+
+
+def test_dataset_defaults_follow_the_measured_table():
+    from dpcda.jobs.experiment import normalize
+    from dpcda.mechanisms import default_normalization_for
+
+    assert default_normalization_for("mnist") == "dp-center"
+    assert default_normalization_for("fashion-mnist") == "dp-center"
+    assert default_normalization_for("adult") == "scale"      # the tree loses under dp-center
+    assert default_normalization_for("digits") == "scale"     # not measured
+    assert default_normalization_for("upload.csv") == "scale"
+    # only class-aware-pld composes the statistics: other accountants keep the public scale
+    assert default_normalization_for("mnist", accountant="class-aware") == "scale"
+    assert default_normalization_for("mnist", "dpmix") == "scale"
+    assert normalize({"dataset": "mnist", "l": 16, "epsilon": 10.0})["normalization"] == "dp-center"
+    assert normalize({"dataset": "mnist", "l": 16, "epsilon": 10.0,
+                      "accountant": "paper"})["normalization"] == "scale"
