@@ -16,7 +16,7 @@ from dpcda.data import available_datasets, get_dataset_spec
 from dpcda.explain import ends_text
 from dpcda.jobs.sweep import parse_epsilons, parse_sigmas, parse_Ts
 from dpcda.launch_defaults import experiments_for, utility_defaults
-from dpcda.mechanisms import MECHANISMS
+from dpcda.mechanisms import MECHANISMS, default_normalization_for
 from dpcda.presets import PRESETS, default_clip_norm
 from dpcda.privacy import ACCOUNTANT_INFO, ALLOCATIONS, CONVERSION_TITLES, list_conversions
 from dpcda.privacy.allocation import ALLOCATION_TITLES
@@ -29,7 +29,8 @@ from pages.common import (DELTA_VALUES, POWERS_OF_TWO, InputRefused, accountant_
 EPSILONS = (math.inf, 50.0, 20.0, 10.0, 5.0, 1.0)
 NORMS = {"scale": "fixed public range (covered by the guarantee)",
          "zscore": "z-score (private statistics: not covered by the guarantee)",
-         "none": "none (features as given, rows clipped to c)"}
+         "none": "none (features as given, rows clipped to c)",
+         "dp-center": "public range, √, minus a DP mean (composed into ε)"}
 AUTO_TITLE = "auto (best measured per setting)"
 K = "utility_"
 
@@ -152,7 +153,8 @@ def sweep_form(sb) -> tuple[SweepRequest | None, bool]:
                                               for a in mech.accountants))
     explain("accountant", container=sb)
     norm_choices = mech.param("normalize").choices if "normalize" in mech.param_names else ()
-    norms = sorted((n for n in norm_choices if n in NORMS), key=lambda v: v != mech.default_normalize)
+    first = default_normalization_for(dataset, mech.name, accountant)
+    norms = sorted((n for n in norm_choices if n in NORMS), key=lambda v: v != first)
     normalization = sb.radio("Normalisation", norms, key=K + "norm", format_func=NORMS.get) if norms else None
     explain("normalization", container=sb)
     allocation = None
