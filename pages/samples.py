@@ -120,7 +120,8 @@ accountant = sb.selectbox("Accountant", accountants, key="samples_accountant", f
                           help="\n".join(f"- `{a}`: {ACCOUNTANT_INFO[a].title}" for a in accountants))
 note("accountant")
 if ss.get("samples_norm_for") != name:  # a new dataset: its default normalisation
-    ss["samples_norm"], ss["samples_norm_for"] = default_normalization(ds), name
+    _norm = default_normalization(ds)  # dp-center (MNIST's default) is not offered here yet
+    ss["samples_norm"], ss["samples_norm_for"] = (_norm if _norm in NORMS else "scale"), name
 normalize = sb.radio("Normalization", list(NORMS), key="samples_norm", format_func=NORMS.get)
 note("normalization")
 ss.setdefault("samples_allocation", MECHANISMS.get("dp-cda").param("allocation").default)
