@@ -66,6 +66,8 @@ def accuracy_section(*, dataset: str, facts: dict, l: int, sigma_x: float, ratio
     from pages.jobs_ui import open_job_store, start_worker
 
     store = open_job_store()
+    # Pending first: a run that finishes between the two reads is then still polled for.
+    pending = fr.pending_jobs(store, dataset, l=l, sigma_x=sigma_x)
     rows = fr.release_rows(dataset, store, c=c, T=T, ratio=ratio)
     here = fr.lookup(rows, l=l, sigma_x=sigma_x, ratio=ratio, c=c, T=T, n=facts["n"],
                      dataset=dataset)
@@ -79,7 +81,6 @@ def accuracy_section(*, dataset: str, facts: dict, l: int, sigma_x: float, ratio
         if best is not None:
             st.caption(f"The best measured release with ε ≤ this one: {fr.accuracy_text(best)} "
                        f"(l = {best['l']}, σ = {best['sigma_x']:.3g}, ε = {fmt_eps(best['epsilon'])}).")
-    pending = fr.pending_jobs(store, dataset, l=l, sigma_x=sigma_x)
     if here is None or here["runs"] < fr.MEASURE_RUNS:
         if pending:
             _progress(store, dataset, l, sigma_x, len(pending))
