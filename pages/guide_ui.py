@@ -22,9 +22,19 @@ def step_intro(page: str, *, container=None) -> None:
 
 
 def next_step_link(page: str, *, container=None) -> None:
-    """A link to the next step of the guided path (nothing on the last step)."""
+    """A link to the next step of the guided path (nothing on the last step).
+
+    Outside app.py's navigation (a page run on its own, e.g. by AppTest) Streamlit cannot link
+    to another page: the next step is then named in a caption instead of raising.
+    """
+    from streamlit.errors import StreamlitPageNotFoundError
+
     after = next_step(get_step(page))
-    if after is not None:
-        (container or st).page_link(after.page, icon=after.icon,
-                                    label=f"Next step: {after.number} · {after.name} "
-                                          f"(**{after.title}**)")
+    if after is None:
+        return
+    where = container or st
+    label = f"Next step: {after.number} · {after.name} (**{after.title}**)"
+    try:
+        where.page_link(after.page, icon=after.icon, label=label)
+    except StreamlitPageNotFoundError:
+        where.caption(label + " — open it from the navigation.")

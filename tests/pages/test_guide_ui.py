@@ -33,3 +33,15 @@ def test_a_page_opens_with_its_step_and_links_the_next(tmp_path):
     assert at.caption[0].value.startswith("**Step 2 of 4 · See the data.** Make a synthetic")
     assert "**Look for** whether each class" in at.caption[0].value
     assert [link.label for link in at.page_link] == ["Next step: 3 · Measure utility (**Utility**)"]
+
+
+def test_next_step_outside_the_navigation_is_named_not_raised():
+    def page():
+        from pages.common import next_step_link
+
+        next_step_link("pages/samples.py")
+
+    at = AppTest.from_function(page, default_timeout=30)
+    at.run()
+    assert not at.exception, at.exception
+    assert at.caption[0].value.startswith("Next step: 3 · Measure utility (**Utility**)")
