@@ -76,7 +76,8 @@ def register(sub) -> None:
                    help="scale (public fixed range, covered by the guarantee), zscore (statistics "
                         "from the private data, not covered by the guarantee), none, or dp-center "
                         "(dp-cda only: mean estimated under DP, composed into epsilon); default per "
-                        f"mechanism ({norms})")
+                        f"mechanism ({norms}), except dp-cda on mnist and fashion-mnist under "
+                        "class-aware-pld: dp-center (measured)")
     p.add_argument("--p", type=int, default=None,
                    help="random-projection output dimension (default min(100, d))")
     p.add_argument("--denoise", type=_number, default=None, metavar="SIGMA",
