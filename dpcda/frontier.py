@@ -38,7 +38,9 @@ TABLE_FIELDS = ("dataset", "l", "sigma_x", "ratio", "c", "T", "normalization", "
 
 
 def _release_defaults(dataset: str) -> dict:
-    """The release settings an experiment uses when none is given (DP-CDA's registry defaults)."""
+    """The releases this module speaks for: DP-CDA's registry defaults, normalisation ``scale``
+    (a public range: it spends no privacy, so the Privacy page's ε is the release's whole ε; a
+    ``dp-center`` release also spends ε on its centre and is not matched)."""
     from dpcda.mechanisms import MECHANISMS
     from dpcda.presets import default_clip_norm
 
@@ -333,4 +335,5 @@ def measurement_text(row: dict) -> str:
     source = ("measured by benchmarks/accuracy_frontier.py, shipped with dpcda"
               if row.get("source") == "table" else f"from the job store ({row.get('source')})")
     return (f"{spread}; learner `{learner}` ({LEARNER_WORDS.get(learner, learner)}) trained on "
-            f"the release, tested on the real held-out split; {source}.")
+            f"the release (normalised with `{row.get('normalization')}`), tested on the real "
+            f"held-out split; {source}.")

@@ -17,7 +17,8 @@ from pages.common import (DELTA_VALUES, L_VALUES, SIGMA_GRID, SIGMA_VALUES, Inpu
                           accountant_assumptions, accountant_choice, dataset_picker,
                           ensure_app_navigation, epsilon_table, epsilon_words, explain_toggle,
                           fmt_alpha, fmt_delta, fmt_eps, fmt_int, fmt_sigma, int_input, nearest,
-                          paper_vs_class_aware, privacy_footnote, show_problem, step_intro)
+                          next_step_link, paper_vs_class_aware, privacy_footnote, show_problem,
+                          step_intro)
 from pages.report_ui import page_tools
 from pages.privacy_views import accuracy_section, calibration_section, figure4_section, note
 
@@ -169,5 +170,6 @@ page_tools("privacy", dict(
     dataset=ds.name if ds.name in list_presets() else None, l=l, sigma_x=sigma_x, sigma_y=sigma_y,
     c=c, T=T_in and T, delta=delta, accountant=accountant, conversion=conversion,
     max_alpha=max_alpha, n=ds.n, class_counts=ds.class_counts, d_x=ds.d_x, d_y=ds.d_y))
+next_step_link("pages/privacy.py")
 privacy_footnote(accountant, conversion, delta=delta,
                  what="the headline ε (and Figure 4 and the calibration)")
