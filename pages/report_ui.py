@@ -50,14 +50,14 @@ def reproduce_expander(page: str, settings: Mapping, *, container=None) -> None:
                         mime="text/x-python", key=f"{page}_repro_script", on_click="ignore")
 
 
-def report_html(settings: Mapping, release=None) -> bytes:
+def report_html(settings: Mapping, release=None, page: str | None = None) -> bytes:
     """The report of ``settings`` as UTF-8 HTML (a short error page when it cannot be built)."""
     from dpcda.report import build_report, gather_report_inputs
     from dpcda.report.gather import settings_for_report
     from dpcda.report.html import error_report
 
     try:
-        kw = settings_for_report(_plain(settings))
+        kw = settings_for_report(_plain(settings), page)
         return build_report(gather_report_inputs(**kw, release=release)).encode("utf-8")
     except ValueError as exc:
         return error_report(str(exc)).encode("utf-8")
@@ -69,14 +69,14 @@ def report_download(page: str, settings: Mapping, *, release=None, container=Non
 
     where = container or st.sidebar
     try:
-        kw = settings_for_report(_plain(settings))
+        kw = settings_for_report(_plain(settings), page)
     except ValueError as exc:
         where.download_button("Download report (HTML)", b"", disabled=True, key=f"{page}_report",
                               help=f"No report for these settings: {exc}.")
         return
     noise = f"eps{kw['epsilon']:g}" if kw.get("epsilon") is not None else f"sigma{kw['sigma_x']:g}"
     name = file_stem("dpcda_report", kw["dataset"], f"l{kw['l']}", noise) + ".html"
-    where.download_button("Download report (HTML)", lambda: report_html(settings, release),
+    where.download_button("Download report (HTML)", lambda: report_html(settings, release, page),
                           file_name=name, mime="text/html", key=f"{page}_report", on_click="ignore",
                           help=REPORT_HELP)
 

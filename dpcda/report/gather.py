@@ -100,14 +100,33 @@ def accuracy_from_sweep(store, dataset: str) -> tuple[list[dict] | None, str]:
     return None, ""
 
 
-def frontier_rows(cells: list[dict]) -> list[dict]:
-    """Per finite target epsilon, the l with the highest mean accuracy (ties: smaller l)."""
-    best: dict[float, dict] = {}
-    for c in sorted(cells, key=lambda c: (-c["mean"], c["l"])):
-        if math.isfinite(c["epsilon"]):
-            best.setdefault(c["epsilon"], c)
-    return [{"epsilon": e, "accuracy": c["mean"], "std": c["std"], "best l": c["l"],
-             "runs": c["runs"], "learner": c["learners"]} for e, c in sorted(best.items())]
+def measured_frontier(dataset: str, store, *, privacy: dict, card: dict | None, delta: float,
+                      conversion: str, l: int) -> tuple[list[dict], tuple[float, float] | None]:
+    """(rows, current point) from :func:`dpcda.frontier.frontier_rows` (shipped table + store);
+    the current point is (this release's ε, its measured accuracy) when it was measured."""
+    from dpcda import frontier as fr
+
+    par = (card or {}).get("parameters") or {}
+    c = par.get("c")
+    try:
+        rows = fr.frontier_rows(dataset, privacy["accountant"], store, delta=delta,
+                                conversion=conversion or "mironov", c=c)
+    except ValueError:  # e.g. a dataset without a preset
+        return [], None
+    out = [{"epsilon": r["epsilon"], "accuracy": r["mean"],
+            "std": None if r["std"] != r["std"] else r["std"], "best l": r["l"],
+            "σ_x": r["sigma_x"], "runs": r["runs"], "learner": r["learner"],
+            "source": "shipped table" if r["source"] == "table" else r["source"]} for r in rows]
+    cur = None
+    eps = privacy.get("epsilon")
+    if par.get("sigma_x") is not None and eps is not None and math.isfinite(eps):
+        hit = fr.lookup(fr.measured_rows(dataset, store), l=int(l), sigma_x=par["sigma_x"],
+                        ratio=(par.get("sigma_y") or par["sigma_x"]) / par["sigma_x"] if par["sigma_x"]
+                        else 1.0, c=c, T=par.get("T"), n=(card.get("data") or {}).get("N"),
+                        normalization=(card.get("normalization") or {}).get("method"),
+                        allocation=par.get("allocation"), dataset=dataset)
+        cur = (float(eps), float(hit["mean"])) if hit else None
+    return out, cur
 
 
 def latest_comparison(store, dataset: str):
@@ -151,24 +170,25 @@ def _release(ds, release, *, l, epsilon, sigma_x, T, c, delta, accountant, conve
 def _pictures(rel, ds) -> dict:
     from dpcda import viz
     from dpcda.fidelity import release_fidelity
-    from dpcda.fidelity_display import fidelity_frame, mean_image_grid
+    from dpcda.fidelity_display import fidelity_frame
 
     out: dict = {}
     rep = release_fidelity(rel, ds, preprocess=rel.preprocess)
     if ds.is_image:
+        from dpcda.samples import sample_pictures
+
         K = min(ds.n_classes, MAX_CLASSES)
-        scale = viz.display_scale(rel.preprocess.normalizer)
-        grid = viz.class_grid(viz.release_images(rel.X, ds.image_shape, scale=scale), rel.y, K,
-                              PER_CLASS)
-        out["samples"] = viz.upscale(grid, viz.fit_factor(grid.shape[1], 420))
+        pics = sample_pictures(rel, ds.image_shape, per_class=PER_CLASS, max_classes=K,
+                               class_names=ds.class_names)
+        out["samples"] = viz.upscale(pics.grid, viz.fit_factor(pics.grid.shape[1], 420))
         out["samples_caption"] = (f"The first {PER_CLASS} released samples of each class (rows: "
-                                  f"{', '.join(ds.class_names[:K])}); each image stretched from its "
+                                  f"{', '.join(pics.class_names)}); each image stretched from its "
                                   "own minimum (black) to maximum (white).")
-        means = mean_image_grid(rep, ds.image_shape, scale=scale, max_classes=K)
-        out["class_means"] = viz.upscale(means, viz.fit_factor(means.shape[1], 120))
-        out["class_means_caption"] = ("Per class: the mean image of the real test split (left) "
-                                      "and of the released samples (right), what a learner can "
-                                      "recover from the release.")
+        out["class_means"] = viz.upscale(pics.means_tile, viz.fit_factor(pics.means_tile.shape[1], 120))
+        out["class_means_caption"] = (
+            "Per class (same rows): the mean of the released samples (left), what a learner can "
+            "recover from the release, and that mean smoothed with a Gaussian filter of "
+            f"{pics.smoothing_px:g} px (right; post-processing of the release, no privacy cost).")
         out["fidelity"] = [{"class": n, "relative L2 distance of the class means": float(d)}
                            for n, d in zip(rep.class_names[:K], rep.distances[:K])]
         out["fidelity_caption"] = f"‖mean release − mean real‖ / ‖mean real‖ in {rep.space}."
@@ -207,10 +227,12 @@ REPORT_KEYS = ("dataset", "l", "epsilon", "sigma_x", "delta", "accountant", "con
                "normalization", "allocation")
 
 
-def settings_for_report(settings) -> dict:
+def settings_for_report(settings, page: str | None = None) -> dict:
     """A page's plain settings as :func:`gather_report_inputs` arguments: a sweep's first l and
     first finite target epsilon stand in for a single l and epsilon; given both a noise scale and
     a target epsilon (the Privacy page's calibration target), the noise scale is the setting.
+    The Privacy page accounts T = N split equally (``PrivacyParams``' defaults): its report
+    generates that release unless T or the allocation is given.
     ValueError when the page has no dataset, l or noise choice."""
     s = dict(settings)
     if s.get("mechanism", "dp-cda") != "dp-cda":
@@ -240,6 +262,12 @@ def settings_for_report(settings) -> dict:
     if missing or ("epsilon" not in out and "sigma_x" not in out):
         raise ValueError("a report needs a dataset, an order of mixture l and a target epsilon or "
                          f"a noise scale; this page's settings lack {', '.join(missing) or 'both'}")
+    if page == "privacy":
+        from dpcda.presets import PRESETS
+
+        out.setdefault("allocation", "equal")
+        if out["dataset"] in PRESETS:
+            out.setdefault("T", PRESETS.get(out["dataset"]).n)
     return {k: v for k, v in out.items() if v is not None}
 
 
@@ -293,7 +321,9 @@ def gather_report_inputs(dataset: str, *, l: int, epsilon: float | None = None,
     st = _open_store(store)
     cells = accuracy_cells(st.jobs(), dataset=dataset, accountant=privacy["accountant"],
                            delta=delta) if st is not None else []
-    acc_rows, front = accuracy_rows(cells), frontier_rows(cells)
+    acc_rows = accuracy_rows(cells)
+    front, cur = measured_frontier(dataset, st, privacy=privacy, card=card, delta=delta,
+                                   conversion=conversion, l=par.get("l", l))
     acc_cap = (f"Mean ± std over runs from the results store (finished Utility/Compare runs), "
                f"accountant {privacy['accountant']}, δ = {delta:g}, T = N; learner(s): "
                + (", ".join(sorted({c["learners"] for c in cells})) or "—") + ".")
@@ -301,16 +331,18 @@ def gather_report_inputs(dataset: str, *, l: int, epsilon: float | None = None,
         sweep_rows, sweep_cap = accuracy_from_sweep(st, dataset)
         if sweep_rows:
             acc_rows, acc_cap = sweep_rows, sweep_cap
-    cur = next((c for c in cells if epsilon is not None and c["epsilon"] == float(epsilon)
-                and c["l"] == int(par.get("l", l))), None)
     compare, compare_cap = latest_comparison(st, dataset) if st is not None else (None, "")
     return ReportInputs(
         dataset=dataset, setting=setting, privacy=privacy, card=card,
         accuracy_vs_l=acc_rows or None,
         accuracy_caption=acc_cap,
         frontier=front or None,
-        frontier_current=(float(epsilon), cur["mean"]) if cur else None,
-        frontier_caption="For each target ε the best measured l (chosen on the test split); the "
-                         "circle marks this setting"
-                         + ("" if cur else " (not measured at this exact ε and l: no circle)") + ".",
+        frontier_current=cur,
+        frontier_caption=(f"Every measured release of {dataset} (the table the project ships and "
+                          f"finished runs in the results store) at the default normalisation and "
+                          f"allocation, its ε under {privacy['accountant']} at δ = {delta:g} (T = "
+                          "N split equally, as the Privacy page's headline); each point the best "
+                          "accuracy reached at that ε or less, so the best l per ε (chosen on the "
+                          "test split). The circle marks this setting"
+                          + ("" if cur else " (not measured: no circle)") + "."),
         compare=compare, compare_caption=compare_cap, caveats=tuple(extra_caveats), **kw)

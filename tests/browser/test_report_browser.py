@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from types import SimpleNamespace
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "report"))
 
 from dpcda.report import NOT_MEASURED, SECTIONS, build_report, gather_report_inputs  # noqa: E402
 from report_data import full_inputs  # noqa: E402
-from test_report import JOBS  # noqa: E402
+from test_report import JOBS, fake_store  # noqa: E402
 from tests.browser.test_privacy_browser import ARTIFACTS, browser  # noqa: E402,F401
 
 
@@ -54,7 +53,7 @@ def _check(page, url, attempted, errors, *, images: int, charts: int) -> None:
 
 
 def test_report_of_digits_opens_offline_with_every_section(browser, tmp_path):  # noqa: F811
-    store = SimpleNamespace(jobs=lambda: JOBS, sweeps=lambda: [])
+    store = fake_store(JOBS)
     html = build_report(gather_report_inputs("digits", l=16, epsilon=10.0, store=store))
     path = tmp_path / "report.html"
     path.write_text(html, encoding="utf-8")

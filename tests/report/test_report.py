@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import re
 import struct
@@ -12,7 +13,7 @@ import numpy as np
 import pytest
 
 from dpcda.report import NOT_MEASURED, SECTIONS, ReportInputs, build_report, gather_report_inputs
-from dpcda.report.gather import accuracy_cells, frontier_rows, latest_comparison
+from dpcda.report.gather import accuracy_cells, latest_comparison, measured_frontier
 from dpcda.report.png import SIGNATURE, data_uri, png_bytes
 from dpcda.report.svg import Series, line_chart
 from report_data import full_inputs
@@ -108,10 +109,20 @@ def test_inputs_refuse_bad_data(kw, match):
         full_inputs(**kw)
 
 
-def _job(eps, l, acc, *, accountant="class-aware-pld", status="done", dataset="digits", model="ncm"):
-    return SimpleNamespace(kind="experiment", status=status, result={"accuracy": acc, "epsilon": eps},
-                           config={"dataset": dataset, "mechanism": "dp-cda", "epsilon": eps, "l": l,
-                                   "accountant": accountant, "delta": 1e-5, "train": {"model": model}})
+def _job(eps, l, acc, *, accountant="class-aware-pld", status="done", dataset="digits", model="ncm",
+         sigma=0.5, id=0):
+    return SimpleNamespace(
+        id=id, kind="experiment", status=status,
+        result={"accuracy": acc, "epsilon": eps, "sigma_x": sigma},
+        config={"dataset": dataset, "mechanism": "dp-cda", "epsilon": eps, "l": l, "c": 1.0,
+                "accountant": accountant, "delta": 1e-5, "train": {"model": model},
+                "normalization": "scale", "allocation": "proportional"})
+
+
+def fake_store(jobs, sweeps=()):
+    """What the report reads of a JobStore: jobs(status=...) and sweeps()."""
+    return SimpleNamespace(jobs=lambda status=None, sweep_id=None: [
+        j for j in jobs if status in (None, j.status)], sweeps=lambda: list(sweeps))
 
 
 JOBS = [_job(10.0, 4, 0.70), _job(10.0, 4, 0.72), _job(10.0, 16, 0.80), _job(1.0, 16, 0.50),
@@ -126,9 +137,6 @@ def test_accuracy_cells_group_and_filter():
     assert got[(10.0, 4)]["mean"] == pytest.approx(0.71) and got[(10.0, 4)]["runs"] == 2
     assert got[(10.0, 4)]["std"] == pytest.approx(np.std([0.70, 0.72], ddof=1))
     assert got[(10.0, 16)]["std"] is None and got[(10.0, 16)]["mean"] == 0.80
-    front = frontier_rows(cells)
-    assert [(r["epsilon"], r["best l"], r["accuracy"]) for r in front] == [(1.0, 64, 0.55),
-                                                                             (10.0, 16, 0.80)]
 
 
 def test_latest_comparison_reads_the_newest_finished_compare_sweep():
@@ -149,14 +157,18 @@ def test_latest_comparison_reads_the_newest_finished_compare_sweep():
 
 
 def test_gather_on_digits_fills_the_release_sections_and_reads_the_store():
-    store = SimpleNamespace(jobs=lambda: JOBS, sweeps=lambda: [])
-    inp = gather_report_inputs("digits", l=16, epsilon=10.0, T=500, store=store)
+    inp = gather_report_inputs("digits", l=16, epsilon=10.0, T=500, store=fake_store(JOBS))
     assert inp.privacy["accountant"] == "class-aware-pld" and inp.privacy["epsilon"] <= 10.0
     assert inp.card["parameters"]["l"] == 16 and "seed" not in str(inp.card).lower()
     assert inp.samples.dtype == np.uint8 and inp.samples.shape[0] > 50
     assert inp.class_means is not None and len(inp.fidelity) == 10
     assert {r["l"] for r in inp.accuracy_vs_l} == {1, 4, 16, 64}
-    assert inp.frontier_current == (10.0, 0.80)
+    # The frontier: the shipped digits table (and the store), best accuracy up to each ε.
+    eps = [r["epsilon"] for r in inp.frontier]
+    acc = [r["accuracy"] for r in inp.frontier]
+    assert len(eps) > 3 and eps == sorted(eps) and acc == sorted(acc)
+    assert {"shipped table"} <= {r["source"] for r in inp.frontier}
+    assert inp.frontier_current is None  # T = 500 was never measured
     assert inp.compare is None
     html = build_report(inp)
     assert html.count(NOT_MEASURED) == 1  # only Compare
@@ -166,7 +178,7 @@ def test_gather_on_digits_fills_the_release_sections_and_reads_the_store():
 def test_gather_on_tabular_data_says_why_there_are_no_pictures(tiny_data_dir, monkeypatch):
     monkeypatch.setenv("DPCDA_DATA_DIR", str(tiny_data_dir))
     inp = gather_report_inputs("adult", l=2, epsilon=10.0, normalization="zscore",
-                               store=SimpleNamespace(jobs=lambda: [], sweeps=lambda: []))
+                               store=fake_store([]))
     assert inp.samples is None and "tabular" in inp.missing["samples"]
     assert inp.fidelity and "column" in inp.fidelity[0]
     assert "outside the guarantee" in build_report(inp)
@@ -184,7 +196,7 @@ def test_a_dataset_without_files_still_gets_its_privacy_section(monkeypatch, tmp
     monkeypatch.setenv("DPCDA_DATA_DIR", str(tmp_path))  # empty: no MNIST files
     monkeypatch.setenv("DPCDA_OFFLINE", "1")
     inp = gather_report_inputs("mnist", l=16, epsilon=10.0, accountant="class-aware",
-                               store=SimpleNamespace(jobs=lambda: JOBS, sweeps=lambda: []))
+                               store=fake_store(JOBS))
     pre = get_preset("mnist")
     want = calibrate(epsilon=10.0, l=16, T=pre.n, n=pre.n, class_counts=pre.class_counts,
                      d_x=pre.d_x, d_y=pre.d_y, accountant="class-aware", delta=1e-5)
@@ -246,3 +258,29 @@ def test_accuracy_vs_l_is_the_newest_sweep_over_l_in_a_real_store(tmp_path):
     assert accuracy_from_sweep(store, "digits") == (None, "")
     html = build_report(full_inputs(accuracy_vs_l=rows))
     assert 'stroke-dasharray' in html
+
+
+def test_the_current_setting_is_marked_on_the_frontier_when_measured():
+    from dpcda.data import load_dataset
+    from dpcda.mechanisms import generate_from_dataset
+
+    rel = generate_from_dataset(load_dataset("digits"), "dp-cda", l=16, epsilon=10.0, T=64)
+    card = json.loads(rel.card_json())
+    card["parameters"]["T"] = 1347  # as if T = N: what the runs below measured
+    sigma = card["parameters"]["sigma_x"]
+    kw = dict(privacy=card["privacy"], card=card, delta=1e-5, conversion="mironov", l=16)
+    front, cur = measured_frontier("digits", fake_store([]), **kw)
+    assert front and cur is None
+    jobs = [_job(10.0, 16, a, sigma=sigma * 1.01, id=i) for i, a in enumerate((0.91, 0.93))]
+    front, cur = measured_frontier("digits", fake_store(jobs), **kw)
+    assert cur == (card["privacy"]["epsilon"], pytest.approx(0.92))
+    assert any(r["source"].startswith("jobs #") for r in front) or max(
+        r["accuracy"] for r in front) > 0.92  # the runs join the frontier unless beaten
+
+
+def test_the_privacy_pages_report_is_its_headline_release():
+    from dpcda.report.gather import settings_for_report
+
+    got = settings_for_report(dict(dataset="mnist", l=4, sigma_x=0.3, epsilon=10.0), "privacy")
+    assert got == dict(dataset="mnist", l=4, sigma_x=0.3, allocation="equal", T=60000)
+    assert "T" not in settings_for_report(dict(dataset="mnist", l=4, sigma_x=0.3), "samples")
