@@ -189,6 +189,10 @@ def caveats_for(inp: ReportInputs) -> list[str]:
         out.append("Normalisation z-score uses the mean and standard deviation of the private data: "
                    "those statistics are outside the guarantee (not covered by ε). The public "
                    "'scale' normalisation is covered.")
+    elif method == "dp-center":
+        out.append("Normalisation dp-center releases a per-feature mean of the private data under "
+                   "differential privacy with a share of the budget; that release is composed into "
+                   "the ε above. z-score statistics would be outside the guarantee.")
     else:
         out.append("Normalisation z-score (statistics of the private data) would be outside the "
                    "guarantee; this report's normalisation "
