@@ -20,7 +20,10 @@ def test_audit_runs_in_a_background_worker_and_is_plotted(server, browser):  # n
     page.get_by_test_id("stSelectbox").filter(has_text="Dataset").first.click()
     page.get_by_role("option", name=re.compile("digits")).first.click()
     _wait_idle(page)
-    trials = (page.get_by_test_id("stNumberInput").filter(has_text="Trials per arm")
+    # The section stays folded until an audit has run on this server: open it.
+    page.get_by_text("Show the audit", exact=True).click()
+    _wait_idle(page)
+    trials = (page.get_by_test_id("stTextInput").filter(has_text="Trials per arm")
               .locator("input"))
     trials.wait_for(timeout=60_000)
     trials.fill("300")
