@@ -204,7 +204,9 @@ def comparison_plan(dataset: str, epsilon: float, *, mechanisms: Sequence[str], 
 
     ``problems`` (plain-words :class:`dpcda.messages.Problem` values, each once) is non-empty
     when nothing can be launched; ``estimate`` is :func:`dpcda.estimate.estimate_jobs` of
-    the jobs (None with problems). ``model="auto"``: each mechanism's own learner."""
+    the jobs (None with problems); ``config`` (stored with the sweep) records the page's
+    settings, so that "Reproduce this" gives them back. ``model="auto"``: each mechanism's own
+    learner."""
     from dpcda.estimate import estimate_jobs
     from dpcda.jobs.experiment import normalize
     from dpcda.messages import Problem, problem_of
@@ -221,6 +223,11 @@ def comparison_plan(dataset: str, epsilon: float, *, mechanisms: Sequence[str], 
         return {"jobs": [], "config": None, "name": "", "problems": [problem_of(exc)],
                 "estimate": None}
     config = {"page": "compare", "base": {"dataset": dataset}, "epsilon": float(epsilon),
-              "mechanisms": list(mechanisms), "runs": int(runs)}
+              "mechanisms": list(mechanisms), "runs": int(runs), "delta": float(delta),
+              "c": float(c), "model": model, "epochs": int(epochs),
+              "ls": {m: sorted({int(v) for v in ls[m]}) for m in mechanisms
+                     if m in ls and _mech(m).mixes},
+              "accountants": {m: cfg["accountant"] for m, cfg in
+                              {cfg["mechanism"]: cfg for _, cfg in jobs}.items()}}
     return {"jobs": jobs, "config": config, "problems": [], "estimate": est,
             "name": f"{dataset}: compare at ε {epsilon:g}; {runs} run(s)"}

@@ -171,6 +171,19 @@ def figure4_grid(ls, sigmas, *, accountant: str, ratio: float, n: int, class_cou
     return out
 
 
+def curve_note(accountant: str) -> str:
+    """How a σ calibrated on the Figure-4 curves was checked: an RDP accountant's ε is exact
+    at that σ; a PLD accountant's is an upper bound on the curves' loss grid, whose step is
+    chosen per setting (:func:`dpcda.privacy.pld.auto_value_intervals`: 1e-3, doubled where
+    the privacy-loss window is wide), coarser than a single ε's grid."""
+    from dpcda.privacy import get_accountant
+
+    if get_accountant(accountant).uses_rdp:
+        return "from the curve grid (σ interpolated between grid points, its ε checked)"
+    return ("from the curve grid (its ε an upper bound on a privacy-loss grid of step "
+            f"{CURVE_VALUE_INTERVAL:g} or coarser, chosen per setting)")
+
+
 def calibration_rows(target: float, ls, *, accountant: str, ratio: float, n: int, class_counts,
                      d_x, d_y, c: float, T: int, delta: float, conversion: str, max_alpha: int,
                      curves: dict | None = None) -> list[dict]:
@@ -193,7 +206,7 @@ def calibration_rows(target: float, ls, *, accountant: str, ratio: float, n: int
                                      max_alpha=max_alpha, **kw)
             if got is not None:
                 row.update(sigma_x=got[0], sigma_y=ratio * got[0], epsilon=got[1],
-                           notes=f"from the curve grid (value_interval {CURVE_VALUE_INTERVAL:g})")
+                           notes=curve_note(accountant))
                 rows.append(row)
                 continue
         try:

@@ -16,6 +16,7 @@ on codes, never on the English text.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 
 from dpcda.checks import CHECK_CODES, NOTICE_CODES, CheckError, Notice
@@ -165,3 +166,21 @@ def unique_problems(problems) -> list[Problem]:
             seen.add(p.plain)
             out.append(p)
     return out
+
+
+#: A server file path: absolute (``/a/b``), home-relative (``~/a``) or a Windows drive path,
+#: with at least one folder. Not ``1/N``, ``σ_y/σ_x``, ``and/or`` (a word before the slash)
+#: and not a URL (``://``).
+_PATH = re.compile(r"(?<![\w/:.~])(?:~|[A-Za-z]:)?[/\\](?:[\w.\-]+[/\\])+[\w.\-]*"
+                   r"|(?<![\w/:.])~[/\\][\w.\-/\\]*")
+
+
+def hide_paths(text: str, placeholder: str = "(a file on the server)") -> str:
+    """``text`` with every server file path replaced by ``placeholder``: pages show messages
+    from the library or a worker (a failed job, a worker that could not start) without where
+    things live on the server; the precise form goes to the server's log, not the page.
+
+    >>> hide_paths("No such file: '/srv/dpcda/jobs.sqlite3' (1/N of the data)")
+    "No such file: '(a file on the server)' (1/N of the data)"
+    """
+    return _PATH.sub(placeholder, str(text))

@@ -162,6 +162,45 @@ def settings_from_sweep(config: Mapping) -> dict:
     return out
 
 
+def settings_from_comparison(config: Mapping, jobs=()) -> dict:
+    """The Compare page's settings of a comparison: ``config`` is its stored sweep config
+    (``JobStore.get_sweep(i).config``) or the page's plan before launch
+    (:func:`dpcda.compare.comparison_plan`), ``jobs`` its jobs (stored ones, or the plan's
+    ``(kind, config)`` pairs). Settings the config does not record (comparisons stored before
+    it did) are read from the jobs. Where DP-CDA has finished runs, ``l`` is its best l (the
+    one the table shows; the report's release uses it)."""
+    from dpcda.compare import best_per_mechanism
+    from dpcda.mechanisms import MECHANISMS
+
+    cfgs = [j[1] if isinstance(j, tuple) else j.config for j in jobs]
+    mechs = [m for m in config.get("mechanisms") or dict.fromkeys(c["mechanism"] for c in cfgs)
+             if m in MECHANISMS]
+    out: dict = {"dataset": (config.get("base") or {}).get("dataset"),
+                 "epsilon": float(config["epsilon"]), "mechanisms": tuple(mechs),
+                 "runs": int(config.get("runs", 1))}
+    first = cfgs[0] if cfgs else {}
+    train = first.get("train") or {}
+    for key, value in (("delta", first.get("delta")), ("c", first.get("c")),
+                       ("epochs", train.get("epochs"))):
+        out[key] = config.get(key, value)
+    out["model"] = config.get("model") or (
+        train["model"] if cfgs and len({(c.get("train") or {}).get("model") for c in cfgs}) == 1
+        and train.get("model") else "auto")
+    ls = config.get("ls")
+    if ls is None:
+        ls = {}
+        for c in cfgs:
+            ls.setdefault(c["mechanism"], set()).add(int(c["l"]))
+    out["mechanism_ls"] = {m: tuple(sorted(ls[m])) for m in mechs
+                           if m in ls and MECHANISMS.get(m).mixes}
+    accs = config.get("accountants") or {c["mechanism"]: c["accountant"] for c in cfgs}
+    out["accountants"] = {m: accs[m] for m in mechs if m in accs}
+    best = best_per_mechanism([j for j in jobs if not isinstance(j, tuple)]).get("dp-cda")
+    if best is not None:
+        out["l"] = int(best["l"])
+    return {k: v for k, v in out.items() if v is not None}
+
+
 def list_pages() -> list[str]:
     return BUILDERS.names()
 

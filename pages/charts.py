@@ -1,4 +1,5 @@
-"""Plotly figures of the Privacy explorer (not a page): Figure 4 and the calibration curve.
+"""Plotly figures (not a page): the Privacy explorer's Figure 4 and calibration curve, and
+Compare's bars.
 
 The numbers come from :mod:`dpcda.explorer`; this module only draws them (``dpcda`` itself
 never imports plotly).
@@ -68,4 +69,23 @@ def calibration_figure(rows: list[dict], *, target: float):
     fig.update_yaxes(type="log", title="σ_x", **(log_ticks(min(sig), max(sig)) if sig else {}))
     fig.update_layout(title=f"noise for ε = {target:g}", height=320, showlegend=False,
                       margin=dict(l=10, r=10, t=40, b=10))
+    return fig
+
+
+def comparison_figure(bars: dict, title: str):
+    """Compare's bars (:func:`dpcda.compare_view.figure_bars`): ours with ± std, the paper's
+    Table 5 hatched."""
+    import plotly.graph_objects as go
+
+    fig = go.Figure()
+    if bars["ours"]["method"]:
+        fig.add_trace(go.Bar(x=bars["ours"]["method"], y=bars["ours"]["accuracy"], name="ours",
+                             error_y=dict(type="data", array=bars["ours"]["std"], visible=True),
+                             marker_color="#2f5fb3"))
+    if bars["paper"]["method"]:
+        fig.add_trace(go.Bar(x=bars["paper"]["method"], y=bars["paper"]["accuracy"],
+                             name="paper (Table 5)", marker_color="#b0b6c0", marker_pattern_shape="/"))
+    fig.update_layout(barmode="group", title=title, height=380, margin=dict(l=10, r=10, t=50, b=10),
+                      yaxis=dict(title="test accuracy (real test split)", range=[0, 1.02]),
+                      legend=dict(orientation="h", y=-0.25))
     return fig

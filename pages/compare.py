@@ -20,33 +20,19 @@ from dpcda.explain import ends_text
 from dpcda.launch_defaults import compare_defaults
 from dpcda.mechanisms import MECHANISMS
 from dpcda.presets import PRESETS
+from dpcda.reproduce import settings_from_comparison
 from dpcda.privacy import NOT_A_BOUND
 from dpcda.tables import for_display
 from dpcda.training import AUTO, list_models, model_spec
+from pages.charts import comparison_figure
 from pages.common import (DELTA_VALUES, POWERS_OF_TWO, InputRefused, accountant_assumptions,
                           ensure_app_navigation, explain, explain_toggle, float_input, fmt_delta,
                           int_input, privacy_footnote, step_intro)
 from pages.jobs_ui import executor_choice, open_job_store, start_worker, sweep_progress
+from pages.report_ui import page_tools
 
 DATASETS = ("digits", "mnist", "fashion-mnist", "cifar10")
 MECHS = tuple(MECHANISMS.names())
-
-
-def comparison_figure(bars: dict, title: str):
-    import plotly.graph_objects as go
-
-    fig = go.Figure()
-    if bars["ours"]["method"]:
-        fig.add_trace(go.Bar(x=bars["ours"]["method"], y=bars["ours"]["accuracy"], name="ours",
-                             error_y=dict(type="data", array=bars["ours"]["std"], visible=True),
-                             marker_color="#2f5fb3"))
-    if bars["paper"]["method"]:
-        fig.add_trace(go.Bar(x=bars["paper"]["method"], y=bars["paper"]["accuracy"],
-                             name="paper (Table 5)", marker_color="#b0b6c0", marker_pattern_shape="/"))
-    fig.update_layout(barmode="group", title=title, height=380, margin=dict(l=10, r=10, t=50, b=10),
-                      yaxis=dict(title="test accuracy (real test split)", range=[0, 1.02]),
-                      legend=dict(orientation="h", y=-0.25))
-    return fig
 
 
 ensure_app_navigation()
@@ -198,3 +184,6 @@ first = shown[0] if shown else "dp-cda"
 privacy_footnote(next((j.config["accountant"] for j in jobs if j.config["mechanism"] == first),
                       MECHANISMS.get(first).default_accountant), conversion, delta=used_delta,
                  what=f"{MECHANISMS.get(first).title}'s ε", mechanism=first)
+page_tools("compare", settings_from_comparison(sweeps[sid].config, jobs) if sid is not None else
+           settings_from_comparison(plan["config"], plan["jobs"]) if plan["config"] and not refused
+           else {}, sweep_id=sid)

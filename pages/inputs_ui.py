@@ -74,9 +74,10 @@ def float_input(label: str, *, key: str, name: str, lo=None, hi=None, lo_open=Fa
 def missing_data_note(name: str, *, container=None) -> None:
     """A dataset whose files are not on this server: one plain line, the how-to in an expander
     (no server path is ever shown)."""
-    from dpcda.data import how_to_get
+    from dpcda.data import get_dataset_spec, how_to_get
 
-    where = container or st
-    where.info(f"The files of **{name}** are not on this server; **digits** always works.")
-    with where.expander(f"How to add {name}"):
+    where, title = container or st, get_dataset_spec(name).title
+    digits = get_dataset_spec("digits").title
+    where.info(f"The files of **{title}** are not on this server; **{digits}** always works.")
+    with where.expander(f"How to add {title}"):
         st.markdown(how_to_get(name))

@@ -7,6 +7,8 @@ from typing import Callable
 
 import streamlit as st
 
+from dpcda.messages import hide_paths
+
 
 def sweep_progress(store, sid: int, status_at_start: str, jobs: list, *, key: str,
                    describe: Callable, noun: str = "sweep", failed_in_expander: bool = True) -> None:
@@ -50,7 +52,7 @@ def sweep_progress(store, sid: int, status_at_start: str, jobs: list, *, key: st
         failed = [j for j in now if j.status == "failed"]
         if failed:
             lines = [f"- job #{j.id} ({describe(j)}): " + (f"`{j.reason}` · " if j.reason else "")
-                     + f"{(j.message or getattr(j, 'error', None) or 'failed').splitlines()[0]}"
+                     + hide_paths((j.message or getattr(j, 'error', None) or 'failed').splitlines()[0])
                      for j in failed]
             if failed_in_expander:
                 with st.expander(f"{len(failed)} failed job(s)"):
@@ -86,14 +88,16 @@ def start_worker(store, noun: str = "sweep", executor: str = "embedded") -> None
     except (OSError, RuntimeError, ValueError) as exc:
         ray = " --executor ray --address $DPCDA_RAY_ADDRESS" if address else ""
         st.warning(f"The {noun} is queued but no worker could be started. Run "
-                   f"`python -m dpcda worker{ray}` in a shell on this server (same $DPCDA_HOME).")
+                   f"`python -m dpcda worker{ray}` in a shell on this server (with the same "
+                   "DPCDA_HOME setting as this dashboard).")
         with st.expander("Details"):
-            st.code(str(exc), language=None)
+            st.code(hide_paths(exc), language=None)
 
 
 def open_job_store():
-    """The job store shared by every session. A store that cannot be used: one message (the path
-    in an expander; for a corrupt store a button that moves it aside) and the page stops."""
+    """The job store shared by every session. A store that cannot be used: one message in plain
+    words (no server path; the path and the precise error only in a "Details" expander; for a
+    corrupt store a button that moves it aside) and the page stops."""
     from dpcda.jobs import JobStore
     from dpcda.jobs.store_errors import StoreError, move_aside
 
@@ -109,5 +113,8 @@ def open_job_store():
                 st.rerun()
         st.stop()
     except (OSError, RuntimeError, ValueError) as exc:
-        st.error(f"Cannot open the job store: {exc}")
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else hide_paths(exc)
+        st.error(f"The job store cannot be opened: {why.rstrip('.')}.")
+        with st.expander("Details"):
+            st.code(f"{type(exc).__name__}: {exc}", language=None)
         st.stop()

@@ -50,20 +50,24 @@ def reproduce_expander(page: str, settings: Mapping, *, container=None) -> None:
                         mime="text/x-python", key=f"{page}_repro_script", on_click="ignore")
 
 
-def report_html(settings: Mapping, release=None, page: str | None = None) -> bytes:
-    """The report of ``settings`` as UTF-8 HTML (a short error page when it cannot be built)."""
+def report_html(settings: Mapping, release=None, page: str | None = None,
+                sweep_id: int | None = None) -> bytes:
+    """The report of ``settings`` as UTF-8 HTML (a short error page when it cannot be built);
+    ``sweep_id``: the stored sweep or comparison the page shows (its section uses it)."""
     from dpcda.report import build_report, gather_report_inputs
     from dpcda.report.gather import settings_for_report
     from dpcda.report.html import error_report
 
     try:
         kw = settings_for_report(_plain(settings), page)
-        return build_report(gather_report_inputs(**kw, release=release)).encode("utf-8")
+        return build_report(gather_report_inputs(**kw, release=release, sweep_id=sweep_id)
+                            ).encode("utf-8")
     except ValueError as exc:
         return error_report(str(exc)).encode("utf-8")
 
 
-def report_download(page: str, settings: Mapping, *, release=None, container=None) -> None:
+def report_download(page: str, settings: Mapping, *, release=None, sweep_id: int | None = None,
+                    container=None) -> None:
     """The "Download report" button (in the sidebar unless ``container``)."""
     from dpcda.report.gather import settings_for_report
 
@@ -76,12 +80,14 @@ def report_download(page: str, settings: Mapping, *, release=None, container=Non
         return
     noise = f"eps{kw['epsilon']:g}" if kw.get("epsilon") is not None else f"sigma{kw['sigma_x']:g}"
     name = file_stem("dpcda_report", kw["dataset"], f"l{kw['l']}", noise) + ".html"
-    where.download_button("Download report (HTML)", lambda: report_html(settings, release, page),
-                          file_name=name, mime="text/html", key=f"{page}_report", on_click="ignore",
+    where.download_button("Download report (HTML)",
+                          lambda: report_html(settings, release, page, sweep_id), file_name=name,
+                          mime="text/html", key=f"{page}_report", on_click="ignore",
                           help=REPORT_HELP)
 
 
-def page_tools(page: str, settings: Mapping, *, release=None) -> None:
-    """Both, as every page draws them: the expander here, the report button in the sidebar."""
+def page_tools(page: str, settings: Mapping, *, release=None, sweep_id: int | None = None) -> None:
+    """Both, as every page draws them: the expander here, the report button in the sidebar.
+    ``sweep_id``: the stored sweep (Utility) or comparison (Compare) the page shows."""
     reproduce_expander(page, settings)
-    report_download(page, settings, release=release)
+    report_download(page, settings, release=release, sweep_id=sweep_id)

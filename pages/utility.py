@@ -13,6 +13,7 @@ import streamlit as st
 
 from dpcda.jobs import sweep_results
 from dpcda.mechanisms import MECHANISMS
+from dpcda.reproduce import settings_from, settings_from_sweep
 from dpcda.training import model_spec
 from dpcda.utility_figure import figure_data, figure_notes
 from dpcda.utility_results import (EXPERIMENTS, calibration_notes, display_table, models_by_point,
@@ -20,6 +21,7 @@ from dpcda.utility_results import (EXPERIMENTS, calibration_notes, display_table
 from pages.common import (accountant_assumptions, ensure_app_navigation, explain_toggle,
                           privacy_footnote, show_problem, step_intro)
 from pages.jobs_ui import executor_choice, open_job_store, start_worker, sweep_progress
+from pages.report_ui import page_tools
 from pages.utility_form import sweep_form
 from pages.utility_views import accuracy_figure, launch_box
 
@@ -71,6 +73,7 @@ sid = st.selectbox("Sweep (every session's sweeps, newest first)", list(sweeps),
 if sid is None:
     st.info("No sweep selected.")
     accountant_assumptions(list(MECHANISMS.get("dp-cda").accountants))
+    page_tools("utility", settings_from(request) if request is not None else {})  # the form's
     st.stop()
 st.query_params["sweep"] = str(sid)
 
@@ -114,3 +117,4 @@ else:
 accountant_assumptions(sorted({cfg["accountant"], mech.default_accountant}))
 privacy_footnote(cfg["accountant"], cfg["conversion"], delta=cfg["delta"],
                  what=f"every finite ε of sweep #{sid}", mechanism=mech.name)
+page_tools("utility", settings_from_sweep(sweeps[sid].config), sweep_id=sid)  # the sweep shown

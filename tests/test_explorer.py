@@ -3,7 +3,7 @@ import math
 import pytest
 
 from dpcda.explorer import (DELTA_VALUES, L_VALUES, POWERS_OF_TWO, SIGMA_GRID, SIGMA_VALUES,
-                            DatasetChoice, calibration_rows, epsilon_table, figure4_grid,
+                            DatasetChoice, calibration_rows, curve_note, epsilon_table, figure4_grid,
                             paper_vs_class_aware, published_vs_valid)
 from dpcda.privacy import list_accountants
 
@@ -66,4 +66,17 @@ def test_calibration_never_overshoots_the_target():
     via = calibration_rows(5.0, (4,), accountant="class-aware", ratio=1.0, curves=curves,
                            **SETTING)[0]
     assert via["epsilon"] <= 5.0 + 1e-9 and "curve grid" in via["notes"]
+    assert "privacy-loss grid" not in via["notes"]  # an RDP accountant has no loss grid
     assert via["sigma_x"] == pytest.approx(rows[1]["sigma_x"], rel=0.05)
+
+
+def test_curve_note_says_what_the_pld_curve_grid_is():
+    from dpcda.privacy.pld import CURVE_VALUE_INTERVAL, auto_value_intervals
+
+    # the curves' step is per setting: CURVE_VALUE_INTERVAL, doubled where the window is wide
+    steps = [auto_value_intervals(s, 4 / 180, 1797, 1e-5)[2] for s in (0.05, 2.0, 40.0)]
+    k = [math.log2(h / CURVE_VALUE_INTERVAL) for h in steps]
+    assert k[0] == 0 and k[1] > 0 and all(v == pytest.approx(round(v)) for v in k)
+    note = curve_note("class-aware-pld")
+    assert f"step {CURVE_VALUE_INTERVAL:g} or coarser, chosen per setting" in note
+    assert "privacy-loss grid" not in curve_note("class-aware")

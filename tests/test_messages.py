@@ -97,3 +97,26 @@ def test_a_typed_dataset_size_says_what_shape_is_expected():
     assert p.plain == ("The dataset size must be N (one whole number) or the class counts "
                        "separated by commas, like 6000, 6000, 5000; '6000, six thousand' is not.")
     assert "class counts" in p.precise
+
+
+@pytest.mark.parametrize("text, hidden", [
+    ("No such file or directory: '/work/x/dpcda-home/jobs.sqlite3'", "'/work/x/dpcda-home/jobs.sqlite3'"),
+    ("see ~/.dpcda/worker.log for details", "~/.dpcda/worker.log"),
+    ("[Errno 13] Permission denied: /tmp/home/jobs.sqlite3", "/tmp/home/jobs.sqlite3"),
+    (r"put them in C:\data\mnist\raw first", r"C:\data\mnist\raw"),
+])
+def test_hide_paths_removes_server_paths(text, hidden):
+    from dpcda.messages import hide_paths
+
+    out = hide_paths(text)
+    assert "(a file on the server)" in out
+    assert hidden.strip("'") not in out and out.replace("(a file on the server)", "") == \
+        text.replace(hidden.strip("'"), "")
+
+
+@pytest.mark.parametrize("text", ["1/N of the data", "σ_y/σ_x = 1", "and/or", "http://example.org/a/b",
+                                  "put it in `mnist/` inside your datasets folder", "ratio 3 / 4"])
+def test_hide_paths_keeps_what_is_not_a_path(text):
+    from dpcda.messages import hide_paths
+
+    assert hide_paths(text) == text

@@ -248,3 +248,44 @@ def test_settings_from_a_stored_sweep_reproduce_it(tmp_path):
     from dpcda.jobs.experiment import normalize
 
     assert [normalize(c) for c in got] == [normalize(c) for c in want]
+
+
+def _compare_jobs_of(r) -> list:
+    """The jobs the library call of a Compare reproduction makes (run up to the store)."""
+    ns: dict = {}
+    exec(r.library.split("# What the page does")[0], ns)
+    return ns["jobs"]
+
+
+def test_settings_from_a_comparison_reproduce_its_jobs(tmp_path):
+    from dpcda.compare import comparison_plan
+    from dpcda.jobs import JobStore
+    from dpcda.reproduce import settings_from_comparison
+
+    plan = comparison_plan("digits", 10.0, mechanisms=["dp-cda", "local", "dpmix"], runs=2,
+                           ls={"dp-cda": [16, 4], "dpmix": [8]}, delta=1e-6, c=2.0,
+                           accountants={"dp-cda": "class-aware"}, model="ncm", epochs=3)
+    assert not plan["problems"]
+    s = settings_from_comparison(plan["config"], plan["jobs"])  # the form, before launch
+    assert s["mechanism_ls"] == {"dp-cda": (4, 16), "dpmix": (8,)} and s["runs"] == 2
+    assert s["accountants"]["dp-cda"] == "class-aware" and "l" not in s  # nothing measured yet
+    r = reproduce(page="compare", **s)
+    assert _compare_jobs_of(r) == plan["jobs"]
+    assert "--delta 1e-06" in r.cli[0] and "--c 2.0" in r.cli[0] and "--model ncm" in r.cli[0]
+
+    store = JobStore(tmp_path / "jobs.sqlite3")  # stored, then finished: DP-CDA's best l
+    sid = store.create_sweep(plan["name"], plan["config"], plan["jobs"])
+    while (job := store.claim("w", ["experiment"])) is not None:
+        store.finish(job.id, "w", "done", result={"accuracy": 0.5 + job.config["l"] / 100,
+                                                  "sigma_x": 0.2, "epsilon": 9.9})
+    jobs = store.jobs(sweep_id=sid)
+    stored = settings_from_comparison(store.get_sweep(sid).config, jobs)
+    assert stored == dict(s, l=16)
+    # a comparison stored before the config recorded the settings: read from its jobs
+    old = {k: plan["config"][k] for k in ("page", "base", "epsilon", "mechanisms", "runs")}
+    from_jobs = settings_from_comparison(old, jobs)
+    assert _compare_jobs_of(reproduce(page="compare", **from_jobs)) == plan["jobs"]
+    assert from_jobs["mechanism_ls"] == s["mechanism_ls"] and from_jobs["l"] == 16
+    with pytest.raises(ValueError, match="mechanisms"):  # nothing selected: nothing to reproduce
+        reproduce(page="compare", **settings_from_comparison(
+            {"base": {"dataset": "digits"}, "epsilon": 10.0, "mechanisms": []}))

@@ -64,14 +64,22 @@ def accuracy_rows(cells: list[dict]) -> list[dict]:
              "runs": c["runs"], "learner": c["learners"]} for c in cells if c["epsilon"] in eps]
 
 
-def accuracy_from_sweep(store, dataset: str) -> tuple[list[dict] | None, str]:
-    """(rows, caption) of the newest Utility sweep of ``dataset`` over l (DP-CDA) with a finished
-    job, as the Utility page draws it (:func:`dpcda.utility_figure.sweep_figure_data`): one
-    series per line, the paper's (or the thesis's) reported cells as dashed series."""
+def _sweeps(store, sweep_id: int | None) -> list:
+    """The store's sweeps, newest first, the one ``sweep_id`` names (the page's) put first."""
+    sweeps = list(reversed(store.sweeps()))
+    return sorted(sweeps, key=lambda sw: sw.id != sweep_id)  # stable: newest first after it
+
+
+def accuracy_from_sweep(store, dataset: str, sweep_id: int | None = None
+                        ) -> tuple[list[dict] | None, str]:
+    """(rows, caption) of the Utility sweep ``sweep_id`` (the one the page shows) when it is a
+    DP-CDA sweep of ``dataset`` over l with a finished job, else of the newest such sweep, as
+    the Utility page draws it (:func:`dpcda.utility_figure.sweep_figure_data`): one series per
+    line, the paper's (or the thesis's) reported cells as dashed series."""
     from dpcda.utility_figure import sweep_figure_data
     from dpcda.utility_results import sweep_x
 
-    for sw in reversed(store.sweeps()):
+    for sw in _sweeps(store, sweep_id):
         cfg = sw.config or {}
         base = cfg.get("base") or {}
         if (cfg.get("page") == "compare" or "ls" not in cfg or sweep_x(cfg) != "l"
@@ -129,13 +137,14 @@ def measured_frontier(dataset: str, store, *, privacy: dict, card: dict | None, 
     return out, cur
 
 
-def latest_comparison(store, dataset: str):
-    """(table rows, caption) of the newest Compare sweep of ``dataset`` with a finished job:
-    the Compare page's narrow main table (:func:`dpcda.compare_view.compare_report_data`)."""
+def latest_comparison(store, dataset: str, sweep_id: int | None = None):
+    """(table rows, caption) of the comparison ``sweep_id`` (the one the Compare page shows)
+    when it is one of ``dataset`` with a finished job, else of the newest such comparison: the
+    Compare page's narrow main table (:func:`dpcda.compare_view.compare_report_data`)."""
     from dpcda.compare_view import compare_report_data
     from dpcda.mechanisms import MECHANISMS
 
-    for sw in reversed(store.sweeps()):
+    for sw in _sweeps(store, sweep_id):
         cfg = sw.config or {}
         if cfg.get("page") != "compare" or (cfg.get("base") or {}).get("dataset") != dataset:
             continue
@@ -276,14 +285,16 @@ def gather_report_inputs(dataset: str, *, l: int, epsilon: float | None = None,
                          accountant: str | None = None, conversion: str = "mironov",
                          c: float | None = None, T: int | None = None,
                          normalization: str | None = None, allocation: str | None = None,
-                         release=None, store=None, extra_caveats: Sequence[str] = ()
-                         ) -> ReportInputs:
+                         release=None, store=None, sweep_id: int | None = None,
+                         extra_caveats: Sequence[str] = ()) -> ReportInputs:
     """Everything the report of one DP-CDA setting shows (see the module docstring).
 
     ``release``: the page's release (else one is generated, T capped at :data:`T_CAP`);
     ``store``: a :class:`dpcda.jobs.JobStore` or its path (default ``$DPCDA_HOME``'s, only
-    read if it exists). A dataset whose files are missing here still gets the privacy section
-    (from its public preset) and the results store's sections."""
+    read if it exists); ``sweep_id``: the stored sweep the page shows (a Utility sweep over l
+    or a comparison), preferred to the newest one for its section. A dataset whose files are
+    missing here still gets the privacy section (from its public preset) and the results
+    store's sections."""
     from dpcda.data import load_dataset
     from dpcda.presets import PRESETS
     from dpcda.privacy import DEFAULT_ACCOUNTANT
@@ -328,10 +339,11 @@ def gather_report_inputs(dataset: str, *, l: int, epsilon: float | None = None,
                f"accountant {privacy['accountant']}, δ = {delta:g}, T = N; learner(s): "
                + (", ".join(sorted({c["learners"] for c in cells})) or "—") + ".")
     if st is not None and hasattr(st, "get_sweep"):  # a real store: the newest sweep over l
-        sweep_rows, sweep_cap = accuracy_from_sweep(st, dataset)
+        sweep_rows, sweep_cap = accuracy_from_sweep(st, dataset, sweep_id)
         if sweep_rows:
             acc_rows, acc_cap = sweep_rows, sweep_cap
-    compare, compare_cap = latest_comparison(st, dataset) if st is not None else (None, "")
+    compare, compare_cap = (latest_comparison(st, dataset, sweep_id) if st is not None
+                            else (None, ""))
     return ReportInputs(
         dataset=dataset, setting=setting, privacy=privacy, card=card,
         accuracy_vs_l=acc_rows or None,

@@ -254,7 +254,8 @@ def test_missing_dataset_files_show_where_to_put_them(monkeypatch, tmp_path):
     assert not at.error and len(at.info) == 1  # one short box, no server paths
     box = at.info[0].value
     how = " ".join(m.value for e in at.expander for m in e.markdown)
-    assert "not on this server" in box and "digits" in box
+    assert "not on this server" in box and "**CIFAR-10**" in box and "cifar10" not in box  # titles
+    assert "How to add CIFAR-10" in [e.label for e in at.expander]
     assert "DPCDA_DATA_DIR" in how and "`cifar10/cifar-10-batches-py/`" in how and "torchvision" in how
     assert str(tmp_path) not in box + how
     assert "samples_generate" not in [b.key for b in at.button]  # no release controls

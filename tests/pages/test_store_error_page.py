@@ -26,3 +26,25 @@ def test_corrupt_store_is_one_message_and_can_be_moved_aside(monkeypatch, tmp_pa
     assert not at.exception, at.exception
     assert len(list(tmp_path.glob("jobs.sqlite3.corrupt-*"))) == 1
     assert not at.error  # a fresh store: the page renders normally
+
+
+def test_an_unexpected_store_error_hides_the_path(monkeypatch, tmp_path):
+    """An error the store does not classify: one plain message without the server path; the
+    precise error (with the path) only in the "Details" expander."""
+    import dpcda.jobs
+
+    where = tmp_path / "home" / "jobs.sqlite3"
+
+    def broken(*a, **kw):
+        raise OSError(5, "Input/output error", str(where))
+
+    monkeypatch.setattr(dpcda.jobs, "JobStore", broken)
+    for page in ("utility", "compare"):
+        at = AppTest.from_file(str(Path(PAGE).with_name(f"{page}.py")), default_timeout=60)
+        at.run()
+        assert not at.exception, at.exception
+        (error,) = at.error
+        assert error.value.startswith("The job store cannot be opened: ")
+        assert error.value == "The job store cannot be opened: Input/output error."
+        (details,) = [e for e in at.expander if e.label == "Details"]
+        assert str(where) in details.code[0].value

@@ -235,7 +235,9 @@ def test_a_dataset_without_files_cannot_be_launched(store, worker_calls, monkeyp
     assert not at.button(key="utility_launch").disabled  # digits is always there
     at.selectbox(key="utility_dataset").set_value("cifar10")
     run(at)
-    assert any("cifar10" in i.value and "not on this server" in i.value for i in at.sidebar.info)
+    # the dataset's title, not its registry key
+    assert any("**CIFAR-10**" in i.value and "not on this server" in i.value and "cifar10" not in i.value
+               for i in at.sidebar.info)
     how = " ".join(m.value for m in at.sidebar.markdown)
     assert "To get CIFAR-10" in how and "DPCDA_DATA_DIR" in how  # in an expander
     assert str(tmp_path) not in how + " ".join(i.value for i in at.sidebar.info)  # no server paths

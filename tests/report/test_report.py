@@ -154,6 +154,16 @@ def test_latest_comparison_reads_the_newest_finished_compare_sweep():
     assert rows[0]["accountant"] == "class-aware-pld" and rows[0]["l"] == "4"
     assert "#1" in cap
     assert latest_comparison(store, "adult") == (None, "")
+    # the comparison the page shows comes first; one of another dataset is not taken
+    sweeps.insert(0, SimpleNamespace(id=3, config={"page": "compare", "base": {"dataset": "digits"},
+                                                   "epsilon": 20.0, "mechanisms": ["dp-cda"]}))
+    jobs3 = [SimpleNamespace(status="done", config=dict(jobs[0].config, l=8),
+                             result=dict(jobs[0].result, accuracy=0.9))]
+    store.jobs = lambda sweep_id=None: {1: jobs, 3: jobs3}.get(sweep_id, [])
+    assert "#1" in latest_comparison(store, "digits")[1]  # newest: 1 (listed last)
+    rows, cap = latest_comparison(store, "digits", sweep_id=3)
+    assert "#3 at target ε = 20" in cap and rows[0]["l"] == "8" and rows[0]["accuracy"] == "0.9000"
+    assert "#1" in latest_comparison(store, "digits", sweep_id=2)[1]  # 2 is mnist's: not taken
 
 
 def test_gather_on_digits_fills_the_release_sections_and_reads_the_store():
@@ -258,6 +268,25 @@ def test_accuracy_vs_l_is_the_newest_sweep_over_l_in_a_real_store(tmp_path):
     assert accuracy_from_sweep(store, "digits") == (None, "")
     html = build_report(full_inputs(accuracy_vs_l=rows))
     assert 'stroke-dasharray' in html
+
+
+def test_accuracy_vs_l_prefers_the_sweep_the_page_shows(tmp_path):
+    from dpcda.jobs import JobStore, submit_sweep
+    from dpcda.report.gather import accuracy_from_sweep
+
+    store = JobStore(tmp_path / "jobs.sqlite3")
+    base = {"dataset": "digits", "train": {"model": "ncm"}}
+    old = submit_sweep(store, base, epsilons=[10.0], ls=[2, 4], runs=1, x="l")
+    new = submit_sweep(store, base, epsilons=[10.0], ls=[8], runs=1, x="l")
+    over_eps = submit_sweep(store, base, epsilons=[1.0, 10.0], ls=[4], runs=1, x="epsilon")
+    while (job := store.claim("w", ["experiment"])) is not None:
+        store.finish(job.id, "w", "done", result={"accuracy": 0.5 + job.config["l"] / 100,
+                                                  "sigma_x": 0.2, "epsilon": 9.9})
+    assert f"#{new} " in accuracy_from_sweep(store, "digits")[1]
+    rows, cap = accuracy_from_sweep(store, "digits", sweep_id=old)
+    assert f"#{old} " in cap and sorted(r["l"] for r in rows if not r.get("dashed")) == [2, 4]
+    # a sweep over epsilon has no accuracy-vs-l: the newest sweep over l instead
+    assert f"#{new} " in accuracy_from_sweep(store, "digits", sweep_id=over_eps)[1]
 
 
 def test_the_current_setting_is_marked_on_the_frontier_when_measured():
