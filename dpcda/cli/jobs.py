@@ -260,8 +260,11 @@ def _sweep(args) -> int:
     sigmas = None if args.sigmas is None else parse_sigmas(args.sigmas)
     Ts = None if args.T is None else parse_Ts(args.T)
     max_l, what = max_l_for(args.dataset, args.mechanism or "dp-cda")
-    if args.ls is None:  # the paper's grid, cut at the smallest class
-        ls = [l for l in parse_ls(DEFAULT_LS) if max_l is None or l <= max_l]
+    if args.ls is None:  # the paper's grid, cut at the smallest class; [1] if it does not mix
+        from dpcda.mechanisms import MECHANISMS
+
+        mixes = MECHANISMS.get(args.mechanism or "dp-cda").mixes
+        ls = [l for l in parse_ls(DEFAULT_LS) if max_l is None or l <= max_l] if mixes else [1]
     else:
         ls = parse_ls(args.ls, max_l=max_l, what=what)
     executor = _executor(args)  # no ray package: exit 2 before anything is queued

@@ -26,7 +26,7 @@ import math
 import numpy as np
 
 from dpcda.mechanisms._torch import make_generator, resolve_device
-from dpcda.mechanisms.card import data_block, make_card, privacy_from_result
+from dpcda.mechanisms.card import bound_fields, data_block, make_card, privacy_from_result
 from dpcda.mechanisms.dp_cda import check_noise_choice
 from dpcda.mechanisms.mixing import Mixed, mix_any_class
 from dpcda.mechanisms.prepare import fit_preprocessor
@@ -178,7 +178,8 @@ def generate_random_projection(X, y, *, epsilon: float, delta: float = 1e-5, p: 
     else:  # as published
         std = c * s_R * math.sqrt(math.log(1.0 / (2.0 * delta)) + eps) / eps
     acc = get_accountant(accountant)
-    valid = "random-projection" in acc.valid_for
+    bound = bound_fields(accountant, "random-projection")  # relation, valid_bound, bound_note
+    valid = bound["valid_bound"]
     R32 = R.to(torch.float32)
     Z = torch.from_numpy(pre(X)).to(dev) @ R32.T
     Z.add_(torch.randn(Z.shape, generator=gen, device=dev, dtype=Z.dtype), alpha=std)
@@ -186,8 +187,8 @@ def generate_random_projection(X, y, *, epsilon: float, delta: float = 1e-5, p: 
     privacy = {"private": True, "epsilon": eps,
                "epsilon_text": epsilon_text(eps) + ("" if valid else f" ({NOT_A_BOUND})"),
                "delta": delta, "accountant": accountant, "accountant_title": acc.title,
-               "assumptions": acc.assumptions, "relation": acc.relation,
-               "valid_bound": valid, "conversion": None, "alpha": None,
+               "assumptions": acc.assumptions, **bound,
+               "conversion": None, "alpha": None,
                "warnings": [] if delta < 1.0 / N else
                [f"delta={delta:g} is not below 1/N={1.0 / N:.3g}; choose delta < 1/N"]}
     card = make_card(

@@ -128,6 +128,21 @@ def test_sweep_prints_table_writes_csv_and_reuses_results(db, tmp_path, capsys, 
     assert table["mean"].tolist() == pytest.approx([0.891, 0.861, 0.891, 0.861])
 
 
+def test_sweep_of_a_mechanism_without_l_defaults_to_l_1(db, capsys, fake_experiment):
+    """No --ls: a mechanism that does not mix runs at l = 1 (the paper's l grid would be
+    refused with "l must be 1"); a published accountant's epsilon is labelled in the header."""
+    from dpcda.privacy import NOT_A_BOUND
+
+    assert _sweep(db, "--epsilons", "10", "--mechanism", "random-projection",
+                  "--accountant", "dppro") == 0
+    assert [c["l"] for c in fake_experiment] == [1]
+    header = capsys.readouterr().out.splitlines()[0]
+    assert f"dppro: {NOT_A_BOUND}" in header
+    assert _sweep(db, "--epsilons", "10", "--mechanism", "local") == 0
+    assert [c["l"] for c in fake_experiment] == [1, 1]
+    assert NOT_A_BOUND not in capsys.readouterr().out  # dpmix-clipped: a valid bound
+
+
 def test_sweep_exits_1_when_a_job_fails(db, capsys, fake_experiment):
     assert _sweep(db, "--epsilons", "10", "--ls", "1,3") == 1
     captured = capsys.readouterr()
