@@ -1,15 +1,15 @@
 """Acceptance (issue 10): the guided path on digits in Chromium at 1024×768.
 
-Home → Privacy → Samples → Utility → Compare, each page reached the way a visitor would (Home's
-step link, then the sidebar), with no exception on any page (no ``stException`` element, no
-uncaught page error, no console error) and a screenshot of every step. Screenshots go to
-``$DPCDA_SCREENSHOTS`` when set, else to pytest's ``tmp_path`` (never into the repository).
-The server (private ``DPCDA_HOME``, offline) and Chromium come from test_privacy_browser.py;
-the server and any worker it started are stopped at the end of the module.
-
-Missing: the issue's last step, the report download from Compare — Compare has no report button
-yet (``pages.report_ui.report_download`` / ``page_tools`` is on Privacy and Samples only); add
-it here once Compare calls it.
+Home → Privacy → Samples → Utility → Compare → report download, each page reached the way a
+visitor would (Home's step link, then the sidebar), with no exception on any page (no
+``stException`` element, no uncaught page error, no console error) and a screenshot of every
+step. The report is downloaded from Compare's sidebar button (``page.expect_download``), saved,
+and opened as ``file://`` in a new offline browser context where every other request is
+aborted and recorded (none may be attempted): every section heading must be there.
+Screenshots go to ``$DPCDA_SCREENSHOTS`` when set, else to pytest's ``tmp_path`` (never into
+the repository). The server (private ``DPCDA_HOME``, offline) and Chromium come from
+test_privacy_browser.py; the server and any worker it started are stopped at the end of the
+module.
 """
 
 from __future__ import annotations
@@ -22,9 +22,11 @@ import pytest
 
 from dpcda.formatting import fmt_int
 from dpcda.presets import get_preset
+from dpcda.report import SECTIONS
 from tests.browser.test_privacy_browser import IDLE, browser, server  # noqa: F401
 
 LOAD_MS = 120_000  # a page's first run on a busy 2-core machine can take half a minute
+REPORT_MS = 180_000  # the report generates a release when clicked
 STEPS = ("Choose ε", "See the data", "Measure utility", "Compare and decide")
 
 
@@ -111,9 +113,48 @@ def test_guided_path_on_digits(server, browser, shots):  # noqa: F811
     page.screenshot(path=str(shots / "4-utility.png"))
     _no_exception(page, "Utility", errors)
 
-    # Step 4, Compare.
+    # Step 4, Compare: the code of this comparison and the report button.
     _open(page, "Compare", "compare")
     _pick(page, "Dataset", "digits")
+    assert page.get_by_test_id("stExpander").filter(has_text="Reproduce this").count() == 1
     page.screenshot(path=str(shots / "5-compare.png"))
     _no_exception(page, "Compare", errors)
+
+    # Step 5, the report: downloaded from Compare, opened offline, every section there.
+    button = page.get_by_test_id("stSidebar").get_by_test_id("stDownloadButton").filter(
+        has_text="Download report")
+    with page.expect_download(timeout=REPORT_MS) as got:
+        button.get_by_role("button").click()
+    download = got.value
+    assert re.fullmatch(r"dpcda_report_digits_l\d+_eps10\.html", download.suggested_filename)
+    report = shots / download.suggested_filename
+    download.save_as(report)
+    _no_exception(page, "Compare (report download)", errors)
     page.close()
+    _report_offline(browser, report, shots / "6-report.png")
+
+
+def _report_offline(browser, path: Path, shot: Path) -> None:  # noqa: F811
+    """Open the saved report in a new offline context; no request but the file itself."""
+    ctx = browser.new_context(offline=True, viewport={"width": 1024, "height": 768})
+    url, attempted, errors = path.resolve().as_uri(), [], []
+
+    def route(r):
+        attempted.append(r.request.url)
+        if r.request.url == url:
+            r.continue_()
+        else:
+            r.abort()
+
+    ctx.route("**/*", route)
+    try:
+        page = ctx.new_page()
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.goto(url, wait_until="load")
+        assert page.locator("section > h2").all_inner_texts() == [title for _, title in SECTIONS]
+        setting = page.locator("section#data-card table").first.inner_text()
+        assert "dataset\tdigits" in setting and "target ε\t10" in setting  # Compare's setting
+        page.screenshot(path=str(shot), full_page=True)
+        assert attempted == [url] and not errors, (attempted, errors)
+    finally:
+        ctx.close()
