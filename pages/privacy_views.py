@@ -9,6 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from dpcda import frontier as fr
+from dpcda.privacy import caveat
 from pages.common import (EPS_PLOT_MAX, POWERS_OF_TWO, SIGMA_GRID, InputRefused,
                           calibration_figure, calibration_rows, explain, explain_on, figure4,
                           figure4_grid, float_input, fmt_alpha, fmt_eps, fmt_int)
@@ -188,6 +189,7 @@ def calibration_section(*, ls: tuple[int, ...], ratio: float, accountant: str,
         if len(failed) < len(cal):
             st.plotly_chart(calibration_figure(cal, target=float(target)), width="stretch",
                             key="privacy_calfig")
-    st.caption(f"σ_y = {'σ_x' if ratio == 1 else f'{ratio:.3g} × σ_x'}; the achieved ε never "
+    st.caption(f"σ_y = {'σ_x' if ratio == 1 else f'{ratio:.3g} × σ_x'}; the achieved ε "
+               f"(`{accountant}`{caveat(accountant) and ': ' + caveat(accountant)}) never "
                "exceeds the target. This is how the paper sets the noise for every l in its "
                "Table 3.")

@@ -15,7 +15,7 @@ from dpcda import samples as smp
 from dpcda.data import MAX_UPLOAD_BYTES, DatasetUnavailable, available_datasets
 from dpcda.mechanisms import MECHANISMS, default_normalization
 from dpcda.presets import default_clip_norm
-from dpcda.privacy import (ACCOUNTANT_INFO, ALLOCATIONS, CONVERSION_TITLES, DEFAULT_ACCOUNTANT,
+from dpcda.privacy import (ACCOUNTANT_INFO, ALLOCATIONS, CONVERSION_TITLES, DEFAULT_ACCOUNTANT, caveat,
                            list_conversions)
 from dpcda.privacy.allocation import ALLOCATION_TITLES
 from pages.common import (DELTA_VALUES, L_VALUES, SIGMA_GRID, SIGMA_VALUES, accountant_choice,
@@ -159,7 +159,8 @@ except ValueError as exc:
     st.stop()
 quick = smp.is_quick(n=ds.n_train, d=ds.d_x, T=T, l=l)
 st.caption(f"**Current setting:** l = {l}, T = {fmt_int(T)}, c = {c:g} → σ_x = σ_y = {fmt_sigma(nz.sigma)}, "
-           f"ε = {fmt_eps(nz.epsilon)} ({accountant}), δ = {fmt_delta(delta)}.")
+           f"ε = {fmt_eps(nz.epsilon)} ({accountant}{caveat(accountant) and '; ' + caveat(accountant)}), "
+           f"δ = {fmt_delta(delta)}.")
 if quick:
     ss["samples_last"] = (source, settings)
 else:

@@ -14,6 +14,7 @@ from dpcda import samples as smp
 from dpcda import viz
 from dpcda.data.preprocess import fit_dataset_normalizer
 from dpcda.mechanisms.prepare import fit_preprocessor
+from dpcda.privacy import caveat
 from pages.common import POWERS_OF_TWO, InputRefused, explain, explain_on, fmt_delta, fmt_int, fmt_sigma
 
 NORMS = {"scale": "fixed public range (data-independent, covered by the guarantee)",
@@ -161,7 +162,8 @@ def show_mosaic(source: tuple, s: dict, ds, facts: dict, start: float) -> None:
         img = viz.release_images(cell.x[None], ds.image_shape, scale=scale)[0]
         img = viz.upscale(img, viz.fit_factor(img.shape[1], 110))
         col.image(img, width=img.shape[1], output_format="PNG", caption=f"σ = {fmt_sigma(cell.sigma)}")
+    bound = caveat(s["accountant"]) and f" ({caveat(s['accountant'])})"
     st.caption(f"Each cell is a sample of its own release (l records of class "
                f"{ds.class_names[cls]} mixed, plus the noise σ that meets the column's ε under the "
-               f"`{s['accountant']}` accountant at δ = {fmt_delta(s['delta'])}, c = {s['c']:g}, "
+               f"`{s['accountant']}` accountant{bound} at δ = {fmt_delta(s['delta'])}, c = {s['c']:g}, "
                f"T = {fmt_int(s['T'])}, {NORMS[s['normalize']]}). Rows stop at the smallest class.")

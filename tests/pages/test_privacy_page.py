@@ -135,6 +135,10 @@ def test_switching_accountant_changes_epsilon():
     # The published accountant's epsilon carries the words, on the page and in the footnote.
     assert any(NOT_A_BOUND in w.value for w in at.warning)
     assert any("Privacy footnote" in c.value and NOT_A_BOUND in c.value for c in at.caption)
+    at.toggle(key="privacy_show_curves").set_value(True)
+    cal = [c.value for c in rerun(at).caption if "the achieved ε" in c.value]
+    assert cal and f"(`paper`: {NOT_A_BOUND})" in cal[0]  # the calibration table's epsilons
+    at.toggle(key="privacy_show_curves").set_value(False)
     at.selectbox(key="privacy_accountant").select("class-aware")
     at = rerun(at)
     assert "class-aware" in eps_metric(at).label

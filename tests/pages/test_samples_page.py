@@ -336,6 +336,8 @@ def test_a_published_headline_is_labelled_not_a_bound():
     the same noise is shown beside it."""
     at = generate(page())  # digits, l = 4, target eps = 10, the default accountant
     assert not [w for w in at.warning if NOT_A_BOUND in w.value]
+    current = [c.value for c in at.caption if c.value.startswith("**Current setting:**")]
+    assert current and NOT_A_BOUND not in current[0]
     beside = [c.value for c in at.caption if c.value.startswith("The `paper` accountant gives")]
     assert beside and NOT_A_BOUND in beside[0]
     at.selectbox(key="samples_accountant").set_value("paper")
@@ -343,6 +345,8 @@ def test_a_published_headline_is_labelled_not_a_bound():
     at = generate(at)
     flagged = [w.value for w in at.warning if NOT_A_BOUND in w.value]
     assert flagged, [w.value for w in at.warning]
+    current = [c.value for c in at.caption if c.value.startswith("**Current setting:**")]
+    assert f"(paper; {NOT_A_BOUND})" in current[0]  # the setting's epsilon, before any release
     valid = [c.value for c in at.caption
              if c.value.startswith(f"The `{DEFAULT_ACCOUNTANT}` accountant gives")]
     ratio = float(re.search(r"\(([0-9.]+)× the headline", valid[0]).group(1))
