@@ -169,10 +169,10 @@ def unique_problems(problems) -> list[Problem]:
 
 
 #: A server file path: absolute (``/a/b``), home-relative (``~/a``) or a Windows drive path,
-#: with at least one folder. Not ``1/N``, ``σ_y/σ_x``, ``and/or`` (a word before the slash)
-#: and not a URL (``://``).
-_PATH = re.compile(r"(?<![\w/:.~])(?:~|[A-Za-z]:)?[/\\](?:[\w.\-]+[/\\])+[\w.\-]*"
-                   r"|(?<![\w/:.])~[/\\][\w.\-/\\]*")
+#: with at least one folder; a sentence's full stop after it is kept. Not ``1/N``,
+#: ``σ_y/σ_x``, ``and/or`` (a word before the slash) and not a URL (``://``).
+_PATH = re.compile(r"(?<![\w/:.~<>])(?:~|[A-Za-z]:)?[/\\](?:[\w.\-]+[/\\])+(?:[\w.\-]*[\w\-])?"
+                   r"|(?<![\w/:.])~[/\\](?:[\w.\-/\\]*[\w\-/\\])?")
 
 
 def hide_paths(text: str, placeholder: str = "(a file on the server)") -> str:

@@ -8,6 +8,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from dpcda.audit import claimed_epsilons, default_trials
+from dpcda.messages import hide_paths
 from dpcda.audit.report import (
     audited_points,
     claims_over_l,
@@ -95,7 +96,7 @@ def audit_section(*, l: int, sigma_x: float, c: float, T: int, delta: float, cla
         s = settings_for_release(l=l, sigma_x=sigma_x, c=c, T=T, delta=delta,
                                  class_counts=class_counts, trials=int(trials))
     except ValueError as exc:
-        st.error(f"Cannot audit this setting: {exc}")
+        st.error(f"Cannot audit this setting: {hide_paths(exc)}")
         return
     st.caption(f"Audited: N_k = {fmt_int(n_k)} records, T_k = {fmt_int(T_k)} mixtures, "
                f"l = {l}, σ_x = {sigma_x:g}, c = {c:g}, δ = {delta:g}, {fmt_int(s.trials)} "

@@ -5,7 +5,8 @@
   in words (never clamped, never read as something else), raising :class:`InputRefused` after
   the refusal is shown; the page stops or skips what depends on the value.
 - :func:`show_problem`: one problem, once, in plain words (from its code, see
-  :mod:`dpcda.messages`), the precise library message in a "Details" expander.
+  :mod:`dpcda.messages`), the precise library message in a "Details" expander; server paths
+  in either are replaced by words (:func:`dpcda.messages.hide_paths`).
 - :func:`missing_data_note`: a dataset that is not on this server, without any server path.
 """
 
@@ -14,7 +15,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dpcda.inputs import parse_float_text, parse_int_text
-from dpcda.messages import Problem, problem_of
+from dpcda.messages import Problem, hide_paths, problem_of
 
 
 class InputRefused(ValueError):
@@ -34,10 +35,11 @@ def show_problem(exc: BaseException | Problem, *, container=None, warning: bool 
     """
     p = exc if isinstance(exc, Problem) else problem_of(exc)
     where = container or st
-    (where.warning if warning else where.error)(p.plain)
-    if p.precise != p.plain:
+    plain, precise = hide_paths(p.plain), hide_paths(p.precise)  # no server path on a page
+    (where.warning if warning else where.error)(plain)
+    if precise != plain:
         with where.expander("Details"):
-            st.code(p.precise, language=None, wrap_lines=True)
+            st.code(precise, language=None, wrap_lines=True)
     return p
 
 

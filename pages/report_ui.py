@@ -17,6 +17,7 @@ from typing import Mapping
 
 import streamlit as st
 
+from dpcda.messages import hide_paths
 from dpcda.reproduce import file_stem, reproduce
 
 REPORT_HELP = ("One self-contained HTML file that opens offline: ε and δ in plain words with the "
@@ -63,7 +64,7 @@ def report_html(settings: Mapping, release=None, page: str | None = None,
         return build_report(gather_report_inputs(**kw, release=release, sweep_id=sweep_id)
                             ).encode("utf-8")
     except ValueError as exc:
-        return error_report(str(exc)).encode("utf-8")
+        return error_report(hide_paths(exc)).encode("utf-8")
 
 
 def report_download(page: str, settings: Mapping, *, release=None, sweep_id: int | None = None,

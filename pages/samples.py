@@ -14,6 +14,7 @@ import streamlit as st
 from dpcda import samples as smp
 from dpcda.data import MAX_UPLOAD_BYTES, DatasetUnavailable, available_datasets
 from dpcda.mechanisms import MECHANISMS, default_normalization
+from dpcda.messages import hide_paths
 from dpcda.presets import default_clip_norm
 from dpcda.privacy import (ACCOUNTANT_INFO, ALLOCATIONS, CONVERSION_TITLES, DEFAULT_ACCOUNTANT, caveat,
                            list_conversions)
@@ -64,7 +65,7 @@ if name == UPLOAD:
         shape = smp.parse_image_shape(shape_txt) if up.name.lower().endswith(".csv") else None
         ds = load_uploaded(digest, up.name, shape, up.getvalue())
     except ValueError as exc:
-        st.error(f"Upload rejected: {exc}")
+        st.error(f"Upload rejected: {hide_paths(exc)}")
         st.stop()
     source, title = (UPLOAD, digest, up.name), up.name
 else:

@@ -10,6 +10,7 @@ import streamlit as st
 from dpcda import viz
 from dpcda.fidelity import IMAGE_THRESHOLD, TV_THRESHOLD, W1_THRESHOLD, release_fidelity
 from dpcda.fidelity_display import fidelity_frame, mean_image_grid
+from dpcda.messages import hide_paths
 
 MAX_CLASSES = 20
 
@@ -20,7 +21,7 @@ def show_fidelity(rel, ds) -> None:
     try:
         rep = release_fidelity(rel, ds, preprocess=rel.preprocess)
     except ValueError as exc:
-        st.error(f"No fidelity report for this release: {exc}")
+        st.error(f"No fidelity report for this release: {hide_paths(exc)}")
         return
     if rep.warnings:
         st.warning("**Some marginals of this release are far from the real data.** "

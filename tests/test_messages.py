@@ -115,7 +115,8 @@ def test_hide_paths_removes_server_paths(text, hidden):
 
 
 @pytest.mark.parametrize("text", ["1/N of the data", "σ_y/σ_x = 1", "and/or", "http://example.org/a/b",
-                                  "put it in `mnist/` inside your datasets folder", "ratio 3 / 4"])
+                                  "put it in `mnist/` inside your datasets folder", "ratio 3 / 4",
+                                  "Put the files in <datasets folder>/mnist/ and set DPCDA_DATA_DIR"])
 def test_hide_paths_keeps_what_is_not_a_path(text):
     from dpcda.messages import hide_paths
 

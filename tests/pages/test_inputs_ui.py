@@ -15,6 +15,9 @@ def _page():
     except InputRefused:
         st.stop()
     st.metric("T used", T)
+    if T == 8:  # an error whose text names a server path
+        show_problem(ValueError("MNIST files not found. Searched: /srv/data/mnist/raw, "
+                                "/srv/cache/MNIST/raw."))
     if T == 7:
         try:
             from dpcda.checks import check_float
@@ -51,3 +54,11 @@ def test_1e308_is_refused_with_the_range_and_no_stale_value_is_used():
 def test_a_problem_is_shown_once_in_plain_words():
     at = run("7")
     assert [e.value for e in at.error] == ["δ must be a number between 0 and 1; 2 is not."]
+
+
+def test_a_problem_never_shows_a_server_path():
+    at = run("8")
+    (error,) = at.error
+    assert error.value == ("MNIST files not found. Searched: (a file on the server), "
+                           "(a file on the server).")
+    assert "/srv" not in error.value and not [e for e in at.expander if "/srv" in str(e.proto)]
