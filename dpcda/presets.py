@@ -66,3 +66,15 @@ def get_preset(name: str) -> Preset:
 def default_clip_norm(name: str | None) -> float:
     """The default clip norm c for a dataset (1.0 for data without a preset, e.g. uploads)."""
     return PRESETS.get(name).clip_norm if name in PRESETS else 1.0
+
+
+def clip_norm_help() -> str:
+    """How CLI help states the default clip norm: ``"the dataset's: 1, adult: 3"``."""
+    other = [f"{n}: {PRESETS.get(n).clip_norm:g}" for n in PRESETS.names()
+             if PRESETS.get(n).clip_norm != 1.0]
+    return "the dataset's: 1" + "".join(f", {o}" for o in other)
+
+
+def dp_center_datasets() -> list[str]:
+    """The presets whose DP-CDA default normalisation is ``dp-center`` (measured)."""
+    return [n for n in PRESETS.names() if PRESETS.get(n).dp_cda_normalization == "dp-center"]

@@ -36,6 +36,7 @@ def register(sub) -> None:
                    help="folder holding the dataset files "
                         "(default: $DPCDA_DATA_DIR, then the cache)")
     from dpcda.mechanisms import ALL_NORMALIZE_CHOICES, MECHANISMS, all_accountants
+    from dpcda.presets import clip_norm_help, dp_center_datasets
 
     defaults = "; ".join(f"{m}: {MECHANISMS.get(m).default_accountant}" for m in MECHANISMS)
     p.add_argument("--mechanism", default="dp-cda", choices=MECHANISMS.names(),
@@ -52,7 +53,8 @@ def register(sub) -> None:
                    help="sigma_y / sigma_x when calibrating to --epsilon (default 1)")
     p.add_argument("--T", type=int, default=None,
                    help="number of synthetic samples (default: N, the training-set size)")
-    p.add_argument("--c", type=_number, default=None, help="L2 clip norm (default 1)")
+    p.add_argument("--c", type=_number, default=None,
+                   help=f"L2 clip norm (default: {clip_norm_help()})")
     p.add_argument("--delta", type=_number, default=1e-5, help="delta (default 1e-5)")
     p.add_argument("--accountant", default=None, choices=all_accountants(),
                    help=f"privacy accountant (default, a valid bound for each: {defaults}); "
@@ -76,8 +78,8 @@ def register(sub) -> None:
                    help="scale (public fixed range, covered by the guarantee), zscore (statistics "
                         "from the private data, not covered by the guarantee), none, or dp-center "
                         "(dp-cda only: mean estimated under DP, composed into epsilon); default per "
-                        f"mechanism ({norms}), except dp-cda on mnist and fashion-mnist under "
-                        "class-aware-pld: dp-center (measured)")
+                        f"mechanism ({norms}), except dp-cda on {' and '.join(dp_center_datasets())} "
+                        "under class-aware-pld: dp-center (measured)")
     p.add_argument("--p", type=int, default=None,
                    help="random-projection output dimension (default min(100, d))")
     p.add_argument("--denoise", type=_number, default=None, metavar="SIGMA",

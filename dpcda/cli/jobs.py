@@ -113,6 +113,7 @@ def register(subparsers) -> None:
     s.add_argument("--lr", type=_positive_float("--lr"), help="Adam learning rate (default 1e-3)")
     s.add_argument("--device", choices=("auto", "cpu", "cuda", "mps"))
     from dpcda.mechanisms import MECHANISMS, all_accountants
+    from dpcda.presets import clip_norm_help, dp_center_datasets
 
     s.add_argument("--mechanism", default=None, choices=MECHANISMS.names(),
                    help="generator (default dp-cda)")
@@ -131,13 +132,14 @@ def register(subparsers) -> None:
     s.add_argument("--x", choices=("l", "epsilon", "sigma", "T"),
                    help="the axis the sweep is about, recorded for the dashboard's plot (default: T "
                         "if several, else epsilon/sigma if several at one l, else l)")
-    s.add_argument("--c", type=_positive_float("--c"), help="clip norm (default 1)")
+    s.add_argument("--c", type=_positive_float("--c"), help=f"clip norm (default: {clip_norm_help()})")
     s.add_argument("--delta", type=_positive_float("--delta"), help="delta (default 1e-5)")
     s.add_argument("--normalization", choices=("zscore", "scale", "none", "dp-center"),
                    help="scale (a public, data-independent range: covered by the guarantee), "
                         "zscore (statistics of the private data, not covered by the guarantee), "
                         "none, or dp-center (dp-cda: a mean estimated under DP, composed into "
-                        "epsilon); default: the mechanism's")
+                        "epsilon); default: the mechanism's, except dp-cda on "
+                        f"{' and '.join(dp_center_datasets())} under class-aware-pld: dp-center")
     s.add_argument("--db", metavar="PATH", help="job store (default: $DPCDA_HOME/jobs.sqlite3)")
     s.add_argument("--out", metavar="CSV", help="also write the results table to this CSV file")
     s.add_argument("--force", action="store_true", help="recompute cells already in the store")

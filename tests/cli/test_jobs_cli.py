@@ -161,6 +161,23 @@ def test_sweep_help_explains_the_auto_default(capsys):
     assert "cnn (default)" not in text
 
 
+@pytest.mark.parametrize("command", ["sweep", "generate"])
+def test_help_states_the_per_dataset_defaults_of_c_and_normalisation(capsys, command):
+    """The help names the defaults that differ by dataset, read from the presets (what the
+    runs use: :func:`default_clip_norm`, :func:`default_normalization_for`)."""
+    from dpcda.mechanisms import default_normalization_for
+    from dpcda.presets import PRESETS, default_clip_norm
+
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    text = " ".join(capsys.readouterr().out.split()).replace("- ", "-")  # argparse wraps lines
+    assert "(default 1)" not in text.split("--c C")[1][:60]
+    assert f"adult: {default_clip_norm('adult'):g}" in text
+    centred = [n for n in PRESETS.names() if default_normalization_for(n) == "dp-center"]
+    assert centred == ["mnist", "fashion-mnist"]
+    assert f"dp-cda on {' and '.join(centred)} under class-aware-pld: dp-center" in text
+
+
 def test_sweep_model_defaults_to_auto_resolved_per_epsilon(db, capsys, fake_experiment):
     rc = main(["sweep", "--dataset", "fashion-mnist", "--db", str(db), "--epsilons", "inf,10",
                "--ls", "4", "--epochs", "1"])
