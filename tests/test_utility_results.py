@@ -56,6 +56,25 @@ def test_table_joins_results_jobs_and_the_papers_cells(store):
     assert "/" not in sweep_summary(jobs)  # no server path
 
 
+@pytest.mark.parametrize(("mechanism", "accountant", "ls"),
+                         [("dp-cda", "paper", [4]), ("random-projection", "dppro", [1]),
+                          ("dpmix", "dpmix-low", [4]), ("dp-cda", "class-aware", [4])])
+def test_notes_of_a_published_accountant_carry_the_words(store, mechanism, accountant, ls):
+    """Issue 8 (d): the Utility page's ε under an accountant that is not a valid bound for the
+    mechanism that ran says so; a valid bound does not."""
+    from dpcda.privacy import NOT_A_BOUND, is_bound_for
+
+    sid = submit_sweep(store, {"dataset": "digits", "mechanism": mechanism,
+                               "accountant": accountant, "train": {"model": "ncm"}},
+                       epsilons=[10.0], ls=ls, runs=1)
+    finish(store, sid, lambda c: 0.5)
+    jobs = store.jobs(sweep_id=sid)
+    notes = " ".join(calibration_notes(results_table(sweep_results(store, sid), jobs, "digits"),
+                                       jobs))
+    assert f"**{accountant}** accountant" in notes
+    assert (NOT_A_BOUND in notes) is (not is_bound_for(accountant, mechanism))
+
+
 def test_labels_and_axis():
     assert privacy_label({"epsilon": INF}) == "ε = ∞" and privacy_label({"sigma": 0.7}) == "σ = 0.7"
     assert point_text({"epsilon": 10.0, "l": 4, "T": 500}) == "ε = 10, l = 4, T = 500"
