@@ -16,11 +16,11 @@ from dpcda.data import MAX_UPLOAD_BYTES, DatasetUnavailable, available_datasets
 from dpcda.mechanisms import MECHANISMS, default_normalization
 from dpcda.messages import hide_paths
 from dpcda.presets import default_clip_norm
-from dpcda.privacy import (ACCOUNTANT_INFO, ALLOCATIONS, CONVERSION_TITLES, DEFAULT_ACCOUNTANT, caveat,
+from dpcda.privacy import (ACCOUNTANT_INFO, ALLOCATIONS, CONVERSION_TITLES, DEFAULT_ACCOUNTANT,
                            list_conversions)
 from dpcda.privacy.allocation import ALLOCATION_TITLES
 from pages.common import (DELTA_VALUES, L_VALUES, SIGMA_GRID, SIGMA_VALUES, accountant_choice,
-                          ensure_app_navigation, explain_toggle, float_input, fmt_delta, fmt_eps, fmt_int,
+                          ensure_app_navigation, explain_toggle, float_input, fmt_delta, fmt_int,
                           fmt_sigma, int_input, missing_data_note, nearest, privacy_footnote,
                           show_problem, step_intro)
 from pages.report_ui import report_download, reproduce_expander
@@ -159,9 +159,7 @@ except ValueError as exc:
     show_problem(exc)
     st.stop()
 quick = smp.is_quick(n=ds.n_train, d=ds.d_x, T=T, l=l)
-st.caption(f"**Current setting:** l = {l}, T = {fmt_int(T)}, c = {c:g} → σ_x = σ_y = {fmt_sigma(nz.sigma)}, "
-           f"ε = {fmt_eps(nz.epsilon)} ({accountant}{caveat(accountant) and '; ' + caveat(accountant)}), "
-           f"δ = {fmt_delta(delta)}.")
+st.caption(smp.setting_text(l=l, T=T, c=c, noise=nz, accountant=accountant, delta=delta, normalize=normalize))
 if quick:
     ss["samples_last"] = (source, settings)
 else:

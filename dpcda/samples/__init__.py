@@ -12,7 +12,8 @@ from dpcda.samples.pictures import (SamplePictures, class_means, denoise_means, 
                                     sample_pictures, smoothing_px)
 from dpcda.samples.setting import (T_CAP, Noise, default_T,
                                     generate_release, noise_for, quick_epsilon,
-                                    parse_image_shape, release_stem, report_settings)
+                                    parse_image_shape, release_stem, report_settings,
+                                    setting_text)
 
 __all__ = [
     "FAST_SECONDS", "Legibility", "MOSAIC_EPS", "MOSAIC_L", "MosaicCell", "Noise", "SCORE_MIN",
@@ -20,5 +21,5 @@ __all__ = [
     "estimate_release_seconds", "generate_release", "is_quick", "legibility_hint",
     "legibility_score", "legible_sigma", "mosaic_cells", "mosaic_sigmas", "noise_for",
     "parse_T", "parse_image_shape", "public_floor", "quick_epsilon", "release_stem",
-    "report_settings", "sample_pictures", "smallest_legible_l", "smoothing_px", "solve_sigma",
+    "report_settings", "sample_pictures", "setting_text", "smallest_legible_l", "smoothing_px", "solve_sigma",
     "unrecognisable"]

@@ -66,6 +66,23 @@ def quick_epsilon(sigma: float, *, l: int, T: int, c: float, delta: float, n: in
                               allocation=allocation)[0, 0])
 
 
+def setting_text(*, l: int, T: int, c: float, noise: Noise, accountant: str, delta: float,
+                 normalize: str) -> str:
+    """The page's one-line "Current setting" (before any release): the noise and its epsilon
+    under ``accountant``, with the words of :data:`dpcda.privacy.NOT_A_BOUND` where that is not
+    a valid bound for DP-CDA, and, for ``dp-center``, that the release's epsilon also composes
+    the DP mean (so it is slightly above this one: the card's is the release's)."""
+    from dpcda.formatting import fmt_delta, fmt_eps, fmt_int, fmt_sigma
+    from dpcda.privacy import caveat
+
+    note = caveat(accountant)
+    mix = ("; the mixing alone: the release's ε also composes the DP mean of `dp-center`"
+           if normalize == "dp-center" else "")
+    return (f"**Current setting:** l = {l}, T = {fmt_int(T)}, c = {c:g} → σ_x = σ_y = "
+            f"{fmt_sigma(noise.sigma)}, ε = {fmt_eps(noise.epsilon)} ({accountant}"
+            f"{note and '; ' + note}{mix}), δ = {fmt_delta(delta)}.")
+
+
 def parse_image_shape(text: str) -> tuple[int, ...] | None:
     """``"1,28,28"`` / ``"28x28"`` -> a shape; empty -> None (a table). Raises ``ValueError``."""
     parts = [p for p in re.split(r"[,x×\s]+", (text or "").strip()) if p]

@@ -70,3 +70,18 @@ def test_quick_epsilon_bounds_the_accountants_epsilon(accountant):
     exact = noise_for("sigma", 0.8, **s, **FACTS).epsilon
     quick = quick_epsilon(0.8, **s, **FACTS)
     assert exact <= quick <= exact * 1.1  # an upper bound, and a close one
+
+
+def test_setting_text_names_the_accountant_its_caveat_and_dp_center():
+    from dpcda.privacy import NOT_A_BOUND
+    from dpcda.samples import setting_text
+
+    from dpcda.samples import Noise
+
+    kw = dict(l=4, T=1347, c=1.0, noise=Noise(0.3161, 10.0), delta=1e-5)
+    ok = setting_text(accountant="class-aware-pld", normalize="scale", **kw)
+    assert ok.startswith("**Current setting:** l = 4") and "σ_x = σ_y = 0.316," in ok
+    assert "ε = 10 (class-aware-pld)" in ok and NOT_A_BOUND not in ok
+    assert f"(paper; {NOT_A_BOUND})" in setting_text(accountant="paper", normalize="scale", **kw)
+    centred = setting_text(accountant="class-aware-pld", normalize="dp-center", **kw)
+    assert "the mixing alone" in centred and "DP mean" in centred
