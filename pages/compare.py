@@ -19,7 +19,7 @@ from dpcda.estimate import advice
 from dpcda.explain import ends_text
 from dpcda.launch_defaults import compare_defaults
 from dpcda.mechanisms import MECHANISMS
-from dpcda.presets import PRESETS
+from dpcda.presets import PRESETS, default_clip_norm
 from dpcda.reproduce import settings_from_comparison
 from dpcda.privacy import NOT_A_BOUND
 from dpcda.tables import for_display
@@ -79,9 +79,12 @@ model = sb.selectbox("Learner", [AUTO, *list_models()], key="compare_model",
                      format_func=lambda m: "each mechanism's own (measured)" if m == AUTO
                      else f"{m}: {model_spec(m).title} (all mechanisms)")
 explain("learner", container=sb)
+if st.session_state.get("compare_c_for") != dataset:  # a new dataset: its default clip norm
+    st.session_state["compare_c"] = f"{default_clip_norm(dataset):g}"
+    st.session_state["compare_c_for"] = dataset
 try:
     c = float_input("Clip norm c (all mechanisms)", key="compare_c", name="c", lo=0.0, lo_open=True,
-                    hi=100.0, value=1.0, container=sb)
+                    hi=100.0, container=sb)
 except InputRefused:
     refused, c = True, 1.0
 explain("c", container=sb)

@@ -245,3 +245,26 @@ def test_explain_notes_beside_the_inputs(store, worker_calls):
     for key in ("dataset", "epsilon", "mechanism", "runs", "epochs", "learner", "c", "delta", "l",
                 "accountant"):
         assert get_note(key).text in text, key
+
+
+
+def test_clip_norm_follows_the_datasets_default_until_the_user_types_one(store, worker_calls,
+                                                                         monkeypatch):
+    import dpcda.presets
+
+    # Every dataset Compare offers has c = 1 today: give MNIST another default to see it followed.
+    defaults = {"mnist": 2.0}
+    monkeypatch.setattr(dpcda.presets, "default_clip_norm", lambda n: defaults.get(n, 1.0))
+    at = run(AppTest.from_file(PAGE, default_timeout=60))
+    assert float(at.text_input(key="compare_c").value) == 1.0
+    at.selectbox(key="compare_dataset").set_value("mnist")
+    run(at)
+    assert float(at.text_input(key="compare_c").value) == 2.0
+    at.text_input(key="compare_c").set_value("2.5")
+    run(at)
+    at.selectbox(key="compare_eps").set_value(at.selectbox(key="compare_eps").options[0])
+    run(at)
+    assert at.text_input(key="compare_c").value == "2.5"  # a typed value is kept on reruns
+    at.selectbox(key="compare_dataset").set_value("digits")
+    run(at)
+    assert float(at.text_input(key="compare_c").value) == 1.0
