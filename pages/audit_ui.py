@@ -4,10 +4,8 @@ Everything computed lives in :mod:`dpcda.audit`; this module reads widgets and d
 
 from __future__ import annotations
 
-import plotly.graph_objects as go
 import streamlit as st
 
-from dpcda.audit import claimed_epsilons, default_trials
 from dpcda.messages import hide_paths
 from dpcda.audit.report import (
     audited_points,
@@ -33,7 +31,9 @@ def _audit_jobs(store) -> list:
     return [j for j in store.jobs() if j.kind == "audit"]
 
 
-def _figure(claims: dict, ls: list[int], points: list[dict], valid: list[str]) -> go.Figure:
+def _figure(claims: dict, ls: list[int], points: list[dict], valid: list[str]):
+    import plotly.graph_objects as go
+
     fig = go.Figure()
     for name, eps in claims.items():
         tag = "" if name in valid else " (as published)"
@@ -82,6 +82,8 @@ def audit_section(*, l: int, sigma_x: float, c: float, T: int, delta: float, cla
                      help="On by default once an audit has run here. Computes every "
                           "accountant's claim over l (a few seconds the first time)."):
         return
+    from dpcda.audit import claimed_epsilons, default_trials  # scipy.stats: only once shown
+
     n_k = min(class_counts)
     T_k = int(T) // len(class_counts)
     try:

@@ -10,6 +10,7 @@ import streamlit as st
 
 from dpcda import frontier as fr
 from dpcda.privacy import caveat
+from pages.charts import frontier_spec
 from pages.common import (EPS_PLOT_MAX, POWERS_OF_TWO, SIGMA_GRID, InputRefused,
                           calibration_figure, calibration_rows, explain, explain_on, figure4,
                           figure4_grid, float_input, fmt_alpha, fmt_eps, fmt_int)
@@ -32,30 +33,6 @@ def _front(rows: list[dict], accountant: str, delta: float, conversion: str, max
            facts: dict) -> list[dict]:
     return fr.frontier(fr.attach_epsilons(rows, accountant=accountant, delta=delta,
                                           conversion=conversion, max_alpha=max_alpha, **facts))
-
-
-def _figure(front: list[dict], *, star: tuple[float, float] | None, eps_now: float | None,
-            title: str):
-    import plotly.graph_objects as go
-
-    fig = go.Figure(go.Scatter(
-        x=[r["epsilon"] for r in front], y=[r["mean"] for r in front], mode="lines+markers",
-        line_shape="hv", name="best measured (best l)", text=[f"l = {r['l']}" for r in front],
-        error_y=dict(type="data", symmetric=False,
-                     array=[r["max"] - r["mean"] for r in front],
-                     arrayminus=[r["mean"] - r["min"] for r in front]),
-        hovertemplate="ε = %{x:.3g}<br>accuracy %{y:.3f}<br>%{text}<extra></extra>"))
-    if star is not None:
-        fig.add_scatter(x=[star[0]], y=[star[1]], mode="markers", name="this setting",
-                        marker=dict(symbol="star", size=18, color="#d62728",
-                                    line=dict(width=1, color="black")))
-    elif eps_now is not None and math.isfinite(eps_now):
-        fig.add_vline(x=eps_now, line_dash="dot", annotation_text="this ε")
-    fig.update_xaxes(type="log", title="ε (smaller is more private)")
-    fig.update_yaxes(title="test accuracy", rangemode="tozero")
-    fig.update_layout(title=title, height=340, margin=dict(l=10, r=10, t=40, b=10),
-                      legend=dict(orientation="h", y=-0.25))
-    return fig
 
 
 def accuracy_section(*, dataset: str, facts: dict, l: int, sigma_x: float, ratio: float,
@@ -99,9 +76,10 @@ def accuracy_section(*, dataset: str, facts: dict, l: int, sigma_x: float, ratio
     star = (eps_now, here["mean"]) if here is not None and eps_now and math.isfinite(eps_now) \
         else None
     if front:
-        st.plotly_chart(_figure(front, star=star, eps_now=eps_now,
-                                title=f"Privacy-utility frontier, {dataset}, {accountant}"),
-                        width="stretch", key=f"{KEY}_frontier")
+        st.vega_lite_chart(frontier_spec(front, star=star, eps_now=eps_now,
+                                         title="Privacy-utility frontier",
+                                         subtitle=f"{dataset}, {accountant} accountant"),
+                           width="stretch", key=f"{KEY}_frontier")
         st.caption("Each step: the best accuracy measured with ε at most that value (hover for "
                    "its l); bars span the runs' range. ε here is what the chosen accountant "
                    "charges each measured release, T split equally over the classes as in the headline.")

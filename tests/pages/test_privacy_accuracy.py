@@ -51,9 +51,14 @@ def digits_page(accountant: str = "class-aware") -> AppTest:
 
 
 def frontier_figure(at: AppTest) -> dict:
-    charts = [json.loads(el.proto.spec) for el in at.get("plotly_chart")]
-    (fig,) = [c for c in charts if "frontier" in c["layout"].get("title", {}).get("text", "")]
-    return fig
+    """The frontier chart (Vega-Lite, data inline) as ``{"spec", "line", "star"}``: the rows of
+    the step line and of the "this setting" star (None when not drawn)."""
+    charts = [json.loads(el.proto.spec) for el in at.get("vega_lite_chart")]
+    (spec,) = [c for c in charts if "frontier" in c["title"]["text"]]
+    star = [layer["data"]["values"][0] for layer in spec["layer"]
+            if layer.get("data", {}).get("values", [{}])[0].get("series") == "this setting"]
+    return {"spec": spec, "line": spec["layer"][0]["data"]["values"],
+            "star": star[0] if star else None}
 
 
 def test_digits_default_shows_the_shipped_accuracy_and_the_frontier(store, worker_calls):
@@ -70,16 +75,20 @@ def test_digits_default_shows_the_shipped_accuracy_and_the_frontier(store, worke
     assert not [b for b in at.button if b.key == "privacy_acc_measure"]  # already measured
 
     fig = frontier_figure(at)
-    (line,) = [t for t in fig["data"] if t["name"].startswith("best measured")]
-    assert line["x"] == sorted(line["x"]) and line["y"] == sorted(line["y"])
-    assert fig["layout"]["xaxis"]["type"] == "log"
-    (star,) = [t for t in fig["data"] if t["name"] == "this setting"]
+    x, y = [r["epsilon"] for r in fig["line"]], [r["mean"] for r in fig["line"]]
+    assert x == sorted(x) and y == sorted(y)
+    (step,) = [layer for layer in fig["spec"]["layer"][0]["layer"]
+               if layer["mark"].get("type") == "line"]
+    assert step["encoding"]["x"]["scale"]["type"] == "log"
+    assert step["mark"]["interpolate"] == "step-after"
+    star = fig["star"]
     eps = float(next(m.value for m in at.metric if m.label.startswith("ε")).replace(",", ""))
-    assert star["x"][0] == pytest.approx(eps, rel=5e-3)
-    assert star["y"][0] == pytest.approx(want["mean"])
+    assert star["epsilon"] == pytest.approx(eps, rel=5e-3)
+    assert star["mean"] == pytest.approx(want["mean"])
     # The same frontier the library gives the report.
     lib = fr.frontier_rows("digits", "class-aware", store)
-    assert line["y"] == pytest.approx([r["mean"] for r in lib])
+    assert y == pytest.approx([r["mean"] for r in lib])
+    assert [r["l"] for r in fig["line"]] == [r["l"] for r in lib]
     assert store.jobs() == [] and worker_calls == []
 
 
@@ -111,8 +120,7 @@ def test_one_click_measures_an_unmeasured_setting(store, worker_calls):
     value = {m.label: m.value for m in at.metric}[ACC]
     assert value == fr.accuracy_text(fr.summarize(accs))
     assert any("from the job store" in c.value for c in at.caption)
-    (star,) = [t for t in frontier_figure(at)["data"] if t["name"] == "this setting"]
-    assert star["y"][0] == pytest.approx(sum(accs) / len(accs))
+    assert frontier_figure(at)["star"]["mean"] == pytest.approx(sum(accs) / len(accs))
 
 
 def test_explain_notes_and_slider_ends(store, worker_calls):
