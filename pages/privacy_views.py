@@ -9,6 +9,9 @@ import pandas as pd
 import streamlit as st
 
 from dpcda import frontier as fr
+from dpcda import frontier_memo as fm
+from dpcda.mechanisms import MECHANISMS
+from dpcda.presets import list_presets
 from dpcda.privacy import caveat
 from pages.charts import frontier_spec
 from pages.common import (EPS_PLOT_MAX, POWERS_OF_TWO, SIGMA_GRID, InputRefused,
@@ -16,6 +19,7 @@ from pages.common import (EPS_PLOT_MAX, POWERS_OF_TWO, SIGMA_GRID, InputRefused,
                           figure4_grid, float_input, fmt_alpha, fmt_eps, fmt_int)
 
 KEY = "privacy_acc"
+ACCOUNTANTS = tuple(MECHANISMS.get("dp-cda").accountants)
 
 
 def note(key: str, container=None) -> None:
@@ -28,11 +32,14 @@ def note(key: str, container=None) -> None:
         (container or st).caption(ends_text(key))
 
 
-@st.cache_data(show_spinner="Setting the measured accuracies against ε…", max_entries=64)
-def _front(rows: list[dict], accountant: str, delta: float, conversion: str, max_alpha: int,
-           facts: dict) -> list[dict]:
-    return fr.frontier(fr.attach_epsilons(rows, accountant=accountant, delta=delta,
-                                          conversion=conversion, max_alpha=max_alpha, **facts))
+def _front(rows: list[dict], **kw) -> list[dict]:
+    """The frontier of ``rows``: each release's ε remembered (dpcda.frontier_memo)."""
+    if not rows:
+        return []
+    if fm.remembered(rows, **kw):
+        return fr.frontier(fm.epsilons(rows, **kw))
+    with st.spinner("Setting the measured accuracies against ε…"):
+        return fr.frontier(fm.epsilons(rows, **kw))
 
 
 def accuracy_section(*, dataset: str, facts: dict, l: int, sigma_x: float, ratio: float,
@@ -49,7 +56,8 @@ def accuracy_section(*, dataset: str, facts: dict, l: int, sigma_x: float, ratio
     rows = fr.release_rows(dataset, store, c=c, T=T, ratio=ratio)
     here = fr.lookup(rows, l=l, sigma_x=sigma_x, ratio=ratio, c=c, T=T, n=facts["n"],
                      dataset=dataset)
-    front = _front(rows, accountant, delta, conversion, max_alpha, facts) if rows else []
+    front = _front(rows, accountant=accountant, delta=delta, conversion=conversion,
+                   max_alpha=max_alpha, **facts)
     best = fr.best_within(front, eps_now) if eps_now is not None else None
     if here is not None:
         st.metric("Test accuracy of a model trained on this release", fr.accuracy_text(here))
@@ -85,6 +93,12 @@ def accuracy_section(*, dataset: str, facts: dict, l: int, sigma_x: float, ratio
                    "charges each measured release, T split equally over the classes as in the headline.")
     else:
         st.caption(f"No measured accuracies for {dataset} at c = {c:g}, T = {fmt_int(T)} yet.")
+    # What a switch of accountant or dataset needs next, computed while the reader looks.
+    setting = dict(c=c, T=None if T == facts["n"] else T, ratio=ratio, delta=delta,
+                   conversion=conversion, max_alpha=max_alpha)
+    fm.prefetch(fm.switch_tasks(dataset, store, accountant=accountant, accountants=ACCOUNTANTS,
+                                datasets=list_presets(), **setting),
+                key=(dataset, accountant, *setting.values()))
 
 
 def _progress(store, dataset: str, l: int, sigma_x: float, n_pending: int) -> None:

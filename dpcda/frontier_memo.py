@@ -1,0 +1,135 @@
+"""Frontier epsilons remembered per release, and computed ahead in the background.
+
+The Privacy page charges every measured release of a dataset under the chosen accountant
+(:func:`dpcda.frontier.attach_epsilons`); for digits' 136 shipped rows that is 0.1-0.4 s of CPU
+per accountant, paid again on each switch of accountant or dataset. Here:
+
+- :func:`epsilons` is ``attach_epsilons`` remembering each release's value (per accountant,
+  public facts, delta, conversion, max_alpha, allocation): a switch back, or a new measured row,
+  costs only the releases not seen before. The values are those ``attach_epsilons`` computes
+  (nothing approximated; in a batch of other releases a value may differ in its last bits).
+- :func:`prefetch` computes, in one daemon thread after a short delay, what a
+  switch would need next (the page: the same releases under the other accountants, the other
+  datasets under this one, :func:`switch_tasks`), so that the switch finds them remembered.
+
+    rows, facts = release_rows("digits"), public_facts("digits")
+    eps = epsilons(rows, accountant="class-aware", delta=1e-5, **facts)  # then remembered
+    prefetch(switch_tasks("digits", accountant="class-aware", accountants=[...], ...))
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Iterable
+
+from dpcda.frontier import attach_epsilons, public_facts, release_rows
+
+#: Releases remembered (a point: one release under one accounting setting); the oldest go.
+MAX_POINTS = 20_000
+_memo: OrderedDict[tuple, tuple[float, str | None]] = OrderedDict()
+_lock = threading.Lock()
+_worker: list[threading.Thread] = []
+_prefetched: set = set()
+
+
+def _point(r: dict, n: int, allocation: str | None) -> tuple:
+    return (r["l"], r["sigma_x"], r["ratio"], r["c"], r["T"] or n, allocation or r["allocation"])
+
+
+def epsilons(rows: list[dict], *, accountant: str, n: int, class_counts=None, d_x=None,
+             d_y=None, delta: float, conversion: str = "mironov", max_alpha: int = 256,
+             allocation: str | None = "equal") -> list[dict]:
+    """:func:`dpcda.frontier.attach_epsilons` (same arguments, same result), computing only the
+    releases whose epsilon is not remembered yet."""
+    setting = (accountant, n, None if class_counts is None else tuple(class_counts), d_x, d_y,
+               delta, conversion, int(max_alpha), allocation)
+    keys = [(setting, _point(r, n, allocation)) for r in rows]
+    with _lock:
+        known = {k: _memo[k] for k in keys if k in _memo}
+    missing = {k: r for k, r in zip(keys, rows) if k not in known}
+    if missing:
+        done = attach_epsilons(list(missing.values()), accountant=accountant, n=n,
+                               class_counts=class_counts, d_x=d_x, d_y=d_y, delta=delta,
+                               conversion=conversion, max_alpha=max_alpha, allocation=allocation)
+        new = {k: (r["epsilon"], r.get("epsilon_error")) for k, r in zip(missing, done)}
+        known.update(new)
+        with _lock:
+            _memo.update(new)
+            while len(_memo) > MAX_POINTS:
+                _memo.popitem(last=False)
+    out = []
+    for k, r in zip(keys, rows):
+        eps, error = known[k]
+        out.append(dict(r, epsilon=eps) | ({"epsilon_error": error} if error else {}))
+    return out
+
+
+def remembered(rows: list[dict], *, accountant: str, n: int, class_counts=None, d_x=None,
+               d_y=None, delta: float, conversion: str = "mironov", max_alpha: int = 256,
+               allocation: str | None = "equal") -> bool:
+    """Whether :func:`epsilons` would compute nothing for these releases."""
+    setting = (accountant, n, None if class_counts is None else tuple(class_counts), d_x, d_y,
+               delta, conversion, int(max_alpha), allocation)
+    with _lock:
+        return all((setting, _point(r, n, allocation)) in _memo for r in rows)
+
+
+def forget() -> None:
+    """Drop every remembered value (tests)."""
+    with _lock:
+        _memo.clear()
+        _prefetched.clear()
+
+
+def prefetch(tasks: Iterable[Callable[[], object]], *, key=None,
+             delay: float = 1.0) -> threading.Thread | None:
+    """Run ``tasks`` one after the other in a daemon thread, ``delay`` seconds from now; a task
+    that raises is skipped. At most one such thread at a time, and once per hashable ``key``
+    (None: no such check): returns None (nothing started) while one is still running or when
+    ``key`` was prefetched before.
+
+    The thread keeps the normal priority: a lowered one (nice) would, on a loaded machine, hold
+    the GIL while starved of CPU and stall the page's own runs."""
+    if not (isinstance(delay, (int, float)) and math.isfinite(delay) and delay >= 0):
+        raise ValueError(f"delay must be a finite number of seconds >= 0, got delay={delay!r}")
+    with _lock:
+        if (_worker and _worker[0].is_alive()) or (key is not None and key in _prefetched):
+            return None
+        if key is not None:
+            _prefetched.add(key)
+        tasks = list(tasks)
+
+        def run() -> None:
+            time.sleep(delay)
+            for task in tasks:
+                try:
+                    task()
+                except Exception:  # noqa: BLE001 - a prefetch never fails the page
+                    continue
+
+        t = threading.Thread(target=run, name="dpcda-frontier-prefetch", daemon=True)
+        _worker[:] = [t]
+        t.start()
+        return t
+
+
+def switch_tasks(dataset: str, store=None, *, accountant: str, accountants: Iterable[str],
+                 datasets: Iterable[str], c: float, T: int | None, ratio: float, delta: float,
+                 conversion: str = "mironov", max_alpha: int = 256) -> list[Callable[[], object]]:
+    """What the Privacy page needs after one switch, as tasks for :func:`prefetch`: the
+    releases of ``dataset`` under each other accountant, then those of each other dataset
+    (its own N when ``T`` is None) under ``accountant``. The rows are read when a task runs."""
+    kw = dict(delta=delta, conversion=conversion, max_alpha=max_alpha)
+
+    def task(name: str, acc: str) -> Callable[[], object]:
+        def run() -> object:
+            facts = public_facts(name)
+            rows = release_rows(name, store, c=c, T=T, ratio=ratio)
+            return epsilons(rows, accountant=acc, **facts, **kw) if rows else []
+        return run
+
+    return ([task(dataset, a) for a in accountants if a != accountant]
+            + [task(d, accountant) for d in datasets if d != dataset])
