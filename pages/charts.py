@@ -96,53 +96,59 @@ STAR_PATH = ("M0,-1L0.225,-0.309L0.951,-0.309L0.363,0.118L0.588,0.809L0,0.382L-0
              "L-0.363,0.118L-0.951,-0.309L-0.225,-0.309Z")
 FRONTIER = "best measured (best l)"
 HERE = "this setting"
+HERE_COLUMNS = ("kind", "epsilon", "mean", "series", "label")
 
 
-def frontier_spec(front: list[dict], *, star: tuple[float, float] | None,
-                  eps_now: float | None, title: str, subtitle: str = "") -> dict:
-    """The privacy-utility frontier as a Vega-Lite spec (data inline): accuracy against ε (log),
-    a step per measured row (hover: l, σ, runs), bars over the runs' range, ``star`` = (ε,
-    accuracy) of this setting when measured, else a dotted rule at ``eps_now``.
+def frontier_chart(front: list[dict], *, star: tuple[float, float] | None,
+                   eps_now: float | None, title: str, subtitle: str = "") -> tuple[dict, list[dict]]:
+    """The privacy-utility frontier as ``(spec, here)`` for ``st.vega_lite_chart(here, spec)``:
+    accuracy against ε (log), a step per measured row (inline; hover: l, σ, runs), bars over the
+    runs' range; ``here``, the chart's top-level data, marks this setting: a star at ``star`` =
+    (ε, accuracy) when measured, else a dotted rule at ``eps_now`` (nothing when ε is infinite).
 
-    Vega-Lite, not Plotly: the browser draws it several times faster (Plotly's 4.7 MB
-    script is parsed on every first view of the page; see the README's browser timings)."""
+    Vega-Lite, not Plotly: the browser draws it several times faster (Plotly's 4.7 MB script is
+    parsed on every first view of the page). The setting is data, not spec, so that a slider
+    step only updates the drawn chart (Streamlit rebuilds a Vega view only when its spec
+    changes; see the README's browser timings)."""
     rows = [dict(epsilon=r["epsilon"], mean=r["mean"], min=r["min"], max=r["max"], l=r["l"],
                  sigma=r["sigma_x"], runs=r["runs"], series=FRONTIER) for r in front]
     x = {"field": "epsilon", "type": "quantitative", "title": "ε (smaller is more private)",
          "scale": {"type": "log"}}
+    y = {"field": "mean", "type": "quantitative", "title": "test accuracy", "scale": {"zero": True}}
     color = {"field": "series", "type": "nominal", "title": None,
              "scale": {"domain": [FRONTIER, HERE], "range": ["#1f77b4", "#d62728"]},
              "legend": {"orient": "bottom"}}
+    tip = [{"field": "epsilon", "title": "ε", "format": ".3g"},
+           {"field": "mean", "title": "accuracy", "format": ".3f"}]
     steps: list[dict] = [
         {"mark": {"type": "line", "interpolate": "step-after", "point": True},
-         "encoding": {"x": x, "color": color,
-                      "y": {"field": "mean", "type": "quantitative", "title": "test accuracy",
-                            "scale": {"zero": True}},
-                      "tooltip": [{"field": "epsilon", "title": "ε", "format": ".3g"},
-                                  {"field": "mean", "title": "accuracy", "format": ".3f"},
-                                  {"field": "l", "title": "l"},
-                                  {"field": "sigma", "title": "σ", "format": ".3g"},
-                                  {"field": "runs", "title": "runs"}]}},
+         "encoding": {"x": x, "y": y, "color": color,
+                      "tooltip": tip + [{"field": "l", "title": "l"},
+                                        {"field": "sigma", "title": "σ", "format": ".3g"},
+                                        {"field": "runs", "title": "runs"}]}},
         {"mark": {"type": "rule"},
          "encoding": {"x": x, "y": {"field": "min", "type": "quantitative"},
                       "y2": {"field": "max"}, "color": color}},
     ]
-    # The rows sit in a layer of their own (Streamlit turns top-level inline data into Arrow).
-    layers: list[dict] = [{"data": {"values": rows}, "layer": steps}]
+    rule = [{"filter": "datum.kind === 'rule'"}]
+    layers: list[dict] = [
+        # The measured rows sit in a layer of their own (inline: they change rarely).
+        {"data": {"values": rows}, "layer": steps},
+        {"transform": [{"filter": "datum.kind === 'star'"}],
+         "mark": {"type": "point", "shape": STAR_PATH, "size": 300, "filled": True,
+                  "stroke": "black", "strokeWidth": 1, "opacity": 1},
+         "encoding": {"x": x, "y": y, "color": color, "tooltip": tip}},
+        {"transform": rule, "mark": {"type": "rule", "strokeDash": [4, 4], "color": "gray"},
+         "encoding": {"x": x}},
+        {"transform": rule, "mark": {"type": "text", "align": "left", "dx": 4, "y": 8,
+                                     "color": "gray"},
+         "encoding": {"x": x, "text": {"field": "label"}}},
+    ]
     if star is not None:
-        layers.append({"data": {"values": [dict(epsilon=star[0], mean=star[1], series=HERE)]},
-                       "mark": {"type": "point", "shape": STAR_PATH, "size": 300, "filled": True,
-                                "stroke": "black", "strokeWidth": 1, "opacity": 1},
-                       "encoding": {"x": x, "y": {"field": "mean", "type": "quantitative"},
-                                    "color": color,
-                                    "tooltip": [{"field": "epsilon", "title": "ε", "format": ".3g"},
-                                                {"field": "mean", "title": "accuracy",
-                                                 "format": ".3f"}]}})
+        here = [dict(kind="star", epsilon=star[0], mean=star[1], series=HERE, label=HERE)]
     elif eps_now is not None and math.isfinite(eps_now) and eps_now > 0:
-        layers.append({"data": {"values": [dict(epsilon=eps_now, label="this ε")]},
-                       "layer": [{"mark": {"type": "rule", "strokeDash": [4, 4], "color": "gray"},
-                                  "encoding": {"x": x}},
-                                 {"mark": {"type": "text", "align": "left", "dx": 4, "y": 8,
-                                           "color": "gray"},
-                                  "encoding": {"x": x, "text": {"field": "label"}}}]})
-    return {"title": {"text": title, "subtitle": subtitle}, "height": 300, "layer": layers}
+        here = [dict(kind="rule", epsilon=eps_now, mean=None, series=HERE, label="this ε")]
+    else:
+        here = []
+    spec = {"title": {"text": title, "subtitle": subtitle}, "height": 300, "layer": layers}
+    return spec, here

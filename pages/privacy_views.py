@@ -13,7 +13,7 @@ from dpcda import frontier_memo as fm
 from dpcda.mechanisms import MECHANISMS
 from dpcda.presets import list_presets
 from dpcda.privacy import caveat
-from pages.charts import frontier_spec
+from pages.charts import HERE_COLUMNS, frontier_chart
 from pages.common import (EPS_PLOT_MAX, POWERS_OF_TWO, SIGMA_GRID, InputRefused,
                           calibration_figure, calibration_rows, explain, explain_on, figure4,
                           figure4_grid, float_input, fmt_alpha, fmt_eps, fmt_int)
@@ -84,9 +84,10 @@ def accuracy_section(*, dataset: str, facts: dict, l: int, sigma_x: float, ratio
     star = (eps_now, here["mean"]) if here is not None and eps_now and math.isfinite(eps_now) \
         else None
     if front:
-        st.vega_lite_chart(frontier_spec(front, star=star, eps_now=eps_now,
+        spec, here_rows = frontier_chart(front, star=star, eps_now=eps_now,
                                          title="Privacy-utility frontier",
-                                         subtitle=f"{dataset}, {accountant} accountant"),
+                                         subtitle=f"{dataset}, {accountant} accountant")
+        st.vega_lite_chart(pd.DataFrame(here_rows, columns=list(HERE_COLUMNS)), spec,
                            width="stretch", key=f"{KEY}_frontier")
         st.caption("Each step: the best accuracy measured with ε at most that value (hover for "
                    "its l); bars span the runs' range. ε here is what the chosen accountant "

@@ -51,14 +51,17 @@ def digits_page(accountant: str = "class-aware") -> AppTest:
 
 
 def frontier_figure(at: AppTest) -> dict:
-    """The frontier chart (Vega-Lite, data inline) as ``{"spec", "line", "star"}``: the rows of
-    the step line and of the "this setting" star (None when not drawn)."""
-    charts = [json.loads(el.proto.spec) for el in at.get("vega_lite_chart")]
-    (spec,) = [c for c in charts if "frontier" in c["title"]["text"]]
-    star = [layer["data"]["values"][0] for layer in spec["layer"]
-            if layer.get("data", {}).get("values", [{}])[0].get("series") == "this setting"]
+    """The frontier chart (Vega-Lite) as ``{"spec", "line", "star"}``: the rows of the step line
+    (inline in the spec) and this setting's star (the chart's top-level data; None if absent)."""
+    from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
+
+    charts = [el.proto for el in at.get("vega_lite_chart")]
+    (chart,) = [c for c in charts if "frontier" in json.loads(c.spec)["title"]["text"]]
+    spec = json.loads(chart.spec)
+    here = convert_arrow_bytes_to_pandas_df(chart.data.data).to_dict("records")
+    star = [r for r in here if r["kind"] == "star"]
     return {"spec": spec, "line": spec["layer"][0]["data"]["values"],
-            "star": star[0] if star else None}
+            "here": here, "star": star[0] if star else None}
 
 
 def test_digits_default_shows_the_shipped_accuracy_and_the_frontier(store, worker_calls):
