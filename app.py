@@ -10,6 +10,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from dpcda.background import foreground
 from dpcda.guide import STEPS, Step
 
 ROOT = Path(__file__).resolve().parent
@@ -130,7 +131,8 @@ def main() -> None:
     pages = [st.Page(home, title="Home", icon=":material/home:", default=True)]
     pages += [st.Page(file, title=title, icon=icon)
               for file, title, icon, _ in PAGES if (ROOT / file).exists()]
-    st.navigation(pages).run()
+    with foreground():  # background prefetches (dpcda.background) wait while a page runs
+        st.navigation(pages).run()
 
 
 main()

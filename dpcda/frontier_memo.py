@@ -8,7 +8,7 @@ per accountant, paid again on each switch of accountant or dataset. Here:
   public facts, delta, conversion, max_alpha, allocation): a switch back, or a new measured row,
   costs only the releases not seen before. The values are those ``attach_epsilons`` computes
   (nothing approximated; in a batch of other releases a value may differ in its last bits).
-- :func:`prefetch` computes, in one daemon thread after a short delay, what a
+- :func:`dpcda.background.prefetch` computes, in one daemon thread after a short delay, what a
   switch would need next (the page: the same releases under the other accountants, the other
   datasets under this one, :func:`switch_tasks`), so that the switch finds them remembered.
 
@@ -19,20 +19,20 @@ per accountant, paid again on each switch of accountant or dataset. Here:
 
 from __future__ import annotations
 
-import math
 import threading
-import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 
+from dpcda import background
+from dpcda.background import prefetch
 from dpcda.frontier import attach_epsilons, public_facts, release_rows
+
+__all__ = ["epsilons", "forget", "prefetch", "remembered", "switch_tasks"]
 
 #: Releases remembered (a point: one release under one accounting setting); the oldest go.
 MAX_POINTS = 20_000
 _memo: OrderedDict[tuple, tuple[float, str | None]] = OrderedDict()
 _lock = threading.Lock()
-_worker: list[threading.Thread] = []
-_prefetched: set = set()
 
 
 def _point(r: dict, n: int, allocation: str | None) -> tuple:
@@ -81,47 +81,16 @@ def forget() -> None:
     """Drop every remembered value (tests)."""
     with _lock:
         _memo.clear()
-        _prefetched.clear()
-
-
-def prefetch(tasks: Iterable[Callable[[], object]], *, key=None,
-             delay: float = 1.0) -> threading.Thread | None:
-    """Run ``tasks`` one after the other in a daemon thread, ``delay`` seconds from now; a task
-    that raises is skipped. At most one such thread at a time, and once per hashable ``key``
-    (None: no such check): returns None (nothing started) while one is still running or when
-    ``key`` was prefetched before.
-
-    The thread keeps the normal priority: a lowered one (nice) would, on a loaded machine, hold
-    the GIL while starved of CPU and stall the page's own runs."""
-    if not (isinstance(delay, (int, float)) and math.isfinite(delay) and delay >= 0):
-        raise ValueError(f"delay must be a finite number of seconds >= 0, got delay={delay!r}")
-    with _lock:
-        if (_worker and _worker[0].is_alive()) or (key is not None and key in _prefetched):
-            return None
-        if key is not None:
-            _prefetched.add(key)
-        tasks = list(tasks)
-
-        def run() -> None:
-            time.sleep(delay)
-            for task in tasks:
-                try:
-                    task()
-                except Exception:  # noqa: BLE001 - a prefetch never fails the page
-                    continue
-
-        t = threading.Thread(target=run, name="dpcda-frontier-prefetch", daemon=True)
-        _worker[:] = [t]
-        t.start()
-        return t
+    background.forget()
 
 
 def switch_tasks(dataset: str, store=None, *, accountant: str, accountants: Iterable[str],
                  datasets: Iterable[str], c: float, T: int | None, ratio: float, delta: float,
                  conversion: str = "mironov", max_alpha: int = 256) -> list[Callable[[], object]]:
     """What the Privacy page needs after one switch, as tasks for :func:`prefetch`: the
-    releases of ``dataset`` under each other accountant, then those of each other dataset
-    (its own N when ``T`` is None) under ``accountant``. The rows are read when a task runs."""
+    releases of each other dataset (its own N when ``T`` is None) under ``accountant`` (the
+    guided path picks the dataset first), then those of ``dataset`` under each other
+    accountant. The rows are read when a task runs."""
     kw = dict(delta=delta, conversion=conversion, max_alpha=max_alpha)
 
     def task(name: str, acc: str) -> Callable[[], object]:
@@ -131,5 +100,5 @@ def switch_tasks(dataset: str, store=None, *, accountant: str, accountants: Iter
             return epsilons(rows, accountant=acc, **facts, **kw) if rows else []
         return run
 
-    return ([task(dataset, a) for a in accountants if a != accountant]
-            + [task(d, accountant) for d in datasets if d != dataset])
+    return ([task(d, accountant) for d in datasets if d != dataset]
+            + [task(dataset, a) for a in accountants if a != accountant])

@@ -26,8 +26,8 @@ from pages.common import (DELTA_VALUES, L_VALUES, SIGMA_GRID, SIGMA_VALUES, acco
 from pages.report_ui import report_download, reproduce_expander
 from pages.samples_fidelity import show_fidelity
 from pages.samples_release import show_downloads, show_statement, show_table
-from pages.samples_views import (NORMS, load_builtin, load_uploaded, make_release, noise_for, pictures,
-                                 REFUSED, note, show_hint, show_mosaic, show_pictures, typed)
+from pages.samples_views import (NORMS, REFUSED, load_builtin, load_uploaded, make_release, noise_for, note,
+                                 pictures, prefetch_mosaic, show_hint, show_mosaic, show_pictures, typed)
 
 UPLOAD = "upload"
 SETTING_KEYS = tuple(f"samples_{k}" for k in ("l", "mode", "eps", "sigma", "c", "T", "delta", "accountant",
@@ -188,6 +188,8 @@ show_statement(rel, ds)
 if ds.is_image and st.toggle("Show the l × ε mosaic (one sample per l and ε; a few seconds)",
                              key="samples_mosaic"):
     show_mosaic(source, rs, ds, facts, rel.card["parameters"]["sigma_x"])
+elif ds.is_image:  # its noise computed while the release is looked at
+    prefetch_mosaic(rs, facts, rel.card["parameters"]["sigma_x"])
 show_fidelity(rel, ds)
 st.subheader("Download")
 show_downloads(rel, ds)

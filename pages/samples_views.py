@@ -137,16 +137,28 @@ def cell_sigma(value):
     return value
 
 
+def _mosaic_privacy(s: dict) -> dict:
+    return {k: s[k] for k in ("T", "c", "delta", "accountant", "conversion", "max_alpha", "allocation")}
+
+
+def prefetch_mosaic(s: dict, facts: dict, start: float) -> None:
+    """Compute the mosaic's noise in the background while the release is looked at (the
+    toggle then finds it remembered: :func:`dpcda.samples.mosaic_sigmas_at`)."""
+    from dpcda.background import prefetch
+
+    priv = _mosaic_privacy(s)
+    prefetch([lambda: smp.mosaic_sigmas_at(start=start or 0.3, **priv, **facts)],
+             key=("mosaic", start, *priv.items(), *facts.items()), delay=0.3)
+
+
 def show_mosaic(source: tuple, s: dict, ds, facts: dict, start: float) -> None:
     """One sample of the chosen class for l in MOSAIC_L and epsilon in MOSAIC_EPS (``start``:
     a noise level to start the search from, e.g. the release's)."""
     cls = st.selectbox("Class", range(ds.n_classes), format_func=lambda k: ds.class_names[k],
                        key="samples_class", width=240)
     table, scale = class_rows(source, s["normalize"], s["c"], cls, ds)
-    priv = {k: s[k] for k in ("T", "c", "delta", "accountant", "conversion", "max_alpha", "allocation")}
     with st.spinner("Calibrating the noise of every cell…"):
-        sig = smp.mosaic_sigmas(smp.MOSAIC_L, smp.MOSAIC_EPS, start=start or 0.3,
-                                eps_at=lambda l, x: quick_epsilon(x, l=l, **priv, **facts))
+        sig = smp.mosaic_sigmas_at(start=start or 0.3, **_mosaic_privacy(s), **facts)
         cells = smp.mosaic_cells(table, sigma_for=lambda l, e: cell_sigma(sig[(l, e)]))
     cols = st.columns(len(smp.MOSAIC_EPS) + 1)
     for col, e in zip(cols[1:], smp.MOSAIC_EPS):

@@ -84,7 +84,7 @@ def test_prefetch_runs_tasks_in_a_thread_once_per_key():
     assert fm.prefetch([lambda: seen.append("second")], key="other", delay=0) is None  # busy
     assert done.wait(10)
     t.join(10)
-    assert seen == ["dpcda-frontier-prefetch"]
+    assert seen == ["dpcda-prefetch"]
     assert fm.prefetch([lambda: seen.append("again")], key="k", delay=0) is None  # same key
     t = fm.prefetch([lambda: seen.append("other")], key="other", delay=0)
     t.join(10)
@@ -97,7 +97,7 @@ def test_switch_tasks_fill_what_a_switch_needs(counted):
     tasks = fm.switch_tasks("digits", None, accountant="class-aware",
                             accountants=["class-aware", "paper"], datasets=["digits", "adult"],
                             c=1.0, T=None, ratio=1.0, delta=1e-5)
-    assert len(tasks) == 2  # digits under paper; adult under class-aware (no rows: nothing)
+    assert len(tasks) == 2  # adult under class-aware (no rows: nothing), digits under paper
     rows = fr.release_rows("digits", c=1.0)
     assert not fm.remembered(rows, **KW)
     t = fm.prefetch(tasks, delay=0)

@@ -7,7 +7,7 @@ from dpcda.samples.cost import FAST_SECONDS, estimate_release_seconds, is_quick
 from dpcda.samples.legibility import (SCORE_MIN, Legibility, legibility_hint, legibility_score,
                                       legible_sigma, smallest_legible_l, unrecognisable)
 from dpcda.samples.mosaic import (MOSAIC_EPS, MOSAIC_L, MosaicCell, class_table, mosaic_cells,
-                                  mosaic_sigmas, solve_sigma)
+                                  mosaic_sigmas, mosaic_sigmas_at, solve_sigma)
 from dpcda.samples.pictures import (SamplePictures, class_means, denoise_means, public_floor,
                                     sample_pictures, smoothing_px)
 from dpcda.samples.setting import (T_CAP, Noise, default_T,
@@ -19,7 +19,7 @@ __all__ = [
     "FAST_SECONDS", "Legibility", "MOSAIC_EPS", "MOSAIC_L", "MosaicCell", "Noise", "SCORE_MIN",
     "SamplePictures", "T_CAP", "class_means", "class_table", "default_T", "denoise_means",
     "estimate_release_seconds", "generate_release", "is_quick", "legibility_hint",
-    "legibility_score", "legible_sigma", "mosaic_cells", "mosaic_sigmas", "noise_for",
+    "legibility_score", "legible_sigma", "mosaic_cells", "mosaic_sigmas", "mosaic_sigmas_at", "noise_for",
     "parse_T", "parse_image_shape", "public_floor", "quick_epsilon", "release_stem",
     "report_settings", "sample_pictures", "setting_text", "smallest_legible_l", "smoothing_px", "solve_sigma",
     "unrecognisable"]

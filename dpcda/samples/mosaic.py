@@ -11,6 +11,8 @@ MNIST; the time of a mosaic is that of its calibrations (README, "Samples page")
 from __future__ import annotations
 
 import math
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
@@ -92,6 +94,55 @@ def mosaic_sigmas(ls: Sequence[int], epsilons: Sequence[float], *,
             if i == 0 and not isinstance(out[(l, e)], str):
                 row_start, prev_l = out[(l, e)], l
     return out
+
+
+#: Mosaic noises remembered per setting (:func:`mosaic_sigmas_at`); the oldest go.
+MAX_REMEMBERED = 32
+_remembered: OrderedDict = OrderedDict()
+_running: dict = {}  # key -> Event set when the thread computing it is done
+_lock = threading.Lock()
+
+
+def mosaic_sigmas_at(ls: Sequence[int] = MOSAIC_L, epsilons: Sequence[float] = MOSAIC_EPS, *,
+                     start: float = 0.3, **privacy) -> dict:
+    """:func:`mosaic_sigmas` on :func:`dpcda.samples.quick_epsilon` at the public setting
+    ``privacy`` (T, c, delta, n, class_counts, d_x, d_y, accountant, conversion, max_alpha,
+    allocation), remembered per (ls, epsilons, start, setting): the same answer, computed once,
+    so that :func:`dpcda.background.prefetch` can compute it while the page shows the release
+    (a call while another thread computes the same setting waits for that answer)."""
+    from dpcda import background
+    from dpcda.samples.setting import quick_epsilon
+
+    priv = dict(privacy, class_counts=tuple(privacy["class_counts"]))
+
+    def eps_at(l: int, sigma: float) -> float:
+        background.pause_for_foreground()  # a prefetch lets page runs go first
+        return quick_epsilon(sigma, l=l, **priv)
+
+    key = (tuple(ls), tuple(float(e) for e in epsilons), float(start), tuple(sorted(priv.items())))
+    with _lock:
+        if key in _remembered:
+            return dict(_remembered[key])
+        running = _running.get(key)
+        if running is None:
+            _running[key] = threading.Event()
+    if running is not None:  # another thread (a prefetch) is computing it: wait for that
+        with background.waiting():
+            running.wait(timeout=300)
+        with _lock:
+            if key in _remembered:
+                return dict(_remembered[key])
+        return mosaic_sigmas(ls, epsilons, start=start, eps_at=eps_at)  # it failed there
+    try:
+        out = mosaic_sigmas(ls, epsilons, start=start, eps_at=eps_at)
+        with _lock:
+            _remembered[key] = dict(out)
+            while len(_remembered) > MAX_REMEMBERED:
+                _remembered.popitem(last=False)
+        return out
+    finally:
+        with _lock:
+            _running.pop(key).set()
 
 
 def class_table(X: np.ndarray, y: np.ndarray, k: int, preprocess) -> np.ndarray:

@@ -76,3 +76,67 @@ def test_mosaic_sigmas_cover_every_cell_and_meet_each_epsilon():
         else:
             assert eps_at(l, s) <= e and eps_at(l, s / 1.02) > e  # met, not much extra noise
     assert got[(4, 10.0)] < got[(1, 10.0)] and got[(1, 5.0)] > got[(1, 20.0)]
+
+
+def test_mosaic_sigmas_at_is_mosaic_sigmas_on_quick_epsilon_remembered(monkeypatch):
+    from dpcda.samples import mosaic as mosaic_mod
+    from dpcda.samples import setting
+
+    priv = dict(T=300, c=1.0, delta=1e-5, n=300, class_counts=[100, 100, 100], d_x=4, d_y=3,
+                accountant="class-aware", conversion="mironov", max_alpha=64,
+                allocation="equal")
+    calls = []
+    quick = setting.quick_epsilon
+
+    def counted(sigma, **kw):
+        calls.append(sigma)
+        return quick(sigma, **kw)
+
+    ls, eps = (1, 4), (math.inf, 10.0, 5.0)
+    want = mosaic_sigmas(ls, eps, start=0.5, eps_at=lambda l, s: setting.quick_epsilon(
+        s, l=l, **dict(priv, class_counts=tuple(priv["class_counts"]))))
+    monkeypatch.setattr(setting, "quick_epsilon", counted)
+    mosaic_mod._remembered.clear()
+    got = mosaic_mod.mosaic_sigmas_at(ls, eps, start=0.5, **priv)
+    assert got == want and set(got) == {(l, e) for l in ls for e in (10.0, 5.0)}
+    n = len(calls)
+    assert n > 0
+    assert mosaic_mod.mosaic_sigmas_at(ls, eps, start=0.5, **priv) == want and len(calls) == n
+    got[(1, 10.0)] = -1.0  # the caller's copy: the remembered answer is not changed
+    assert mosaic_mod.mosaic_sigmas_at(ls, eps, start=0.5, **priv)[(1, 10.0)] == want[(1, 10.0)]
+    mosaic_mod.mosaic_sigmas_at(ls, eps, start=0.6, **priv)  # another start: computed
+    assert len(calls) > n
+
+
+def test_mosaic_sigmas_at_waits_for_the_thread_already_computing_it(monkeypatch):
+    import threading
+
+    from dpcda.samples import mosaic as mosaic_mod
+    from dpcda.samples import setting
+
+    priv = dict(T=300, c=1.0, delta=1e-5, n=300, class_counts=(100, 100, 100), d_x=4, d_y=3,
+                accountant="class-aware", conversion="mironov", max_alpha=64,
+                allocation="equal")
+    quick, calls, gate = setting.quick_epsilon, [], threading.Event()
+
+    def slow(sigma, **kw):
+        gate.wait(10)
+        calls.append(threading.current_thread().name)
+        return quick(sigma, **kw)
+
+    monkeypatch.setattr(setting, "quick_epsilon", slow)
+    mosaic_mod._remembered.clear()
+    first = threading.Thread(target=mosaic_mod.mosaic_sigmas_at, name="prefetch",
+                             kwargs=dict(ls=(1,), epsilons=(10.0,), start=0.5, **priv))
+    first.start()
+    while not mosaic_mod._running:  # the prefetch has claimed the setting
+        pass
+    result = {}
+    second = threading.Thread(target=lambda: result.setdefault(
+        "v", mosaic_mod.mosaic_sigmas_at(ls=(1,), epsilons=(10.0,), start=0.5, **priv)))
+    second.start()
+    gate.set()
+    first.join(10)
+    second.join(10)
+    assert set(calls) == {"prefetch"}  # computed once, by the first thread
+    assert set(result["v"]) == {(1, 10.0)} and not mosaic_mod._running
