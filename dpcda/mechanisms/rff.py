@@ -21,6 +21,7 @@ runs on any torch device.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -45,6 +46,44 @@ def features(X, W):
     return torch.cat((torch.cos(Z), torch.sin(Z)), dim=1) / math.sqrt(W.shape[0])
 
 
+@functools.cache
+def _weighted_features():
+    import torch
+
+    class WeightedFeatures(torch.autograd.Function):
+        """``[cos(X W^T), sin(X W^T)]^T M`` (D x K), differentiable in ``X`` only.
+
+        What autograd would do through :func:`features`, without its waste: the n x D
+        ``phi(X)`` is never formed (no concatenation, no scaling: the caller folds
+        ``1/sqrt(D/2)`` into ``M``), and the backward reuses ``cos`` and ``sin`` instead of
+        evaluating them again."""
+
+        @staticmethod
+        def forward(ctx, X, W, M):
+            Z = X @ W.T
+            C = torch.cos(Z)
+            S = Z.sin_()
+            ctx.save_for_backward(C, S, W, M)
+            return torch.cat((M.T @ C, M.T @ S), dim=1).T  # (M^T C)^T: C^T M is 8x slower
+
+        @staticmethod
+        def backward(ctx, grad):
+            C, S, W, M = ctx.saved_tensors
+            h = C.shape[1]
+            dZ = C * (M @ grad[h:].T)  # d/dZ sin = cos; d/dZ cos = -sin
+            dZ.addcmul_(S, M @ grad[:h].T, value=-1.0)
+            return dZ @ W, None, None
+
+    return WeightedFeatures.apply
+
+
+def weighted_features(X, W, M):
+    """``phi(X)^T M * sqrt(D/2)`` = ``[cos(X W^T), sin(X W^T)]^T M`` (D x K) for weights ``M``
+    (n x K), differentiable in ``X``; the scale ``1/sqrt(D/2)`` of ``phi`` is the caller's (fold
+    it into ``M``). Costs two n x d x D/2 products (forward, backward) and little else."""
+    return _weighted_features()(X, W, M)
+
+
 def class_embedding(X: np.ndarray, y: np.ndarray, K: int, W, *, device):
     """``E`` (D x K) = ``(1/N) sum_i phi(x_i) onehot(y_i)^T`` in float64, in row chunks."""
     import torch
@@ -52,13 +91,14 @@ def class_embedding(X: np.ndarray, y: np.ndarray, K: int, W, *, device):
     N, D = len(X), 2 * W.shape[0]
     rows = max(1, CHUNK_BYTES // (4 * (D + X.shape[1])))
     E = torch.zeros((D, K), dtype=torch.float64, device=device)
-    for s in range(0, N, rows):
-        checkpoint()  # a running job's cancel / time limit takes effect between chunks
-        xb = torch.from_numpy(np.ascontiguousarray(X[s:s + rows], dtype=np.float32)).to(device)
-        yb = torch.from_numpy(y[s:s + rows]).to(device)
-        onehot = torch.nn.functional.one_hot(yb, K).to(torch.float32)
-        E += (features(xb, W).T @ onehot).to(torch.float64)
-    return E / N
+    with torch.no_grad():
+        for s in range(0, N, rows):
+            checkpoint()  # a running job's cancel / time limit takes effect between chunks
+            xb = torch.from_numpy(np.ascontiguousarray(X[s:s + rows], dtype=np.float32)).to(device)
+            yb = torch.from_numpy(y[s:s + rows]).to(device)
+            onehot = torch.nn.functional.one_hot(yb, K).to(torch.float32)
+            E += weighted_features(xb, W, onehot).to(torch.float64)
+    return E / (N * math.sqrt(W.shape[0]))
 
 
 def make_generator_net(code_dim: int, K: int, d: int, hidden: tuple[int, ...], bounded: bool):
@@ -108,12 +148,14 @@ def fit_generator(E, p: np.ndarray, d: int, W, *, c: float | None, bounded: bool
     w = torch.as_tensor(p, dtype=torch.float32, device=device)
     per_class = max(2, batch_size // K)
     labels = torch.arange(K, device=device).repeat_interleave(per_class)
-    onehot_mean = torch.nn.functional.one_hot(labels, K).to(torch.float32) / per_class
+    # per-class means of phi: 1/per_class for the class, 1/sqrt(D/2) of phi folded in
+    weights = torch.nn.functional.one_hot(labels, K).to(torch.float32) / (
+        per_class * math.sqrt(W.shape[0]))
     net.train()
     for _ in range(steps):
         checkpoint()
         out = clip_rows_torch(net(_inputs(labels, K, code_dim, generator, device)), c)
-        gen_emb = features(out, W).T @ onehot_mean  # D x K: per-class mean features
+        gen_emb = weighted_features(out, W, weights)  # D x K: per-class mean features
         loss = torch.sum((target - gen_emb * w) ** 2)
         opt.zero_grad(set_to_none=True)
         loss.backward()
