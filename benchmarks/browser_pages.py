@@ -1,0 +1,65 @@
+"""First load of every dashboard page in Chromium at 1024 x 768, once the server is warm
+(issue 10 item 6: "first load of any page <= 2 s after the server is warm").
+
+Starts `streamlit run app.py` (private DPCDA_HOME, offline; the same server helpers as
+benchmarks/browser_privacy.py), opens every page once to warm it (imports, caches; the Samples
+page draws its digits preview), then, ``--rounds`` times, opens each page in a new tab and
+times it from navigation until the page's title is shown and its script has finished. Prints
+the median and the range per page, and the machine's load average at the end.
+
+    python benchmarks/browser_pages.py [--rounds 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from browser_privacy import ARGS, CHROMIUM, load, start_server  # noqa: E402
+
+PAGES = (("Home", ""), ("Privacy", "privacy"), ("Samples", "samples"), ("Utility", "utility"),
+         ("Compare", "compare"))
+TITLE = '[data-testid="stMain"] h1'
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rounds", type=int, default=3)
+    args = ap.parse_args()
+    from playwright.sync_api import sync_playwright
+
+    times: dict[str, list[float]] = {name: [] for name, _ in PAGES}
+    with tempfile.TemporaryDirectory() as tmp:
+        proc, url = start_server(Path(tmp))
+        try:
+            with sync_playwright() as p:
+                browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+                for _, path in PAGES:  # warm: every page once
+                    page, _ = load(browser, f"{url}/{path}", wait_for=TITLE)
+                    page.close()
+                for _ in range(args.rounds):
+                    for name, path in PAGES:
+                        page, seconds = load(browser, f"{url}/{path}", wait_for=TITLE)
+                        times[name].append(seconds)
+                        page.close()
+                browser.close()
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+    for name, ts in times.items():
+        print(f"{name:8s} first load in a new tab, warm server: median {statistics.median(ts):.2f} s "
+              f"(runs {' / '.join(f'{t:.2f}' for t in ts)}; target <= 2 s)")
+    print(f"load average {os.getloadavg()[0]:.2f} (this benchmark's server and browser included)")
+
+
+if __name__ == "__main__":
+    main()
