@@ -202,10 +202,15 @@ def tabular_fidelity(real_X, synth_X, segments=(), feature_names=None, *, real_y
 
 def class_means(X, y, K: int) -> np.ndarray:
     """K x d mean row per class (NaN rows for a class with no row)."""
-    X = np.asarray(X, dtype=np.float64)
+    X = np.asarray(X)
     y = np.asarray(y, dtype=np.int64)
+    if y.size and (y.min() < 0 or y.max() >= K):
+        raise IndexError(f"labels must be in 0..{K - 1}, got {int(y.min())}..{int(y.max())}")
     sums = np.zeros((K, X.shape[1]))
-    np.add.at(sums, y, X)
+    for k in range(K):  # one pass per class (np.add.at took 0.2 s on MNIST's 10,000 rows)
+        rows = X[y == k]
+        if len(rows):
+            sums[k] = rows.sum(axis=0, dtype=np.float64)
     n = np.bincount(y, minlength=K)[:K].astype(np.float64)
     with np.errstate(invalid="ignore", divide="ignore"):
         return sums / n[:, None]

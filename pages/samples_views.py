@@ -47,8 +47,8 @@ def typed(read, *args, **kw):
         return REFUSED
 
 
-@st.cache_data(show_spinner="Loading the dataset…", max_entries=6)
-def load_builtin(name: str):
+@st.cache_resource(show_spinner="Loading the dataset…", max_entries=6)
+def load_builtin(name: str):  # a resource: its arrays are read-only, and MNIST unpickled per run cost 0.1 s
     from dpcda.data import load_dataset
 
     return load_dataset(name)

@@ -108,3 +108,23 @@ def test_real_in_release_space_from_the_card():
                   card={"normalization": {"method": "scale"}})
     rep = release_fidelity(rel, ds)
     assert [(c.name, c.distance) for c in rep.columns] == [("label", 0), ("x", 0), ("c", 0)]
+
+
+def test_class_means_match_a_row_by_row_sum_and_refuse_unknown_labels():
+    from dpcda.fidelity import class_means
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(500, 7)).astype(np.float32)
+    y = rng.integers(0, 4, 500)
+    y[y == 2] = 1  # class 2 absent
+    want = np.zeros((5, 7))
+    np.add.at(want, y, X.astype(np.float64))
+    counts = np.bincount(y, minlength=5)
+    got = class_means(X, y, 5)
+    for k in range(5):
+        if counts[k]:
+            np.testing.assert_allclose(got[k], want[k] / counts[k], rtol=1e-12, atol=1e-15)
+        else:
+            assert np.isnan(got[k]).all()
+    with pytest.raises(IndexError, match="labels"):
+        class_means(X, np.full(500, 5), 5)
