@@ -35,7 +35,7 @@ LOAD_PER_VALUE = 3.0e-8     # reading the dataset: per value of the N x d traini
 CALIBRATE = {"pld": 1.8, "rdp": 0.1}  # sigma for a target epsilon, per job
 MIX_PER_VALUE = 1.5e-9      # mixing mechanisms: per T x l x d multiply-add
 PROJECT_PER_VALUE = 3.0e-10  # random projection: per N x d x p
-MERF_PER_STEP = (0.026, 1.05e-4)  # DP-MERF: (fixed, per feature) seconds per generator step
+MERF_PER_STEP = (0.028, 6.5e-5)  # DP-MERF: (fixed, per feature) seconds per generator step
 MERF_REFERENCE = 500 * 4000      # ... at batch 500 and 4,000 random features
 TRAIN_FIXED = {"ncm": 0.05, "lda": 0.12, "tree": 0.3, "linear": 0.1, "fc": 0.15, "cnn": 0.5}
 #: Per training value (T x d for ncm/tree, T x d^2 for lda; T x d per epoch for torch models).

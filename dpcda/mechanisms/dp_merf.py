@@ -40,6 +40,7 @@ from dpcda.mechanisms.rff import (
     class_embedding,
     draw_frequencies,
     fit_generator,
+    matmul_dtype,
     sample,
 )
 from dpcda.mechanisms.validation import (
@@ -120,7 +121,7 @@ def generate_dp_merf(X, y, *, epsilon=None, delta: float = 1e-5, noise_multiplie
                      lr: float = 1e-2, hidden=(200, 500), code_dim: int = 10,
                      normalize="scale", bounds=None, n_classes=None, class_names=None,
                      image_shape=None, dataset: str | None = None, device=None,
-                     seed: int | None = None) -> Release:
+                     precision: str = "auto", seed: int | None = None) -> Release:
     """A DP-MERF release of raw features ``X`` (N x d) with labels ``y`` in 0..K-1.
 
     Noise: a target ``epsilon`` at ``delta`` (exact analytic Gaussian calibration) or the
@@ -131,8 +132,10 @@ def generate_dp_merf(X, y, *, epsilon=None, delta: float = 1e-5, noise_multiplie
     (about the published 105 = length^2 for MNIST in [0, 1]). ``labels``/``count_share``:
     see the module docstring. ``T``: synthetic samples released (default N). ``steps``,
     ``batch_size``, ``lr``, ``hidden``, ``code_dim``: the generator's training (Adam).
-    ``device``: torch device (default cuda, then mps, then cpu). ``seed``: for experiments
-    only; it is never recorded.
+    ``device``: torch device (default cuda, then mps, then cpu). ``precision``: the random
+    features' two big products in ``"float32"`` or ``"bfloat16"``; ``"auto"`` picks bfloat16
+    for d >= 256 on a CPU with native support (:func:`~dpcda.mechanisms.rff.matmul_dtype`; the card records
+    the choice). ``seed``: for experiments only; it is never recorded.
     """
     import torch
 
@@ -174,8 +177,9 @@ def generate_dp_merf(X, y, *, epsilon=None, delta: float = 1e-5, noise_multiplie
     pre = fit_preprocessor(X, normalize, c=c, bounds=bounds)
     bounded = pre.method == "scale"
     dev = resolve_device(device)
+    mm_dtype = matmul_dtype(precision, dev, d)
     gen = make_generator(dev, seed)
-    W = draw_frequencies(d, n_features, length_scale, generator=gen, device=dev)
+    W = draw_frequencies(d, n_features, length_scale, generator=gen, device=dev).to(mm_dtype)
     counts = np.bincount(y, minlength=K)
     E = class_embedding(pre(X), y, K, W, device=dev)
     if plan["embedding_noise_std"] > 0:
@@ -202,7 +206,8 @@ def generate_dp_merf(X, y, *, epsilon=None, delta: float = 1e-5, noise_multiplie
                     "count_noise_std": plan["count_noise_std"], "labels": labels,
                     "count_share": count_share if labels == "private" else None,
                     "steps": steps, "batch_size": batch_size, "lr": lr,
-                    "hidden": list(hidden), "code_dim": code_dim},
+                    "hidden": list(hidden), "code_dim": code_dim,
+                    "precision": str(mm_dtype).removeprefix("torch.")},
         privacy=privacy,
         data=data_block(dataset=dataset, N=N, class_counts=counts, class_names=class_names,
                         image_shape=image_shape, d=d)

@@ -109,6 +109,26 @@ def test_generator_learns_the_classes():
     assert out["accuracy"] >= 0.9
 
 
+def test_precision_is_recorded_and_both_learn():
+    """float32 and bfloat16 products give releases of the same quality; the card says which."""
+    from dpcda.training import TrainConfig, train_and_evaluate
+
+    X, y = make_blocks(per_class=(300, 300, 300, 300), seed=6)
+    X_test, y_test = make_blocks(per_class=(100, 100, 100, 100), seed=7)
+    acc = {}
+    for precision in ("float32", "bfloat16"):
+        rel = generate_dp_merf(X, y, epsilon=5.0, bounds=BOUNDS, seed=6, n_features=400,
+                               steps=150, batch_size=128, hidden=(64,), device="cpu",
+                               precision=precision)
+        assert rel.card["parameters"]["precision"] == precision
+        out = train_and_evaluate(rel.X, rel.y, rel.preprocess(X_test), y_test,
+                                 config=TrainConfig(model="ncm", device="cpu"), seed=0)
+        acc[precision] = out["accuracy"]
+    assert min(acc.values()) >= 0.9, acc
+    auto = generate_dp_merf(X, y, epsilon=5.0, bounds=BOUNDS, seed=6, **FAST)
+    assert auto.card["parameters"]["precision"] in ("float32", "bfloat16")
+
+
 def test_registry_library_and_dataset_entry_points(blocks):
     X, y = blocks
     assert "dp-merf" in MECHANISMS and MECHANISMS.get("dp-merf").generate is generate_dp_merf
@@ -136,6 +156,7 @@ def test_registry_library_and_dataset_entry_points(blocks):
     ({"epsilon": 1.0, "batch_size": 3}, "batch_size must be an integer"),
     ({"epsilon": 1.0, "hidden": 5}, "hidden must be a sequence"),
     ({"epsilon": 1.0, "normalize": "pca"}, "normalize must be one of"),
+    ({"epsilon": 1.0, "precision": "half"}, "precision must be one of auto, float32, bfloat16"),
 ])
 def test_bad_input_names_the_parameter(blocks, kw, match):
     X, y = blocks

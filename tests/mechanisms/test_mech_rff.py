@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import torch
 
-from dpcda.mechanisms.rff import class_embedding, features, weighted_features
+from dpcda.mechanisms.rff import class_embedding, features, matmul_dtype, weighted_features
 
 
 def _data(n=37, d=5, h=8, K=3, seed=0):
@@ -65,3 +65,35 @@ def test_no_grad_call_keeps_nothing_differentiable(n):
     with torch.no_grad():
         out = weighted_features(X, W, M)
     assert not out.requires_grad and torch.isfinite(out).all()
+
+
+def test_bfloat16_products_approximate_the_float32_ones():
+    """The products in bfloat16 (rounding 2^-9): values and gradient within a few 1e-3 of
+    float32, returned in X's dtype; a real difference (not silently float32)."""
+    g = torch.Generator().manual_seed(4)
+    X = torch.rand((200, 64), generator=g)
+    X = X / X.norm(dim=1, keepdim=True)  # clipped rows, as in the generator
+    W = torch.randn((300, 64), generator=g)
+    M = torch.nn.functional.one_hot(torch.arange(200) % 4, 4).float() / 50
+    target = torch.randn((600, 4), generator=g) * 0.05
+    out = {}
+    for dt in (torch.float32, torch.bfloat16):
+        x = X.clone().requires_grad_(True)
+        emb = weighted_features(x, W.to(dt), M)
+        torch.sum((target - emb) ** 2).backward()
+        assert emb.dtype == x.grad.dtype == torch.float32
+        out[dt] = emb.detach(), x.grad
+    (e32, g32), (e16, g16) = out[torch.float32], out[torch.bfloat16]
+    assert 0 < (e16 - e32).abs().max() < 5e-3
+    assert (g16 - g32).norm() < 2e-2 * g32.norm()
+
+
+def test_matmul_dtype_choices():
+    assert matmul_dtype("float32", "cpu", 784) is torch.float32
+    assert matmul_dtype("bfloat16", "cpu", 64) is torch.bfloat16
+    assert matmul_dtype("auto", "cuda", 784) is torch.float32  # GPUs: unchanged
+    assert matmul_dtype("auto", "cpu", 64) is torch.float32  # small d: nothing to gain
+    native = torch.cpu._is_avx512_bf16_supported() or torch.cpu._is_amx_tile_supported()
+    assert matmul_dtype("auto", "cpu", 784) is (torch.bfloat16 if native else torch.float32)
+    with pytest.raises(ValueError, match="precision must be one of auto, float32, bfloat16"):
+        matmul_dtype("half", "cpu", 784)
