@@ -65,6 +65,13 @@ def page_text(at: AppTest) -> str:
 def tools(at: AppTest, media) -> tuple[str, str, str]:  # noqa: F811
     """(the expander's library code, the report's file name, the report's HTML)."""
     box = next(e for e in at.expander if e.label.startswith("Reproduce this"))
+    show = next(t for t in box.toggle if t.key.endswith("_repro_show"))
+    if not show.value:
+        assert not box.code  # the code (and the browser's highlighter) only once asked for
+        show.set_value(True)
+        at.run()
+        assert not at.exception, at.exception
+        box = next(e for e in at.expander if e.label.startswith("Reproduce this"))
     assert "Download report (HTML)" in [b.proto.label for b in at.sidebar.get("download_button")]
     (name, build), = media.deferred.items()
     html = build().decode()

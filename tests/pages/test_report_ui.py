@@ -57,6 +57,9 @@ def test_reproduce_expander_shows_the_code_and_offers_the_script(media):
     at = page("samples", SAMPLES)
     want = reproduce(page="samples", **{k: v for k, v in SAMPLES.items() if v is not None})
     assert at.expander[0].label.startswith("Reproduce this")
+    assert not at.code  # folded until asked for: the highlighter costs every page view
+    at.toggle(key="samples_repro_show").set_value(True)
+    at.run()
     codes = [c.value for c in at.code]
     assert codes == [want.library.strip(), want.cli_text.strip()]
     assert media.stored[want.filename].decode() == want.script
