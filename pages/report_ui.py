@@ -4,7 +4,8 @@
   ``python -m dpcda`` command(s) and a downloadable script for the page's current settings
   (built by :mod:`dpcda.reproduce`).
 - :func:`report_download`: a button that builds the stakeholder report of the current setting
-  (:mod:`dpcda.report`) when clicked, as one self-contained HTML file.
+  (:mod:`dpcda.report`) when clicked, as one self-contained HTML file, and as PDF where the
+  server has a Chromium or Chrome (:mod:`dpcda.report.pdf`).
 
 Both take the page's settings as a plain dict with :class:`dpcda.reproduce.ReproSettings`
 names (None values are left out). Neither computes anything while the page draws: the code is
@@ -24,6 +25,8 @@ REPORT_HELP = ("One self-contained HTML file that opens offline: ε and δ in pl
                "accountant and what it protects, the data card, sample images and class means, "
                "accuracy against l and ε from the results store, the Compare and fidelity tables, "
                "and the caveats. Built when clicked (a few seconds: it generates a release).")
+PDF_HELP = ("The same report as a PDF (A4), printed by the server's Chromium without network. "
+            "Built when clicked (a few seconds more than the HTML).")
 
 
 def _plain(settings: Mapping) -> dict:
@@ -70,10 +73,19 @@ def report_html(settings: Mapping, release=None, page: str | None = None,
         return error_report(hide_paths(exc)).encode("utf-8")
 
 
+def report_pdf(settings: Mapping, release=None, page: str | None = None,
+               sweep_id: int | None = None) -> bytes:
+    """The same report printed to PDF by the server's browser (:mod:`dpcda.report.pdf`)."""
+    from dpcda.report.pdf import html_to_pdf
+
+    return html_to_pdf(report_html(settings, release, page, sweep_id).decode("utf-8"))
+
+
 def report_download(page: str, settings: Mapping, *, release=None, sweep_id: int | None = None,
                     container=None) -> None:
     """The "Download report" button (in the sidebar unless ``container``)."""
     from dpcda.report.gather import settings_for_report
+    from dpcda.report.pdf import pdf_available
 
     where = container or st.sidebar
     try:
@@ -88,6 +100,14 @@ def report_download(page: str, settings: Mapping, *, release=None, sweep_id: int
                           lambda: report_html(settings, release, page, sweep_id), file_name=name,
                           mime="text/html", key=f"{page}_report", on_click="ignore",
                           help=REPORT_HELP)
+    if pdf_available():
+        where.download_button("Download report (PDF)",
+                              lambda: report_pdf(settings, release, page, sweep_id),
+                              file_name=name[:-len(".html")] + ".pdf", mime="application/pdf",
+                              key=f"{page}_report_pdf", on_click="ignore", help=PDF_HELP)
+    else:
+        where.caption("No PDF here (no Chromium or Chrome on the server): the HTML report prints "
+                      "to PDF from any browser's print dialog.")
 
 
 def page_tools(page: str, settings: Mapping, *, release=None, sweep_id: int | None = None) -> None:

@@ -27,6 +27,9 @@ padding:3px 7px;text-align:left;vertical-align:top}th{background:#f0f2f6}
 .missing{color:#777;font-style:italic}img.px{image-rendering:pixelated}
 figcaption,.cap{color:#555;font-size:.88em}pre{background:#f6f6f6;padding:8px;overflow-x:auto;
 font-size:.8em}nav a{margin-right:10px}
+@page{size:A4;margin:15mm}
+@media print{body{max-width:none;margin:0;padding:0}h2{break-after:avoid}
+figure,table,tr,img,svg,pre,.headline,.warn{break-inside:avoid}}
 """
 
 

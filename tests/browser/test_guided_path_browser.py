@@ -23,6 +23,7 @@ import pytest
 from dpcda.formatting import fmt_int
 from dpcda.presets import get_preset
 from dpcda.report import SECTIONS
+from dpcda.report.pdf import pdf_available
 from tests.browser.test_privacy_browser import IDLE, browser, server  # noqa: F401
 
 LOAD_MS = 120_000  # a page's first run on a busy 2-core machine can take half a minute
@@ -122,7 +123,7 @@ def test_guided_path_on_digits(server, browser, shots):  # noqa: F811
 
     # Step 5, the report: downloaded from Compare, opened offline, every section there.
     button = page.get_by_test_id("stSidebar").get_by_test_id("stDownloadButton").filter(
-        has_text="Download report")
+        has_text="Download report (HTML)")
     with page.expect_download(timeout=REPORT_MS) as got:
         button.get_by_role("button").click()
     download = got.value
@@ -130,6 +131,14 @@ def test_guided_path_on_digits(server, browser, shots):  # noqa: F811
     report = shots / download.suggested_filename
     download.save_as(report)
     _no_exception(page, "Compare (report download)", errors)
+    if pdf_available():  # the server prints the same report to PDF with its Chromium
+        button = page.get_by_test_id("stSidebar").get_by_test_id("stDownloadButton").filter(
+            has_text="Download report (PDF)")
+        with page.expect_download(timeout=REPORT_MS) as got:
+            button.get_by_role("button").click()
+        assert got.value.suggested_filename == report.stem + ".pdf"
+        assert Path(got.value.path()).read_bytes()[:5] == b"%PDF-"
+        _no_exception(page, "Compare (PDF download)", errors)
     page.close()
     _report_offline(browser, report, shots / "6-report.png")
 

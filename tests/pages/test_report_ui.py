@@ -14,6 +14,7 @@ from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 from streamlit.testing.v1 import AppTest
 
 from dpcda.report import SECTIONS
+from dpcda.report.pdf import pdf_available
 from dpcda.reproduce import reproduce
 
 
@@ -64,15 +65,14 @@ def test_reproduce_expander_shows_the_code_and_offers_the_script(media):
     assert codes == [want.library.strip(), want.cli_text.strip()]
     assert media.stored[want.filename].decode() == want.script
     labels = [b.proto.label for b in at.get("download_button")]
-    assert labels == ["Download the script (.py)", "Download report (HTML)"]
+    assert labels[:2] == ["Download the script (.py)", "Download report (HTML)"]
 
 
 def test_report_button_builds_the_report_on_click(media, monkeypatch, tmp_path):
     monkeypatch.setenv("DPCDA_HOME", str(tmp_path / "home"))  # an empty results store
     page("samples", SAMPLES)
-    (name, build), = media.deferred.items()
-    assert name == "dpcda_report_digits_l4_eps10.html"
-    html = build().decode()
+    name = "dpcda_report_digits_l4_eps10.html"
+    html = media.deferred[name]().decode()
     for sid, title in SECTIONS:
         assert f'<section id="{sid}"><h2>{title}</h2>' in html
     assert '&quot;privacy&quot;:' in html  # the data card's JSON is there ...
@@ -86,3 +86,26 @@ def test_bad_settings_are_said_once_and_disable_the_report(media):
     (button,) = at.get("download_button")
     assert button.proto.disabled and "No report" in button.proto.help
     assert not media.deferred
+
+
+@pytest.mark.skipif(not pdf_available(), reason="no Chromium or Chrome (DPCDA_CHROMIUM, "
+                    "/usr/bin/chromium, chromium, google-chrome): no PDF button to test")
+def test_pdf_button_when_the_server_has_a_browser(media, monkeypatch, tmp_path):
+    monkeypatch.setenv("DPCDA_HOME", str(tmp_path / "home"))
+    at = page("samples", SAMPLES)
+    labels = [b.proto.label for b in at.sidebar.get("download_button")]
+    assert labels == ["Download report (HTML)", "Download report (PDF)"]
+    assert not any("prints to PDF" in c.value for c in at.sidebar.caption)
+    assert set(media.deferred) == {"dpcda_report_digits_l4_eps10.html",
+                                   "dpcda_report_digits_l4_eps10.pdf"}
+    pdf = media.deferred["dpcda_report_digits_l4_eps10.pdf"]()  # built on click, not before
+    assert pdf.startswith(b"%PDF") and len(re.findall(rb"/Type\s*/Page(?![a-zA-Z])", pdf)) >= 2
+
+
+def test_no_browser_no_pdf_button_but_a_caption(media, monkeypatch):
+    monkeypatch.setattr("dpcda.report.pdf.find_browser", lambda: None)
+    at = page("samples", SAMPLES)
+    labels = [b.proto.label for b in at.sidebar.get("download_button")]
+    assert labels == ["Download report (HTML)"]
+    assert any("prints to PDF from any browser" in c.value for c in at.sidebar.caption)
+    assert set(media.deferred) == {"dpcda_report_digits_l4_eps10.html"}
