@@ -92,7 +92,8 @@ ratio = 1.0 if tie or sigma_x == 0 else sigma_y / sigma_x
 common = dict(n=ds.n, class_counts=ds.class_counts, d_x=ds.d_x, d_y=ds.d_y, c=c, T=T,
               delta=delta, conversion=conversion, max_alpha=max_alpha)
 setting = (f"{ds.describe()}; l = {l}, σ_x = {fmt_sigma(sigma_x)}, σ_y = {fmt_sigma(sigma_y)}, "
-           f"c = {c:g}, T = {fmt_int(T)}, δ = {fmt_delta(delta)}")
+           f"c = {c:g}, T = {fmt_int(T)}" + (" split equally (⌊T/K⌋ per class, as published)"
+                                           if ds.class_counts else "") + f", δ = {fmt_delta(delta)}")
 
 # --- headline epsilon and the accuracy it buys ----------------------------------------------
 try:

@@ -78,6 +78,9 @@ def test_default_page_readout_table_figure_and_footnote():
     p = PrivacyParams(l=4, sigma_x=sigma, sigma_y=sigma, c=1.0, T=60000, delta=1e-5, **MNIST)
     r = compute_epsilon(p, accountant=DEFAULT_ACCOUNTANT, conversion="mironov", max_alpha=256)
     assert headline(at) == pytest.approx(r.epsilon, rel=5e-3)
+    # ... whose allocation (equal: PrivacyParams' default) the setting line states.
+    assert p.allocation == "equal"
+    assert any("T = 60,000 split equally (⌊T/K⌋ per class" in c.value for c in at.caption)
 
     # Every accountant at the same setting, the published one marked as not a bound, and the
     # paper/class-aware comparison in words.
