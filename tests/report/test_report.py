@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from dpcda.report import NOT_MEASURED, SECTIONS, ReportInputs, build_report, gather_report_inputs
-from dpcda.report.gather import accuracy_cells, latest_comparison, measured_frontier
+from dpcda.report.measured import accuracy_cells, latest_comparison, measured_frontier
 from dpcda.report.png import SIGNATURE, data_uri, png_bytes
 from dpcda.report.svg import Series, line_chart
 from report_data import full_inputs
@@ -249,7 +249,7 @@ def test_no_report_for_another_mechanism():
 
 def test_accuracy_vs_l_is_the_newest_sweep_over_l_in_a_real_store(tmp_path):
     from dpcda.jobs import JobStore, submit_sweep
-    from dpcda.report.gather import accuracy_from_sweep
+    from dpcda.report.measured import accuracy_from_sweep
 
     store = JobStore(tmp_path / "jobs.sqlite3")
     base = {"dataset": "mnist", "accountant": "paper", "train": {"model": "ncm"}}
@@ -272,7 +272,7 @@ def test_accuracy_vs_l_is_the_newest_sweep_over_l_in_a_real_store(tmp_path):
 
 def test_accuracy_vs_l_prefers_the_sweep_the_page_shows(tmp_path):
     from dpcda.jobs import JobStore, submit_sweep
-    from dpcda.report.gather import accuracy_from_sweep
+    from dpcda.report.measured import accuracy_from_sweep
 
     store = JobStore(tmp_path / "jobs.sqlite3")
     base = {"dataset": "digits", "train": {"model": "ncm"}}
