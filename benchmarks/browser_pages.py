@@ -15,13 +15,12 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from browser_privacy import ARGS, CHROMIUM, load, start_server  # noqa: E402
+from browser_privacy import ARGS, CHROMIUM, load, start_server, stop_server  # noqa: E402
 
 PAGES = (("Home", ""), ("Privacy", "privacy"), ("Samples", "samples"), ("Utility", "utility"),
          ("Compare", "compare"))
@@ -50,11 +49,7 @@ def main() -> None:
                         page.close()
                 browser.close()
         finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+            stop_server(proc)
     for name, ts in times.items():
         print(f"{name:8s} first load in a new tab, warm server: median {statistics.median(ts):.2f} s "
               f"(runs {' / '.join(f'{t:.2f}' for t in ts)}; target <= 2 s)")

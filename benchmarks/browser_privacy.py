@@ -66,6 +66,16 @@ def start_server(home: Path) -> tuple[subprocess.Popen, str]:
     raise SystemExit("streamlit did not start in 90 s")
 
 
+def stop_server(proc: subprocess.Popen) -> None:
+    """Stop the server started by :func:`start_server` (kill it if it does not exit in 10 s)."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
 def idle(page, timeout=120_000) -> None:
     page.wait_for_selector(IDLE, timeout=timeout)
 
@@ -196,12 +206,8 @@ def main() -> None:
                     click_mnist = one_click(page, Path(tmp))
                 browser.close()
         finally:
-            proc.terminate()
+            stop_server(proc)
             stop_workers(Path(tmp))
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
     load_avg = os.getloadavg()[0]
     print(f"load average {load_avg:.2f}; Home first load {t_home:.2f} s (warms the server); "
           f"Home in a second tab {t_home2:.2f} s (the frontend's own start: a floor)")

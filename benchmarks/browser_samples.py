@@ -14,49 +14,22 @@ images are on the page and the script has finished; "cold" includes Python's fir
 from __future__ import annotations
 
 import os
-import socket
-import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from browser_privacy import start_server, stop_server  # noqa: E402  (the same server, stopped alike)
+
 ART = ROOT / "benchmarks" / "artifacts"
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--headless=new", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--no-first-run"]
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 IMG = '[data-testid="stImage"] img, [data-testid="stImageContainer"] img'
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def start_server(home: Path) -> tuple[subprocess.Popen, str]:
-    port = free_port()
-    env = dict(os.environ, DPCDA_HOME=str(home), DPCDA_OFFLINE="1")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-         "--server.port", str(port), "--server.address", "127.0.0.1",
-         "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
-        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-                if r.read().decode().strip() == "ok":
-                    return proc, url
-        except OSError:
-            time.sleep(0.3)
-    proc.kill()
-    raise SystemExit("streamlit did not become healthy in 120 s")
 
 
 def wait_images(page, n: int, t0: float, timeout: float = 180.0) -> float:
@@ -111,7 +84,7 @@ def main() -> None:
     ART.mkdir(exist_ok=True)
     data = Path(os.environ.get("DPCDA_DATA_DIR", "")) / "mnist"
     with tempfile.TemporaryDirectory() as tmp:
-        proc, url = start_server(Path(tmp) / "dpcda-home")
+        proc, url = start_server(Path(tmp))
         try:
             with sync_playwright() as p:
                 b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
@@ -158,12 +131,7 @@ def main() -> None:
                       f"{wait_images(page, n + 16, t0, timeout=500):.2f} s")
                 b.close()
         finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+            stop_server(proc)
 
 
 if __name__ == "__main__":

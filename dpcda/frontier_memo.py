@@ -39,14 +39,21 @@ def _point(r: dict, n: int, allocation: str | None) -> tuple:
     return (r["l"], r["sigma_x"], r["ratio"], r["c"], r["T"] or n, allocation or r["allocation"])
 
 
+def _keys(rows, accountant, n, class_counts, d_x, d_y, delta, conversion, max_alpha,
+          allocation) -> list[tuple]:
+    """One memo key per release: the accounting setting, then the release's own point."""
+    setting = (accountant, n, None if class_counts is None else tuple(class_counts), d_x, d_y,
+               delta, conversion, int(max_alpha), allocation)
+    return [(setting, _point(r, n, allocation)) for r in rows]
+
+
 def epsilons(rows: list[dict], *, accountant: str, n: int, class_counts=None, d_x=None,
              d_y=None, delta: float, conversion: str = "mironov", max_alpha: int = 256,
              allocation: str | None = "equal") -> list[dict]:
     """:func:`dpcda.frontier.attach_epsilons` (same arguments, same result), computing only the
     releases whose epsilon is not remembered yet."""
-    setting = (accountant, n, None if class_counts is None else tuple(class_counts), d_x, d_y,
-               delta, conversion, int(max_alpha), allocation)
-    keys = [(setting, _point(r, n, allocation)) for r in rows]
+    keys = _keys(rows, accountant, n, class_counts, d_x, d_y, delta, conversion, max_alpha,
+                 allocation)
     with _lock:
         known = {k: _memo[k] for k in keys if k in _memo}
     missing = {k: r for k, r in zip(keys, rows) if k not in known}
@@ -71,10 +78,10 @@ def remembered(rows: list[dict], *, accountant: str, n: int, class_counts=None, 
                d_y=None, delta: float, conversion: str = "mironov", max_alpha: int = 256,
                allocation: str | None = "equal") -> bool:
     """Whether :func:`epsilons` would compute nothing for these releases."""
-    setting = (accountant, n, None if class_counts is None else tuple(class_counts), d_x, d_y,
-               delta, conversion, int(max_alpha), allocation)
+    keys = _keys(rows, accountant, n, class_counts, d_x, d_y, delta, conversion, max_alpha,
+                 allocation)
     with _lock:
-        return all((setting, _point(r, n, allocation)) in _memo for r in rows)
+        return all(k in _memo for k in keys)
 
 
 def forget() -> None:

@@ -19,7 +19,7 @@ __all__ = [
     "FAST_SECONDS", "Legibility", "MOSAIC_EPS", "MOSAIC_L", "MosaicCell", "Noise", "SCORE_MIN",
     "SamplePictures", "T_CAP", "class_means", "class_table", "default_T", "denoise_means",
     "estimate_release_seconds", "generate_release", "is_quick", "legibility_hint",
-    "legibility_score", "legible_sigma", "mosaic_cells", "mosaic_sigmas", "mosaic_sigmas_at", "noise_for",
-    "parse_T", "parse_image_shape", "public_floor", "quick_epsilon", "release_stem",
-    "report_settings", "sample_pictures", "setting_text", "smallest_legible_l", "smoothing_px", "solve_sigma",
-    "unrecognisable"]
+    "legibility_score", "legible_sigma", "mosaic_cells", "mosaic_sigmas", "mosaic_sigmas_at",
+    "noise_for", "parse_image_shape", "public_floor", "quick_epsilon", "release_stem",
+    "report_settings", "sample_pictures", "setting_text", "smallest_legible_l", "smoothing_px",
+    "solve_sigma", "unrecognisable"]

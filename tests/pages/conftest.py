@@ -17,6 +17,26 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 
+@pytest.fixture
+def store(monkeypatch, tmp_path):
+    """A job store of this test's own (``DPCDA_HOME`` = a temp folder)."""
+    from dpcda.jobs import JobStore
+
+    monkeypatch.setenv("DPCDA_HOME", str(tmp_path / "home"))
+    return JobStore()
+
+
+@pytest.fixture
+def worker_calls(monkeypatch) -> list:
+    """``ensure_worker`` replaced by a recorder (the stores it was asked for): no process starts;
+    a test runs the jobs in-process with :class:`dpcda.jobs.Worker`."""
+    import dpcda.jobs
+
+    calls = []
+    monkeypatch.setattr(dpcda.jobs, "ensure_worker", lambda db=None, **kw: calls.append(db) or {})
+    return calls
+
+
 @pytest.fixture(autouse=True)
 def _clear_streamlit_caches():
     """st.cache_data / st.cache_resource are process-global: start every test empty."""

@@ -13,7 +13,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from dpcda import reference
-from dpcda.jobs import JobStore, Worker, sweep_results
+from dpcda.jobs import Worker, sweep_results
 from dpcda.mechanisms import MECHANISMS
 from dpcda.privacy import NOT_A_BOUND
 
@@ -26,19 +26,7 @@ OURS = FOUR + ["DP-MERF"]  # every registered mechanism, in registry order
 PAPER_ROW["DP-MERF"] = "DP-Merf"
 
 
-@pytest.fixture
-def store(monkeypatch, tmp_path) -> JobStore:
-    monkeypatch.setenv("DPCDA_HOME", str(tmp_path))
-    return JobStore()
-
-
-@pytest.fixture
-def worker_calls(monkeypatch) -> list:
-    import dpcda.jobs
-
-    calls = []
-    monkeypatch.setattr(dpcda.jobs, "ensure_worker", lambda db=None, **kw: calls.append(db) or {})
-    return calls
+# ``store`` and ``worker_calls``: tests/pages/conftest.py.
 
 
 def run(at: AppTest) -> AppTest:

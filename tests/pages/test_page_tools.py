@@ -13,11 +13,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import pytest
 from streamlit.testing.v1 import AppTest
 
 from dpcda.compare_view import stored_compare_data
-from dpcda.jobs import JobStore, Worker
+from dpcda.jobs import Worker
 from dpcda.jobs.sweep import submit_sweep
 from dpcda.report import SECTIONS
 from dpcda.reproduce import reproduce, settings_from_comparison, settings_from_sweep
@@ -27,19 +26,7 @@ ROOT = Path(__file__).resolve().parents[2]
 UTILITY, COMPARE = (str(ROOT / "pages" / f"{p}.py") for p in ("utility", "compare"))
 
 
-@pytest.fixture
-def store(monkeypatch, tmp_path) -> JobStore:
-    monkeypatch.setenv("DPCDA_HOME", str(tmp_path / "home"))
-    return JobStore()
-
-
-@pytest.fixture
-def worker_calls(monkeypatch) -> list:
-    import dpcda.jobs
-
-    calls = []
-    monkeypatch.setattr(dpcda.jobs, "ensure_worker", lambda db=None, **kw: calls.append(db) or {})
-    return calls
+# ``store`` and ``worker_calls``: tests/pages/conftest.py.
 
 
 def run(at: AppTest) -> AppTest:
