@@ -169,7 +169,10 @@ def test_compare_cli_and_script_run_every_mechanism(tmp_path):
     got = {row["method"]: row for row in run_script(r.script, tmp_path)["rows"]}
     assert got["DP-CDA"]["l"] == 8 and got["DP-CDA"]["sigma"] == pytest.approx(sigmas["dp-cda"])
     assert got["Local perturbation"]["sigma"] == pytest.approx(sigmas["local"])
-    assert all(0.1 < row["accuracy"] <= 1 for row in got.values())
+    # DP-CDA at l = 8 scores about 0.89 on digits (0.88-0.92 over 30 runs); local perturbation at
+    # this epsilon sits near chance (0.08-0.36 over 40 runs), so only its range is checked.
+    assert 0.5 < got["DP-CDA"]["accuracy"] <= 1
+    assert 0 <= got["Local perturbation"]["accuracy"] <= 1
 
 
 # --- unit -------------------------------------------------------------------------------------
