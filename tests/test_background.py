@@ -79,4 +79,6 @@ def test_pause_outside_the_prefetch_thread_returns_at_once():
     with bg.foreground():
         start = time.perf_counter()
         bg.pause_for_foreground(timeout=5)
-        assert time.perf_counter() - start < 0.5
+        # at once, not after the 5 s timeout; not within 0.5 s: under load this machine stalled
+        # a 0.2 ms call for up to 0.57 s (see test_frontier_memo)
+        assert time.perf_counter() - start < 2.5

@@ -78,10 +78,12 @@ def test_prefetch_runs_tasks_in_a_thread_once_per_key():
     def boom():
         raise RuntimeError("skipped")
 
-    t = fm.prefetch([boom, lambda: seen.append(threading.current_thread().name), done.set],
-                    key="k", delay=0.05)
+    gate = threading.Event()  # holds the thread until the busy check is done (no race)
+    t = fm.prefetch([lambda: gate.wait(10), boom, lambda: seen.append(threading.current_thread().name),
+                     done.set], key="k", delay=0.05)
     assert t is not None and t.daemon
     assert fm.prefetch([lambda: seen.append("second")], key="other", delay=0) is None  # busy
+    gate.set()
     assert done.wait(10)
     t.join(10)
     assert seen == ["dpcda-prefetch"]
@@ -103,6 +105,13 @@ def test_switch_tasks_fill_what_a_switch_needs(counted):
     t = fm.prefetch(tasks, delay=0)
     t.join(60)
     assert fm.remembered(rows, **KW)
-    start = time.perf_counter()
-    fm.epsilons(rows, **KW)
-    assert time.perf_counter() - start < 0.05
+    n = sum(counted)
+    # Remembered: nothing computed, and quick. A remembered call takes 0.2 ms (computing these
+    # 136 releases 0.5-0.75 s), but one call in 500 took over 50 ms on this machine under load
+    # (up to 0.57 s, 30,000 calls, load 6): the fastest of three calls is timed.
+    seconds = []
+    for _ in range(3):
+        start = time.perf_counter()
+        fm.epsilons(rows, **KW)
+        seconds.append(time.perf_counter() - start)
+    assert sum(counted) == n and min(seconds) < 0.05, seconds
