@@ -78,3 +78,19 @@ def log_ticks(lo: float, hi: float) -> dict:
     vals = [m * 10.0**k for k in range(k0, k1 + 1) for m in mantissas]
     vals = [v for v in vals if lo / 1.3 <= v <= hi * 1.3]
     return dict(tickvals=vals, ticktext=[f"{v:g}" for v in vals])
+
+
+def markdown_table(rows: list[dict], columns: list[str] | None = None) -> str:
+    """A GitHub-flavoured markdown table of row dicts (missing cells "—"). Cells are plain text:
+    "|" is escaped and line breaks become spaces, so no cell can break the table. Streamlit draws
+    it as a wrapped HTML table, with none of a data grid's script."""
+    cols = list(columns or dict.fromkeys(k for r in rows for k in r))
+
+    def cell(v) -> str:
+        text = "—" if v is None or v == "" else str(v)
+        return " ".join(text.split()).replace("\\", "\\\\").replace("|", "\\|")
+
+    lines = ["| " + " | ".join(cell(c) for c in cols) + " |",
+             "|" + "|".join("---" for _ in cols) + "|"]
+    lines += ["| " + " | ".join(cell(r.get(c)) for c in cols) + " |" for r in rows]
+    return "\n".join(lines)

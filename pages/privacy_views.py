@@ -13,7 +13,7 @@ from dpcda import frontier_memo as fm
 from dpcda.mechanisms import MECHANISMS
 from dpcda.presets import list_presets
 from dpcda.privacy import caveat
-from pages.charts import HERE_COLUMNS, frontier_chart
+from dpcda.report.svg import frontier_svg
 from pages.common import (EPS_PLOT_MAX, POWERS_OF_TWO, SIGMA_GRID, InputRefused,
                           calibration_figure, calibration_rows, explain, explain_on, figure4,
                           figure4_grid, float_input, fmt_alpha, fmt_eps, fmt_int)
@@ -84,11 +84,10 @@ def accuracy_section(*, dataset: str, facts: dict, l: int, sigma_x: float, ratio
     star = (eps_now, here["mean"]) if here is not None and eps_now and math.isfinite(eps_now) \
         else None
     if front:
-        spec, here_rows = frontier_chart(front, star=star, eps_now=eps_now,
-                                         title="Privacy-utility frontier",
-                                         subtitle=f"{dataset}, {accountant} accountant")
-        st.vega_lite_chart(pd.DataFrame(here_rows, columns=list(HERE_COLUMNS)), spec,
-                           width="stretch", key=f"{KEY}_frontier")
+        # Inline SVG, not a chart library: the Vega-Lite chart's scripts cost ~0.3 s of every
+        # first view (README, browser timings).
+        st.html(frontier_svg(front, star=star, eps_now=eps_now, title="Privacy-utility frontier",
+                             subtitle=f"{dataset}, {accountant} accountant"))
         st.caption("Each step: the best accuracy measured with ε at most that value (hover for "
                    "its l); bars span the runs' range. ε here is what the chosen accountant "
                    "charges each measured release, T split equally over the classes as in the headline.")

@@ -35,3 +35,17 @@ def test_log_ticks_span_the_range():
     assert "0.02" in t["ticktext"]                          # 1-2-5 over three decades
     assert log_ticks(1e-3, 1e4)["ticktext"] == ["0.001", "0.01", "0.1", "1", "10", "100",
                                                 "1000", "10000"]  # decades only
+
+
+def test_markdown_table_keeps_every_cell_in_its_column():
+    from dpcda.formatting import markdown_table
+
+    md = markdown_table([{"a": "x | y", "b": None}, {"a": "two\nlines", "b": 1.5, "c": "\\"}])
+    lines = md.splitlines()
+    assert lines[0] == "| a | b | c |" and lines[1] == "|---|---|---|"
+    assert lines[2] == "| x \\| y | — | — |"
+    assert lines[3] == "| two lines | 1.5 | \\\\ |"
+    # Every row has as many unescaped separators as the header.
+    import re
+    assert {len(re.findall(r"(?<!\\)\|", line)) for line in lines} == {4}
+    assert markdown_table([{"a": 1}], columns=["b", "a"]).splitlines()[2] == "| — | 1 |"

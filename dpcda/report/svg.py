@@ -1,7 +1,9 @@
-"""Inline SVG line charts for the report (no plotting library, no script, no network).
+"""Inline SVG charts for the report and the Privacy page (no plotting library, no script, no
+network).
 
 :func:`line_chart` draws one or more series (mean with ± error bars) against a linear or log
-x axis, with an optional marked point (the current setting). Pure string building.
+x axis, with an optional marked point (the current setting); :func:`frontier_svg` the Privacy
+page's privacy-utility frontier (a step per measured release, hover titles). Pure string building.
 """
 
 from __future__ import annotations
@@ -129,5 +131,110 @@ def line_chart(series: list[Series], *, title: str, x_title: str, y_title: str,
         ly = TOP + 14 + 18 * len(series)
         out.append(f'<circle cx="{W - RIGHT + 20}" cy="{ly - 4}" r="5" fill="none" stroke="#d62728" '
                    f'stroke-width="2"/><text x="{W - RIGHT + 34}" y="{ly}">{escape(lab[:22])}</text>')
+    out.append("</svg>")
+    return "".join(out)
+
+
+#: The frontier chart's two series, as its legend names them.
+FRONTIER = "best measured (best l)"
+HERE = "this setting"
+_BLUE, _RED = "#1f77b4", "#d62728"
+
+
+def _star(cx: float, cy: float, r: float) -> str:
+    """A five-pointed star's polygon points around (cx, cy), outer radius ``r``."""
+    pts = []
+    for k in range(10):
+        a = math.pi / 2 + k * math.pi / 5
+        rad = r if k % 2 == 0 else r * 0.382
+        pts.append(f"{cx + rad * math.cos(a):.1f},{cy - rad * math.sin(a):.1f}")
+    return " ".join(pts)
+
+
+def frontier_svg(front: list[dict], *, star: tuple[float, float] | None = None,
+                 eps_now: float | None = None, title: str, subtitle: str = "") -> str:
+    """The privacy-utility frontier as an inline ``<svg>`` (a string, no script): test accuracy
+    against ε on a log axis, a step per row of ``front`` (keys epsilon, mean, min, max, l,
+    sigma_x, runs; :func:`dpcda.frontier.frontier`) with a bar over its runs' range and a hover
+    title (ε, accuracy, l, σ, runs); this setting as a red star at ``star`` = (ε, accuracy) when
+    it was measured, else a dashed rule at ``eps_now`` (nothing when ε is not finite). Scales to
+    its container's width."""
+    pts = [r for r in front if math.isfinite(r["epsilon"]) and r["epsilon"] > 0]
+    if star is not None and not (math.isfinite(star[0]) and star[0] > 0):
+        star = None
+    rule = None if star is not None or eps_now is None or not math.isfinite(eps_now) \
+        or eps_now <= 0 else float(eps_now)
+    xs = [r["epsilon"] for r in pts] + ([star[0]] if star else []) + ([rule] if rule else [])
+    if not xs:
+        raise ValueError("frontier_svg needs at least one finite positive epsilon")
+    x0, x1 = min(xs) / 1.25, max(xs) * 1.25
+    top = max([1e-9] + [r["max"] for r in pts if math.isfinite(r["max"])]
+              + ([star[1]] if star else []))
+    y1 = 1.0 if top > 0.5 else 0.5
+    w, h, left, right, t, bottom = 560, 330, 56, 16, 46, 70
+    pw, ph = w - left - right, h - t - bottom
+
+    def px(v: float) -> float:
+        return left + (math.log10(v) - math.log10(x0)) / (math.log10(x1) - math.log10(x0)) * pw
+
+    def py(v: float) -> float:
+        return t + (1 - min(max(v, 0.0), y1) / y1) * ph
+
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {w} {h}" width="100%" '
+           f'style="max-width:{w}px;height:auto" role="img" aria-label="{escape(title)}" '
+           'font-family="sans-serif" font-size="12">',
+           f'<text x="{left}" y="18" font-size="15" font-weight="600">{escape(title)}</text>',
+           f'<text x="{left}" y="35" fill="#555">{escape(subtitle)}</text>',
+           f'<rect x="{left}" y="{t}" width="{pw}" height="{ph}" fill="white" stroke="#888"/>']
+    for v in nice_ticks(0.0, y1, False):
+        out.append(f'<line x1="{left}" x2="{left + pw}" y1="{py(v):.1f}" y2="{py(v):.1f}" '
+                   f'stroke="#eee"/><text x="{left - 6}" y="{py(v) + 4:.1f}" '
+                   f'text-anchor="end">{_fmt(v)}</text>')
+    for v in nice_ticks(x0, x1, True):
+        out.append(f'<line x1="{px(v):.1f}" x2="{px(v):.1f}" y1="{t}" y2="{t + ph}" stroke="#eee"/>'
+                   f'<text x="{px(v):.1f}" y="{t + ph + 16}" text-anchor="middle">{_fmt(v)}</text>')
+    out.append(f'<text x="{left + pw / 2}" y="{t + ph + 34}" text-anchor="middle">'
+               'ε (smaller is more private)</text>'
+               f'<text transform="translate(14 {t + ph / 2}) rotate(-90)" '
+               'text-anchor="middle">test accuracy</text>')
+    if pts:
+        path = f"M{px(pts[0]['epsilon']):.1f},{py(pts[0]['mean']):.1f}" + "".join(
+            f"H{px(b['epsilon']):.1f}V{py(b['mean']):.1f}" for b in pts[1:])
+        out.append(f'<path class="frontier-step" d="{path}" fill="none" stroke="{_BLUE}" '
+                   'stroke-width="2"/>')
+    for r in pts:
+        x = px(r["epsilon"])
+        if math.isfinite(r["min"]) and math.isfinite(r["max"]) and r["max"] > r["min"]:
+            out.append(f'<line class="frontier-range" x1="{x:.1f}" x2="{x:.1f}" '
+                       f'y1="{py(r["min"]):.1f}" y2="{py(r["max"]):.1f}" stroke="{_BLUE}"/>')
+        spread = (f" (runs {r['min']:.3f}–{r['max']:.3f})" if math.isfinite(r["min"])
+                  and math.isfinite(r["max"]) and r["max"] > r["min"] else "")
+        tip = (f"ε = {r['epsilon']:.3g}, accuracy = {r['mean']:.3f}{spread}, l = {r['l']}, "
+               f"σ = {r['sigma_x']:.3g}, runs = {r['runs']}")
+        out.append(f'<circle class="frontier-point" data-epsilon="{r["epsilon"]!r}" '
+                   f'data-mean="{r["mean"]!r}" data-l="{r["l"]}" cx="{x:.1f}" '
+                   f'cy="{py(r["mean"]):.1f}" r="4" fill="{_BLUE}"><title>{escape(tip)}</title>'
+                   '</circle>')
+    if star is not None:
+        out.append(f'<polygon class="here-star" data-epsilon="{float(star[0])!r}" '
+                   f'data-mean="{float(star[1])!r}" '
+                   f'points="{_star(px(star[0]), py(star[1]), 11)}" fill="{_RED}" '
+                   f'stroke="black"><title>{escape(HERE)}: ε = {star[0]:.3g}, accuracy = '
+                   f'{star[1]:.3f}</title></polygon>')
+    if rule is not None:
+        out.append(f'<line class="here-rule" data-epsilon="{rule!r}" x1="{px(rule):.1f}" '
+                   f'x2="{px(rule):.1f}" y1="{t}" y2="{t + ph}" '
+                   f'stroke="gray" stroke-dasharray="4 4"><title>this ε = {rule:.3g}</title></line>'
+                   f'<text x="{px(rule) + 4:.1f}" y="{t + 14}" fill="gray">this ε</text>')
+    ly, lx = h - 10, left + 250
+    out.append(f'<line x1="{left}" x2="{left + 22}" y1="{ly - 4}" y2="{ly - 4}" stroke="{_BLUE}" '
+               f'stroke-width="2"/><text x="{left + 28}" y="{ly}">{escape(FRONTIER)}</text>')
+    if star is not None:
+        out.append(f'<polygon points="{_star(lx, ly - 4, 7)}" fill="{_RED}" stroke="black"/>'
+                   f'<text x="{lx + 12}" y="{ly}">{escape(HERE)}</text>')
+    elif rule is not None:
+        out.append(f'<line x1="{lx - 8}" x2="{lx + 14}" y1="{ly - 4}" y2="{ly - 4}" stroke="gray" '
+                   f'stroke-dasharray="4 4"/><text x="{lx + 20}" y="{ly}">this ε (not measured)'
+                   '</text>')
     out.append("</svg>")
     return "".join(out)
