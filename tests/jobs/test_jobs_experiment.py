@@ -222,7 +222,9 @@ def test_fixed_sigma_point_reports_the_accountants_epsilon():
                              accountant=DEFAULT_ACCOUNTANT).epsilon
     assert out["accountant"] == DEFAULT_ACCOUNTANT and out["bound_note"] is None
     assert out["epsilon"] == pytest.approx(expect, rel=1e-9)
-    assert 0.5 < out["accuracy"] <= 1.0  # digits at sigma 0.5, l 4: measured about 0.8
+    # digits at sigma 0.5, l 4, T 800, ncm: 0.66 +- 0.05, 0.34-0.82 over 8,200 runs, below the old
+    # 0.5 in 21 of them (this test failed 1 time in 400); chance is 0.1
+    assert 0.25 < out["accuracy"] <= 1.0
 
 
 def test_sigma_zero_is_the_non_private_point_and_shares_its_dedup_key():
