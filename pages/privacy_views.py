@@ -86,8 +86,11 @@ def accuracy_section(*, dataset: str, facts: dict, l: int, sigma_x: float, ratio
     if front:
         # Inline SVG, not a chart library: the Vega-Lite chart's scripts cost ~0.3 s of every
         # first view (README, browser timings).
-        st.html(frontier_svg(front, star=star, eps_now=eps_now, title="Privacy-utility frontier",
-                             subtitle=f"{dataset}, {accountant} accountant"))
+        # (st.html's sanitiser drops SVG; markdown passes it through as an HTML block.)
+        st.markdown(frontier_svg(front, star=star, eps_now=eps_now,
+                                 title="Privacy-utility frontier",
+                                 subtitle=f"{dataset}, {accountant} accountant"),
+                    unsafe_allow_html=True)
         st.caption("Each step: the best accuracy measured with ε at most that value (hover for "
                    "its l); bars span the runs' range. ε here is what the chosen accountant "
                    "charges each measured release, T split equally over the classes as in the headline.")

@@ -141,6 +141,14 @@ HERE = "this setting"
 _BLUE, _RED = "#1f77b4", "#d62728"
 
 
+def _log_tick(v: float) -> str:
+    """A log axis label: 0.1, 1, 50 as written; 10³ and 10⁻³ from there on."""
+    k = round(math.log10(v))
+    if (v >= 1000 or v < 0.01) and math.isclose(v, 10.0**k):
+        return "10" + str(k).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
+    return f"{v:g}"
+
+
 def _star(cx: float, cy: float, r: float) -> str:
     """A five-pointed star's polygon points around (cx, cy), outer radius ``r``."""
     pts = []
@@ -171,7 +179,7 @@ def frontier_svg(front: list[dict], *, star: tuple[float, float] | None = None,
     top = max([1e-9] + [r["max"] for r in pts if math.isfinite(r["max"])]
               + ([star[1]] if star else []))
     y1 = 1.0 if top > 0.5 else 0.5
-    w, h, left, right, t, bottom = 560, 330, 56, 16, 46, 70
+    w, h, left, right, t, bottom = 420, 300, 46, 12, 46, 66
     pw, ph = w - left - right, h - t - bottom
 
     def px(v: float) -> float:
@@ -182,7 +190,9 @@ def frontier_svg(front: list[dict], *, star: tuple[float, float] | None = None,
 
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {w} {h}" width="100%" '
            f'style="max-width:{w}px;height:auto" role="img" aria-label="{escape(title)}" '
-           'font-family="sans-serif" font-size="12">',
+           # The open tag alone on its line: a markdown renderer (st.markdown) then takes the
+           # whole chart as one HTML block and leaves its text alone.
+           'font-family="sans-serif" font-size="12">\n',
            f'<text x="{left}" y="18" font-size="15" font-weight="600">{escape(title)}</text>',
            f'<text x="{left}" y="35" fill="#555">{escape(subtitle)}</text>',
            f'<rect x="{left}" y="{t}" width="{pw}" height="{ph}" fill="white" stroke="#888"/>']
@@ -192,7 +202,8 @@ def frontier_svg(front: list[dict], *, star: tuple[float, float] | None = None,
                    f'text-anchor="end">{_fmt(v)}</text>')
     for v in nice_ticks(x0, x1, True):
         out.append(f'<line x1="{px(v):.1f}" x2="{px(v):.1f}" y1="{t}" y2="{t + ph}" stroke="#eee"/>'
-                   f'<text x="{px(v):.1f}" y="{t + ph + 16}" text-anchor="middle">{_fmt(v)}</text>')
+                   f'<text x="{px(v):.1f}" y="{t + ph + 16}" text-anchor="middle">'
+                   f'{_log_tick(v)}</text>')
     out.append(f'<text x="{left + pw / 2}" y="{t + ph + 34}" text-anchor="middle">'
                'ε (smaller is more private)</text>'
                f'<text transform="translate(14 {t + ph / 2}) rotate(-90)" '
@@ -226,7 +237,7 @@ def frontier_svg(front: list[dict], *, star: tuple[float, float] | None = None,
                    f'x2="{px(rule):.1f}" y1="{t}" y2="{t + ph}" '
                    f'stroke="gray" stroke-dasharray="4 4"><title>this ε = {rule:.3g}</title></line>'
                    f'<text x="{px(rule) + 4:.1f}" y="{t + 14}" fill="gray">this ε</text>')
-    ly, lx = h - 10, left + 250
+    ly, lx = h - 10, left + 200
     out.append(f'<line x1="{left}" x2="{left + 22}" y1="{ly - 4}" y2="{ly - 4}" stroke="{_BLUE}" '
                f'stroke-width="2"/><text x="{left + 28}" y="{ly}">{escape(FRONTIER)}</text>')
     if star is not None:

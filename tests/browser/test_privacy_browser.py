@@ -167,6 +167,15 @@ def test_moving_l_slider_with_keyboard_changes_epsilon(server, browser):
 
     assert slider.get_attribute("aria-valuetext") == "5"  # one key press = one step of l
     assert after != before
+    # The frontier (inline SVG from the library: no sanitiser may strip it) is drawn with a
+    # hover title per measured release, and the every-accountant table is a real table.
+    chart = page.locator('svg[aria-label="Privacy-utility frontier"]')
+    assert chart.count() == 1 and chart.bounding_box()["height"] > 150
+    points = chart.locator("circle.frontier-point")
+    assert points.count() >= 2
+    assert "l = " in points.first.locator("title").text_content()
+    rows = page.locator("table").filter(has_text="what it is").locator("tbody tr").all_inner_texts()
+    assert len(rows) >= 6 and any("class-aware-pld" in r and "valid bound" in r for r in rows)
     # At fixed sigma a mixture of more records spends less epsilon (sensitivity 1/l, rate l/N);
     # this is why the paper's Table 3 needs less noise for larger l.
     assert after < before, f"l 4 -> 5 should spend less epsilon at fixed sigma: {before} -> {after}"

@@ -54,7 +54,8 @@ def frontier_figure(at: AppTest) -> dict:
     (epsilon, mean, l) and this setting's star (None if absent), read from its data attributes."""
     import xml.etree.ElementTree as ET
 
-    (svg,) = [h.proto.body for h in at.get("html") if "Privacy-utility frontier" in h.proto.body]
+    (svg,) = [m.value for m in at.markdown
+              if m.value.startswith("<svg") and "Privacy-utility frontier" in m.value]
     root = ET.fromstring(svg)
 
     def of(cls: str) -> list[dict]:
