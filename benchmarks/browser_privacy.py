@@ -100,6 +100,38 @@ def load(browser, url: str, wait_for: str = METRIC) -> tuple[object, float]:
     return page, time.perf_counter() - t0
 
 
+#: Records when the page's DOM last changed (ms since navigation), from the first script on.
+LAST_CHANGE = """
+window.__lastChange = 0;
+new MutationObserver(() => { window.__lastChange = performance.now(); })
+  .observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
+"""
+
+
+def settled_load(browser, url: str, wait_for: str, quiet_ms: int = 400,
+                 limit_s: float = 10.0) -> tuple[object, float, float]:
+    """Open ``url`` in a new tab; returns ``(page, shown, settled)``: seconds until ``wait_for``
+    is shown and the script has finished (as :func:`load`), and until the last change to the
+    page's DOM once nothing has changed for ``quiet_ms`` (every lazily loaded element drawn:
+    what the reader finally sees). Timed from navigation start, by the page's own clock."""
+    page = browser.new_page(viewport={"width": 1024, "height": 768})
+    page.add_init_script(LAST_CHANGE)
+    t0 = time.perf_counter()
+    page.goto(url, wait_until="domcontentloaded")
+    page.wait_for_selector(wait_for, timeout=120_000)
+    page.wait_for_timeout(50)
+    idle(page)
+    shown = time.perf_counter() - t0
+    deadline = time.monotonic() + limit_s
+    while time.monotonic() < deadline:
+        quiet = page.evaluate("performance.now() - window.__lastChange")
+        if quiet >= quiet_ms:
+            break
+        page.wait_for_timeout(max(50, quiet_ms - quiet))
+    settled = page.evaluate("window.__lastChange") / 1000
+    return page, shown, settled
+
+
 def choose(page, label: str, option: str) -> float:
     """Pick ``option`` (its label starts with this text) in the selectbox labelled ``label``;
     seconds from the click on the option until the page is idle again."""

@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.pages.page_util import markdown_tables
+
 from dpcda.privacy import (DEFAULT_ACCOUNTANT, NOT_A_BOUND, PrivacyParams, calibrate,
                            compute_epsilon, get_accountant, list_accountants)
 
@@ -53,23 +55,7 @@ def headline(at: AppTest) -> float:
 
 def accountant_table(at: AppTest):
     """The page's "Every accountant at this setting" table (a markdown table), as a DataFrame."""
-    import re
-
-    import pandas as pd
-
-    (md,) = [m.value for m in at.markdown if m.value.startswith("| accountant |")]
-    lines = md.splitlines()
-    assert set(lines[1]) <= set("|-")
-
-    def cells(line: str) -> list[str]:
-        parts = re.split(r"(?<!\\)\|", line.strip())[1:-1]
-        return [p.strip().replace("\\|", "|").replace("\\\\", "\\") for p in parts]
-
-    head = cells(lines[0])
-    rows = [cells(line) for line in lines[2:]]
-    assert all(len(r) == len(head) for r in rows), md
-    df = pd.DataFrame(rows, columns=head)
-    df["accountant"] = df["accountant"].str.strip("`")
+    (df,) = markdown_tables(at, "accountant")
     return df
 
 

@@ -10,6 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from pages.common import SIGMA_GRID, nearest
+from tests.pages.page_util import markdown_tables
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = str(ROOT / "pages" / "samples.py")
@@ -91,9 +92,9 @@ def test_digits_shows_mean_images_and_class_distances():
     means = next(im for im in at.image if any("Per-class mean image" in c
                                              for c in im.proto.imgs[0].caption.split("\n")))
     assert means.proto.imgs[0].caption.endswith("(right)")
-    dist = next(d.value for d in at.dataframe if "relative L2 distance" in d.value.columns)
+    (dist,) = markdown_tables(at, "class")
     assert dist["class"].tolist() == [str(k) for k in range(10)]
-    assert np.isfinite(dist["relative L2 distance"]).all()
+    assert np.isfinite(dist["relative L2 distance"].astype(float)).all()
 
 
 @pytest.mark.skipif(not (Path(os.environ.get("DPCDA_DATA_DIR", "")) / "adult" / "adult.data")
