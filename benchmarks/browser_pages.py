@@ -49,8 +49,8 @@ def main() -> None:
                     page.close()
                 for _ in range(args.rounds):
                     for name, path in PAGES:
-                        page, seconds, settled = settled_load(browser, f"{url}/{path}",
-                                                              wait_for=TITLE)
+                        page, seconds, _, settled = settled_load(browser, f"{url}/{path}",
+                                                                 wait_for=TITLE)
                         times[name].append(seconds)
                         drawn[name].append(settled)
                         page.close()
