@@ -81,14 +81,16 @@ def log_ticks(lo: float, hi: float) -> dict:
 
 
 def markdown_table(rows: list[dict], columns: list[str] | None = None) -> str:
-    """A GitHub-flavoured markdown table of row dicts (missing cells "—"). Cells are plain text:
-    "|" is escaped and line breaks become spaces, so no cell can break the table. Streamlit draws
-    it as a wrapped HTML table, with none of a data grid's script."""
+    """A GitHub-flavoured markdown table of row dicts (missing cells "—"). Cells are markdown
+    (`code` stays code), but "|" and "$" are escaped and line breaks become spaces, so no cell
+    can break the table or start a formula. Streamlit draws it as a wrapped HTML table, with
+    none of a data grid's script."""
     cols = list(columns or dict.fromkeys(k for r in rows for k in r))
 
     def cell(v) -> str:
         text = "—" if v is None or v == "" else str(v)
-        return " ".join(text.split()).replace("\\", "\\\\").replace("|", "\\|")
+        return (" ".join(text.split()).replace("\\", "\\\\").replace("|", "\\|")
+                .replace("$", "\\$"))
 
     lines = ["| " + " | ".join(cell(c) for c in cols) + " |",
              "|" + "|".join("---" for _ in cols) + "|"]

@@ -49,3 +49,5 @@ def test_markdown_table_keeps_every_cell_in_its_column():
     import re
     assert {len(re.findall(r"(?<!\\)\|", line)) for line in lines} == {4}
     assert markdown_table([{"a": 1}], columns=["b", "a"]).splitlines()[2] == "| — | 1 |"
+    # No formula: Streamlit's markdown would typeset $...$ as LaTeX.
+    assert markdown_table([{"a": "costs $5 or $6"}]).splitlines()[2] == "| costs \\$5 or \\$6 |"

@@ -15,7 +15,8 @@ def markdown_frame(md: str) -> pd.DataFrame:
 
     def cells(line: str) -> list[str]:
         parts = re.split(r"(?<!\\)\|", line.strip())[1:-1]
-        return [p.strip().replace("\\|", "|").replace("\\\\", "\\").strip("`") for p in parts]
+        return [p.strip().replace("\\|", "|").replace("\\$", "$").replace("\\\\", "\\").strip("`")
+                for p in parts]
 
     head = cells(lines[0])
     rows = [cells(line) for line in lines[2:]]
