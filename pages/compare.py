@@ -17,6 +17,7 @@ from dpcda.compare_view import describe_job, epsilon_options, figure_bars, main_
 from dpcda.data import get_dataset_spec
 from dpcda.estimate import advice
 from dpcda.explain import ends_text
+from dpcda.formatting import markdown_table
 from dpcda.launch_defaults import compare_defaults
 from dpcda.mechanisms import MECHANISMS
 from dpcda.presets import PRESETS, default_clip_norm
@@ -157,12 +158,14 @@ has_paper = bool(paper_table5(dataset, epsilon))
 table = compare_table(jobs, shown, dataset=dataset, epsilon=epsilon, quoted=has_paper,
                       planned=None if jobs else accountants)
 main, details = main_and_details(table, with_paper=has_paper)
-st.table(main.set_index("method"))
+# Markdown tables: they fit the content width and need no table script on a first view.
+st.markdown(markdown_table(main.to_dict("records")))
 with st.expander("Details: noise σ, labels, runs, every l"):
-    st.table(details.set_index("method"))
+    st.markdown(markdown_table(details.to_dict("records")))
     every = every_l_table(jobs)
     if len(every):
-        st.table(for_display(every, {"σ": "{:.4g}", "accuracy": "{:.4f}", "± std": "{:.4f}"}))
+        st.markdown(markdown_table(for_display(every, {
+            "σ": "{:.4g}", "accuracy": "{:.4f}", "± std": "{:.4f}"}).to_dict("records")))
 if every_l_table(jobs).duplicated("method").any():
     st.caption("Several l were run: each mechanism is shown at its best l (highest mean test accuracy, "
                "as the paper's bold entries; optimistic, since the test split chooses it).")

@@ -16,6 +16,7 @@ from dpcda import reference
 from dpcda.jobs import Worker, sweep_results
 from dpcda.mechanisms import MECHANISMS
 from dpcda.privacy import NOT_A_BOUND
+from tests.pages.page_util import markdown_tables
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = str(ROOT / "pages" / "compare.py")
@@ -36,12 +37,13 @@ def run(at: AppTest) -> AppTest:
 
 
 def main_table(at: AppTest):
-    """The main table (st.table: fits the content width, no horizontal scroll) by method."""
-    return at.table[0].value
+    """The main table (a markdown table: fits the content width, no horizontal scroll) by
+    method."""
+    return markdown_tables(at, "method")[0].set_index("method")
 
 
 def details(at: AppTest):
-    return at.table[1].value
+    return markdown_tables(at, "method")[1].set_index("method")
 
 
 def test_renders_with_digits_by_default(store, worker_calls):
@@ -187,7 +189,7 @@ def test_several_l_show_the_best_one_per_mechanism(store, worker_calls):
     assert more.loc["DP-CDA", "σ"] == "0.4"  # the best l's own sigma
     assert more.loc["DP-CDA", "l tried"] == "1, 4" and more.loc["DPMix", "l tried"] == "16, 64"
     assert any("best l" in c.value for c in at.caption)
-    every = at.table[2].value
+    every = markdown_tables(at, "method")[2]
     assert len(every) == 4
 
 

@@ -20,6 +20,7 @@ from dpcda.jobs import Worker
 from dpcda.jobs.sweep import submit_sweep
 from dpcda.report import SECTIONS
 from dpcda.reproduce import reproduce, settings_from_comparison, settings_from_sweep
+from tests.pages.page_util import markdown_tables
 from tests.pages.test_report_ui import media  # noqa: F401  (spies on the offered files)
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -132,7 +133,8 @@ def test_compare_tools_follow_the_form_then_the_selected_comparison(store, worke
     settings = settings_from_comparison(sweep.config, jobs)
     assert code == reproduce(page="compare", **settings).library.strip()
     assert name == f"dpcda_report_digits_l{settings['l']}_eps10.html"  # DP-CDA's best l
-    table = at.table[0].value  # the page's main table is the report's Compare section
+    # the page's main table is the report's Compare section
+    table = markdown_tables(at, "method")[0].set_index("method")
     got = section(html, "compare")
     assert f"Comparison #{sweep.id} at target ε = 10" in got
     for method in ("DP-CDA", "Local perturbation"):
