@@ -29,6 +29,12 @@ from dpcda.frontier import attach_epsilons, public_facts, release_rows
 
 __all__ = ["epsilons", "forget", "prefetch", "remembered", "switch_tasks"]
 
+#: Releases a prefetch task accounts at a time; between two chunks a page run goes first. (Digits'
+#: 136 rows under one accountant were one 0.1-0.4 s call; in chunks of 8 they take 0.26 s
+#: instead of 0.36 s under class-aware, the smaller grids wasting less, 0.10-0.11 s either way
+#: under paper and dpmix.)
+TASK_CHUNK = 8
+
 #: Releases remembered (a point: one release under one accounting setting); the oldest go.
 MAX_POINTS = 20_000
 _memo: OrderedDict[tuple, tuple[float, str | None]] = OrderedDict()
@@ -104,7 +110,11 @@ def switch_tasks(dataset: str, store=None, *, accountant: str, accountants: Iter
         def run() -> object:
             facts = public_facts(name)
             rows = release_rows(name, store, c=c, T=T, ratio=ratio)
-            return epsilons(rows, accountant=acc, **facts, **kw) if rows else []
+            out = []
+            for i in range(0, len(rows), TASK_CHUNK):  # page runs go first between chunks
+                background.pause_for_foreground()
+                out += epsilons(rows[i:i + TASK_CHUNK], accountant=acc, **facts, **kw)
+            return out
         return run
 
     return ([task(d, accountant) for d in datasets if d != dataset]

@@ -115,3 +115,21 @@ def test_switch_tasks_fill_what_a_switch_needs(counted):
         fm.epsilons(rows, **KW)
         seconds.append(time.perf_counter() - start)
     assert sum(counted) == n and min(seconds) < 0.05, seconds
+
+
+def test_a_switch_task_accounts_in_chunks_and_lets_a_page_run_go_first(counted):
+    from dpcda import background
+
+    (task,) = fm.switch_tasks("digits", None, accountant="class-aware", accountants=["class-aware",
+                              "paper"], datasets=["digits"], c=1.0, T=None, ratio=1.0,
+                              delta=1e-5)
+    rows = fr.release_rows("digits", c=1.0)
+    with background.foreground():  # a page is running: the prefetch waits before its chunks
+        t = fm.prefetch([task], delay=0)
+        time.sleep(0.3)
+        assert counted == []
+    t.join(60)
+    assert not t.is_alive()
+    assert sum(counted) == len(rows) and max(counted) <= fm.TASK_CHUNK
+    assert len(counted) == math.ceil(len(rows) / fm.TASK_CHUNK)
+    assert fm.remembered(rows, **KW)
