@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dpcda.formatting import fmt_eps, fmt_int
+from dpcda.formatting import EMPTY, fmt_alpha, fmt_eps, fmt_int
 from dpcda.privacy.pld import CURVE_VALUE_INTERVAL
 
 # --- value grids for the log-scale controls ---------------------------------------------------
@@ -147,6 +147,19 @@ def epsilon_table(l: int, sigma_x: float, sigma_y: float, *, n: int, class_count
             row["notes"] = f"not available: {exc}"
         rows.append(row)
     return rows
+
+
+def epsilon_table_text(rows: list[dict]) -> list[dict]:
+    """:func:`epsilon_table`'s rows as the Privacy page shows them (text cells): the accountant
+    (as code), what it is, ε, whether it bounds DP-CDA as implemented, α, warnings."""
+    from dpcda.privacy import ACCOUNTANT_INFO, caveat
+
+    return [{"accountant": f"`{row['accountant']}`",
+             "what it is": ACCOUNTANT_INFO[row["accountant"]].title,
+             "ε": fmt_eps(row["epsilon"]) if row["epsilon"] is not None else EMPTY,
+             "bound for DP-CDA as implemented": caveat(row["accountant"]) or "valid bound",
+             "α": fmt_alpha(row["alpha"], row.get("bound")),
+             "warnings": row["notes"] or EMPTY} for row in rows]
 
 
 def figure4_grid(ls, sigmas, *, accountant: str, ratio: float, n: int, class_counts, d_x, d_y,

@@ -81,14 +81,19 @@ def log_ticks(lo: float, hi: float) -> dict:
 
 
 def markdown_table(rows: list[dict], columns: list[str] | None = None) -> str:
-    """A GitHub-flavoured markdown table of row dicts (missing cells "—"). Cells are markdown
-    (`code` stays code), but "|" and "$" are escaped and line breaks become spaces, so no cell
-    can break the table or start a formula. Streamlit draws it as a wrapped HTML table, with
-    none of a data grid's script."""
-    cols = list(columns or dict.fromkeys(k for r in rows for k in r))
+    """A GitHub-flavoured markdown table of row dicts; ``columns`` (default: every key, in order
+    of appearance) gives the header even when there are no rows. Missing, None and NaN cells are
+    :data:`EMPTY`. Cells are rendered as markdown (`code` stays code), so pass trusted text; "|"
+    and "$" are escaped and line breaks become spaces, so no cell can break the table or start
+    a formula. Streamlit draws it as a wrapped HTML table, with none of a data grid's script."""
+    cols = list(columns) if columns is not None else list(dict.fromkeys(k for r in rows for k in r))
 
     def cell(v) -> str:
-        text = "—" if v is None or v == "" else str(v)
+        try:
+            missing = v is None or v == "" or bool(v != v)  # NaN (and pandas' NA) != itself
+        except TypeError:  # pandas.NA: its comparisons are NA, whose truth value is ambiguous
+            missing = True
+        text = EMPTY if missing else str(v)
         return (" ".join(text.split()).replace("\\", "\\\\").replace("|", "\\|")
                 .replace("$", "\\$"))
 

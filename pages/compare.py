@@ -159,9 +159,9 @@ table = compare_table(jobs, shown, dataset=dataset, epsilon=epsilon, quoted=has_
                       planned=None if jobs else accountants)
 main, details = main_and_details(table, with_paper=has_paper)
 # Markdown tables: they fit the content width and need no table script on a first view.
-st.markdown(markdown_table(main.to_dict("records")))
+st.markdown(markdown_table(main.to_dict("records"), list(main.columns)))
 with st.expander("Details: noise σ, labels, runs, every l"):
-    st.markdown(markdown_table(details.to_dict("records")))
+    st.markdown(markdown_table(details.to_dict("records"), list(details.columns)))
     every = every_l_table(jobs)
     if len(every):
         st.markdown(markdown_table(for_display(every, {

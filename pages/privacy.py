@@ -7,6 +7,7 @@ import streamlit as st
 
 from dpcda.privacy import (ACCOUNTANT_INFO, CONVERSION_TITLES, DEFAULT_ACCOUNTANT, PrivacyParams,
                            caveat, compute_epsilon, list_conversions)
+from dpcda.explorer import epsilon_table_text
 from dpcda.formatting import markdown_table
 from dpcda.frontier import public_facts
 from dpcda.mechanisms import MECHANISMS
@@ -142,13 +143,7 @@ rows = epsilon_table(l, sigma_x, sigma_y, **common)
 eps = {row["accountant"]: row["epsilon"] for row in rows}
 st.markdown(paper_vs_class_aware(eps.get("paper"), eps.get("class-aware")))
 st.markdown("**Every accountant at this setting**")
-st.markdown(markdown_table([{  # a plain table: a data grid's script cost ~0.1 s per first view
-    "accountant": f"`{row['accountant']}`",
-    "what it is": ACCOUNTANT_INFO[row["accountant"]].title,
-    "ε": fmt_eps(row["epsilon"]) if row["epsilon"] is not None else "—",
-    "bound for DP-CDA as implemented": caveat(row["accountant"]) or "valid bound",
-    "α": fmt_alpha(row["alpha"], row.get("bound")),
-    "warnings": row["notes"] or "—"} for row in rows]))
+st.markdown(markdown_table(epsilon_table_text(rows)))  # plain: no data grid script to fetch
 
 # --- Figure 4 and the calibration: on demand (a PLD accountant takes seconds) ----------------
 if st.toggle("Show ε against noise for every l (the paper's Figure 4) and the calibration",

@@ -84,9 +84,9 @@ def accuracy_section(*, dataset: str, facts: dict, l: int, sigma_x: float, ratio
     star = (eps_now, here["mean"]) if here is not None and eps_now and math.isfinite(eps_now) \
         else None
     if front:
-        # Inline SVG, not a chart library: the Vega-Lite chart's scripts cost ~0.3 s of every
-        # first view (README, browser timings).
-        # (st.html's sanitiser drops SVG; markdown passes it through as an HTML block.)
+        # Inline SVG, not a chart library: Vega-Lite's scripts (with the data grid's) cost about
+        # 0.3 s of a first view, the SVG gives back half of it (README, browser timings).
+        # st.html's sanitiser drops SVG; markdown passes it through as an HTML block.
         st.markdown(frontier_svg(front, star=star, eps_now=eps_now,
                                  title="Privacy-utility frontier",
                                  subtitle=f"{dataset}, {accountant} accountant"),

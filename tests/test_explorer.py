@@ -80,3 +80,23 @@ def test_curve_note_says_what_the_pld_curve_grid_is():
     note = curve_note("class-aware-pld")
     assert f"step {CURVE_VALUE_INTERVAL:g} or coarser, chosen per setting" in note
     assert "privacy-loss grid" not in curve_note("class-aware")
+
+
+def test_epsilon_table_text_marks_the_bounds_and_blanks():
+    from dpcda.explorer import epsilon_table, epsilon_table_text
+    from dpcda.frontier import public_facts
+    from dpcda.privacy import DEFAULT_ACCOUNTANT, NOT_A_BOUND, list_accountants
+
+    f = public_facts("digits")
+    rows = epsilon_table(4, 0.25, 0.25, n=f["n"], class_counts=f["class_counts"], d_x=f["d_x"],
+                         d_y=f["d_y"], c=1.0, T=f["n"], delta=1e-5, conversion="mironov",
+                         max_alpha=256)
+    text = epsilon_table_text(rows + [dict(rows[0], epsilon=None, notes="")])
+    assert [t["accountant"] for t in text[:-1]] == [f"`{a}`" for a in list_accountants()]
+    by = {t["accountant"].strip("`"): t for t in text[:-1]}
+    assert by[DEFAULT_ACCOUNTANT]["bound for DP-CDA as implemented"] == "valid bound"
+    assert by["paper"]["bound for DP-CDA as implemented"] == NOT_A_BOUND
+    assert float(by["paper"]["ε"].replace(",", "")) == pytest.approx(
+        next(r["epsilon"] for r in rows if r["accountant"] == "paper"), rel=5e-3)
+    assert text[-1]["ε"] == "—" and text[-1]["warnings"] == "—"
+    assert all(v is not None and "None" not in v for t in text for v in t.values())

@@ -49,5 +49,10 @@ def test_markdown_table_keeps_every_cell_in_its_column():
     import re
     assert {len(re.findall(r"(?<!\\)\|", line)) for line in lines} == {4}
     assert markdown_table([{"a": 1}], columns=["b", "a"]).splitlines()[2] == "| — | 1 |"
+    # No rows: still a table (its header), not stray pipes; missing values of every kind: "—".
+    assert markdown_table([], columns=["m", "n"]).splitlines() == ["| m | n |", "|---|---|"]
+    import pandas as pd
+    assert markdown_table([{"a": pd.NA, "b": math.nan, "c": None, "d": 0}]).splitlines()[2] == \
+        "| — | — | — | 0 |"
     # No formula: Streamlit's markdown would typeset $...$ as LaTeX.
     assert markdown_table([{"a": "costs $5 or $6"}]).splitlines()[2] == "| costs \\$5 or \\$6 |"

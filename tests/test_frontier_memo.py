@@ -117,19 +117,31 @@ def test_switch_tasks_fill_what_a_switch_needs(counted):
     assert sum(counted) == n and min(seconds) < 0.05, seconds
 
 
-def test_a_switch_task_accounts_in_chunks_and_lets_a_page_run_go_first(counted):
+def test_a_switch_task_accounts_in_chunks_and_lets_a_page_run_go_first(monkeypatch):
     from dpcda import background
 
-    (task,) = fm.switch_tasks("digits", None, accountant="class-aware", accountants=["class-aware",
-                              "paper"], datasets=["digits"], c=1.0, T=None, ratio=1.0,
-                              delta=1e-5)
+    calls: list[int] = []
+    first, go_on = threading.Event(), threading.Event()
+
+    def attach(rows, **kw):  # the first chunk is held until a page run has begun
+        calls.append(len(rows))
+        if len(calls) == 1:
+            first.set()
+            go_on.wait(10)
+        return fr.attach_epsilons(rows, **kw)
+
+    monkeypatch.setattr(fm, "attach_epsilons", attach)
+    (task,) = fm.switch_tasks("digits", None, accountant="class-aware", accountants=[
+        "class-aware", "paper"], datasets=["digits"], c=1.0, T=None, ratio=1.0, delta=1e-5)
     rows = fr.release_rows("digits", c=1.0)
-    with background.foreground():  # a page is running: the prefetch waits before its chunks
-        t = fm.prefetch([task], delay=0)
+    t = fm.prefetch([task], delay=0)
+    assert first.wait(10)
+    with background.foreground():  # a page starts running during the first chunk
+        go_on.set()
         time.sleep(0.3)
-        assert counted == []
+        assert calls == [fm.TASK_CHUNK]  # the prefetch waits before its next chunk
     t.join(60)
     assert not t.is_alive()
-    assert sum(counted) == len(rows) and max(counted) <= fm.TASK_CHUNK
-    assert len(counted) == math.ceil(len(rows) / fm.TASK_CHUNK)
+    assert sum(calls) == len(rows) and max(calls) == fm.TASK_CHUNK
+    assert len(calls) == math.ceil(len(rows) / fm.TASK_CHUNK)
     assert fm.remembered(rows, **KW)

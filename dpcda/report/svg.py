@@ -141,12 +141,21 @@ HERE = "this setting"
 _BLUE, _RED = "#1f77b4", "#d62728"
 
 
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
 def _log_tick(v: float) -> str:
-    """A log axis label: 0.1, 1, 50 as written; 10³ and 10⁻³ from there on."""
-    k = round(math.log10(v))
-    if (v >= 1000 or v < 0.01) and math.isclose(v, 10.0**k):
-        return "10" + str(k).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
-    return f"{v:g}"
+    """A log axis label: 0.02, 1, 500 as written; 10³, 2·10³, 10⁻³ outside [0.01, 1000)."""
+    if 0.01 <= v < 1000:
+        return f"{v:g}"
+    k = math.floor(math.log10(v) + 1e-9)
+    m = round(v / 10.0**k, 3)
+    return ("" if m == 1 else f"{m:g}·") + "10" + str(k).translate(_SUPERSCRIPT)
+
+
+def _text(v: str) -> str:
+    """Escaped SVG text on one line (a blank line would end st.markdown's HTML block)."""
+    return escape(" ".join(str(v).split()))
 
 
 def _star(cx: float, cy: float, r: float) -> str:
@@ -165,10 +174,13 @@ def frontier_svg(front: list[dict], *, star: tuple[float, float] | None = None,
     against ε on a log axis, a step per row of ``front`` (keys epsilon, mean, min, max, l,
     sigma_x, runs; :func:`dpcda.frontier.frontier`) with a bar over its runs' range and a hover
     title (ε, accuracy, l, σ, runs); this setting as a red star at ``star`` = (ε, accuracy) when
-    it was measured, else a dashed rule at ``eps_now`` (nothing when ε is not finite). Scales to
-    its container's width."""
-    pts = [r for r in front if math.isfinite(r["epsilon"]) and r["epsilon"] > 0]
-    if star is not None and not (math.isfinite(star[0]) and star[0] > 0):
+    it was measured, else a dashed rule at ``eps_now`` (nothing when ε is not finite). Rows
+    without a finite positive ε or a finite mean are left out; the rest are drawn in ε order.
+    Scales to its container's width."""
+    pts = sorted((r for r in front if math.isfinite(r["epsilon"]) and r["epsilon"] > 0
+                  and math.isfinite(r["mean"])), key=lambda r: r["epsilon"])
+    if star is not None and not (math.isfinite(star[0]) and star[0] > 0
+                                 and math.isfinite(star[1])):
         star = None
     rule = None if star is not None or eps_now is None or not math.isfinite(eps_now) \
         or eps_now <= 0 else float(eps_now)
@@ -176,6 +188,8 @@ def frontier_svg(front: list[dict], *, star: tuple[float, float] | None = None,
     if not xs:
         raise ValueError("frontier_svg needs at least one finite positive epsilon")
     x0, x1 = min(xs) / 1.25, max(xs) * 1.25
+    while len(nice_ticks(x0, x1, True)) < 2:  # e.g. one point: widen until two ticks show
+        x0, x1 = x0 / 2, x1 * 2
     top = max([1e-9] + [r["max"] for r in pts if math.isfinite(r["max"])]
               + ([star[1]] if star else []))
     y1 = 1.0 if top > 0.5 else 0.5
@@ -189,12 +203,12 @@ def frontier_svg(front: list[dict], *, star: tuple[float, float] | None = None,
         return t + (1 - min(max(v, 0.0), y1) / y1) * ph
 
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {w} {h}" width="100%" '
-           f'style="max-width:{w}px;height:auto" role="img" aria-label="{escape(title)}" '
+           f'style="max-width:{w}px;height:auto" role="img" aria-label="{_text(title)}" '
            # The open tag alone on its line: a markdown renderer (st.markdown) then takes the
            # whole chart as one HTML block and leaves its text alone.
            'font-family="sans-serif" font-size="12">\n',
-           f'<text x="{left}" y="18" font-size="15" font-weight="600">{escape(title)}</text>',
-           f'<text x="{left}" y="35" fill="#555">{escape(subtitle)}</text>',
+           f'<text x="{left}" y="18" font-size="15" font-weight="600">{_text(title)}</text>',
+           f'<text x="{left}" y="35" fill="#555">{_text(subtitle)}</text>',
            f'<rect x="{left}" y="{t}" width="{pw}" height="{ph}" fill="white" stroke="#888"/>']
     for v in nice_ticks(0.0, y1, False):
         out.append(f'<line x1="{left}" x2="{left + pw}" y1="{py(v):.1f}" y2="{py(v):.1f}" '
@@ -222,8 +236,8 @@ def frontier_svg(front: list[dict], *, star: tuple[float, float] | None = None,
                   and math.isfinite(r["max"]) and r["max"] > r["min"] else "")
         tip = (f"ε = {r['epsilon']:.3g}, accuracy = {r['mean']:.3f}{spread}, l = {r['l']}, "
                f"σ = {r['sigma_x']:.3g}, runs = {r['runs']}")
-        out.append(f'<circle class="frontier-point" data-epsilon="{r["epsilon"]!r}" '
-                   f'data-mean="{r["mean"]!r}" data-l="{r["l"]}" cx="{x:.1f}" '
+        out.append(f'<circle class="frontier-point" data-epsilon="{float(r["epsilon"])!r}" '
+                   f'data-mean="{float(r["mean"])!r}" data-l="{int(r["l"])}" cx="{x:.1f}" '
                    f'cy="{py(r["mean"]):.1f}" r="4" fill="{_BLUE}"><title>{escape(tip)}</title>'
                    '</circle>')
     if star is not None:
@@ -236,7 +250,9 @@ def frontier_svg(front: list[dict], *, star: tuple[float, float] | None = None,
         out.append(f'<line class="here-rule" data-epsilon="{rule!r}" x1="{px(rule):.1f}" '
                    f'x2="{px(rule):.1f}" y1="{t}" y2="{t + ph}" '
                    f'stroke="gray" stroke-dasharray="4 4"><title>this ε = {rule:.3g}</title></line>'
-                   f'<text x="{px(rule) + 4:.1f}" y="{t + 14}" fill="gray">this ε</text>')
+                   + (f'<text x="{px(rule) - 4:.1f}" y="{t + 14}" fill="gray" text-anchor="end">'
+                      if px(rule) > left + pw - 50 else  # near the right edge: label on its left
+                      f'<text x="{px(rule) + 4:.1f}" y="{t + 14}" fill="gray">') + 'this ε</text>')
     ly, lx = h - 10, left + 200
     out.append(f'<line x1="{left}" x2="{left + 22}" y1="{ly - 4}" y2="{ly - 4}" stroke="{_BLUE}" '
                f'stroke-width="2"/><text x="{left + 28}" y="{ly}">{escape(FRONTIER)}</text>')

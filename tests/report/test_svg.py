@@ -84,3 +84,40 @@ def test_line_chart_still_draws_its_marker():
     root = parse(line_chart([Series("a", (1, 2), (0.5, 0.7))], title="t", x_title="x",
                             y_title="y", marker=(1.5, 0.6, "here")))
     assert "here" in texts(root)
+
+
+def x_labels(root: ET.Element) -> list[str]:
+    """The x-axis tick labels (text-anchor middle, below the plot area)."""
+    return [e.text for e in root.iter(NS + "text")
+            if e.get("text-anchor") == "middle" and e.text and not e.text.startswith("ε")]
+
+
+@pytest.mark.parametrize("eps", [3.0, 7.0, 150.0, 3e5, 0.004])
+def test_a_single_point_still_gets_labelled_x_ticks(eps):
+    root = parse(frontier_svg([dict(FRONT[0], epsilon=eps)], title="t"))
+    assert len(x_labels(root)) >= 2
+
+
+def test_log_tick_labels():
+    from dpcda.report.svg import _log_tick
+
+    assert [_log_tick(v) for v in (0.01, 0.5, 1, 200, 500)] == ["0.01", "0.5", "1", "200", "500"]
+    assert [_log_tick(v) for v in (1000, 2000, 1e5, 0.001, 2e-5)] == [
+        "10³", "2·10³", "10⁵", "10⁻³", "2·10⁻⁵"]
+
+
+def test_rule_label_stays_inside_and_bad_rows_are_left_out():
+    root = parse(frontier_svg(FRONT, eps_now=1e4, title="t"))
+    (label,) = [e for e in root.iter(NS + "text") if e.text == "this ε"]
+    (rule,) = by_class(root, "here-rule")
+    assert label.get("text-anchor") == "end" and float(label.get("x")) < float(rule.get("x1"))
+    root = parse(frontier_svg(FRONT, eps_now=0.8, title="t"))
+    (label,) = [e for e in root.iter(NS + "text") if e.text == "this ε"]
+    assert label.get("text-anchor") is None  # room on the right: the label follows the rule
+    # Unsorted rows are drawn in epsilon order; a NaN mean or star is left out, never "nan".
+    svg = frontier_svg([FRONT[1], dict(FRONT[0], mean=math.nan), FRONT[0]],
+                       star=(1.0, math.nan), title="a\n\nb")
+    assert "nan" not in svg.lower() and "\n\n" not in svg
+    root = parse(svg)
+    assert [float(p.get("data-epsilon")) for p in by_class(root, "frontier-point")] == [0.5, 2.0]
+    assert not by_class(root, "here-star") and "a b" in texts(root)
