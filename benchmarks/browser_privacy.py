@@ -24,59 +24,21 @@ import argparse
 import json
 import os
 import re
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--headless=new", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
-IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
+# The browser tests' server (one way to serve and stop the dashboard); the names the other
+# benchmarks import from here.
+from tests.browser.serving import (CHROMIUM, IDLE, start_server,  # noqa: E402,F401
+                                   stop_server, stop_workers)
+from tests.browser.serving import CHROMIUM_ARGS as ARGS  # noqa: E402
+
 METRIC = '[data-testid="stMetricValue"]'
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def start_server(home: Path) -> tuple[subprocess.Popen, str]:
-    port = free_port()
-    env = dict(os.environ, DPCDA_HOME=str(home / "dpcda-home"), DPCDA_OFFLINE="1")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-         "--server.port", str(port), "--server.address", "127.0.0.1",
-         "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
-        cwd=ROOT, env=env, stdout=(home / "server.log").open("w"), stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 90
-    while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-                if r.read().decode().strip() == "ok":
-                    return proc, url
-        except OSError:
-            time.sleep(0.3)
-    proc.kill()
-    raise SystemExit("streamlit did not start in 90 s")
-
-
-def stop_server(proc: subprocess.Popen) -> None:
-    """Stop the server started by :func:`start_server` (kill it if it does not exit in 10 s)."""
-    proc.terminate()
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
 
 
 def idle(page, timeout=120_000) -> None:
@@ -176,26 +138,6 @@ def slider_step(page, label: str) -> tuple[float, float]:
     return shown, time.perf_counter() - t0
 
 
-def stop_workers(home: Path) -> None:
-    """End the workers the page's one-click measurement started (they outlive the server)."""
-    import signal
-
-    from dpcda.jobs import JobStore, live_workers
-    from dpcda.jobs.procs import pid_alive
-
-    db = home / "dpcda-home" / "jobs.sqlite3"
-    if not db.exists():
-        return
-    pids = [w["pid"] for w in live_workers(JobStore(db), stale_after=1e9) if w["pid"]]
-    for pid in pids:
-        os.kill(pid, signal.SIGTERM)
-    deadline = time.monotonic() + 20
-    while any(pid_alive(p) for p in pids) and time.monotonic() < deadline:
-        time.sleep(0.2)
-    for pid in (p for p in pids if pid_alive(p)):
-        os.kill(pid, signal.SIGKILL)
-
-
 def one_click(page, home: Path) -> tuple[float, float]:
     """Press "Measure it"; seconds until the first run's accuracy shows, and until all runs'."""
     metric = page.get_by_test_id("stMetric").filter(has_text="Test accuracy")
@@ -249,7 +191,7 @@ def main() -> None:
                 browser.close()
         finally:
             stop_server(proc)
-            stop_workers(Path(tmp))
+            stop_workers(Path(tmp) / "dpcda-home")
     load_avg = os.getloadavg()[0]
     print(f"load average {load_avg:.2f}; Home first load {t_home:.2f} s (warms the server); "
           f"Home in a second tab {t_home2:.2f} s (the frontend's own start: a floor)")

@@ -21,14 +21,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "benchmarks"))
-from browser_privacy import start_server, stop_server  # noqa: E402  (the same server, stopped alike)
+# The browser tests' server and browser settings (the same server, stopped alike).
+from tests.browser.serving import CHROMIUM, IDLE, start_server, stop_server  # noqa: E402
+from tests.browser.serving import CHROMIUM_ARGS as ARGS  # noqa: E402
 
 ART = ROOT / "benchmarks" / "artifacts"
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--headless=new", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
-IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 IMG = '[data-testid="stImage"] img, [data-testid="stImageContainer"] img'
 
 

@@ -6,94 +6,33 @@ never downloads a browser here. Screenshots go to tests/browser/artifacts/ (giti
 
 from __future__ import annotations
 
-import os
 import re
-import signal
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.browser.serving import (CHROMIUM, CHROMIUM_ARGS, IDLE, start_server, stop_server,
+                                   stop_workers)
+
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--headless=new",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                 "--no-first-run", "--disable-quic"]
-IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
-
-
-def stop_workers(dpcda_home: Path, timeout: float = 20.0) -> None:
-    """SIGTERM every worker the dashboard started on its store (they run in their own session,
-    so they outlive the server by design); SIGKILL what is still alive after ``timeout``."""
-    from dpcda.jobs import JobStore, live_workers
-    from dpcda.jobs.procs import pid_alive
-
-    db = dpcda_home / "jobs.sqlite3"
-    if not db.exists():
-        return
-    pids = [w["pid"] for w in live_workers(JobStore(db), stale_after=1e9) if w["pid"]]
-    for pid in pids:
-        os.kill(pid, signal.SIGTERM)
-    deadline = time.monotonic() + timeout
-    while any(pid_alive(p) for p in pids) and time.monotonic() < deadline:
-        time.sleep(0.2)
-    for pid in (p for p in pids if pid_alive(p)):
-        os.kill(pid, signal.SIGKILL)
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
 def server(request, tmp_path_factory):
-    """The dashboard served by `streamlit run app.py` on a free port; killed at the end."""
-    port = _free_port()
+    """The dashboard served by `streamlit run app.py` on a free port (tests.browser.serving);
+    it and the workers it started are stopped at the end."""
     home = tmp_path_factory.mktemp("streamlit")
-    log = (home / "server.log").open("w+")
-    # A private job store (and worker log) for this server: never the user's ~/.dpcda. Offline,
-    # so that picking a dataset whose files are missing never starts a download.
-    env = dict(os.environ, DPCDA_HOME=str(home / "dpcda-home"), DPCDA_OFFLINE="1")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-         "--server.port", str(port), "--server.address", "127.0.0.1",
-         "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
-        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env=env)
+    try:
+        proc, url = start_server(home)
+    except RuntimeError as exc:
+        pytest.fail(str(exc))
 
     def stop():
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop_server(proc)
         stop_workers(home / "dpcda-home")
-        log.close()
 
     request.addfinalizer(stop)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 90
-    while True:
-        if proc.poll() is not None:
-            log.seek(0)
-            pytest.fail(f"streamlit exited with {proc.returncode}:\n{log.read()}")
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as resp:
-                if resp.read().decode().strip() == "ok":
-                    return url
-        except OSError:
-            pass
-        if time.monotonic() > deadline:
-            log.seek(0)
-            pytest.fail(f"streamlit did not become healthy in 90 s:\n{log.read()}")
-        time.sleep(0.5)
+    return url
 
 
 @pytest.fixture(scope="module")
