@@ -80,12 +80,16 @@ def log_ticks(lo: float, hi: float) -> dict:
     return dict(tickvals=vals, ticktext=[f"{v:g}" for v in vals])
 
 
-def markdown_table(rows: list[dict], columns: list[str] | None = None) -> str:
-    """A GitHub-flavoured markdown table of row dicts; ``columns`` (default: every key, in order
-    of appearance) gives the header even when there are no rows. Missing, None and NaN cells are
+def markdown_table(rows, columns: list[str] | None = None) -> str:
+    """A GitHub-flavoured markdown table of row dicts (or of a DataFrame's rows, its columns by
+    default); ``columns`` (default: every key, in order of appearance) gives the header even
+    when there are no rows. Missing, None and NaN cells are
     :data:`EMPTY`. Cells are rendered as markdown (`code` stays code), so pass trusted text; "|"
     and "$" are escaped and line breaks become spaces, so no cell can break the table or start
     a formula. Streamlit draws it as a wrapped HTML table, with none of a data grid's script."""
+    if hasattr(rows, "to_dict"):  # a DataFrame
+        columns = list(rows.columns) if columns is None else columns
+        rows = rows.to_dict("records")
     cols = list(columns) if columns is not None else list(dict.fromkeys(k for r in rows for k in r))
 
     def cell(v) -> str:

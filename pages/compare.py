@@ -159,14 +159,14 @@ table = compare_table(jobs, shown, dataset=dataset, epsilon=epsilon, quoted=has_
                       planned=None if jobs else accountants)
 main, details = main_and_details(table, with_paper=has_paper)
 # Markdown tables: they fit the content width and need no table script on a first view.
-st.markdown(markdown_table(main.to_dict("records"), list(main.columns)))
+st.markdown(markdown_table(main))
+every = every_l_table(jobs)
 with st.expander("Details: noise σ, labels, runs, every l"):
-    st.markdown(markdown_table(details.to_dict("records"), list(details.columns)))
-    every = every_l_table(jobs)
+    st.markdown(markdown_table(details))
     if len(every):
-        st.markdown(markdown_table(for_display(every, {
-            "σ": "{:.4g}", "accuracy": "{:.4f}", "± std": "{:.4f}"}).to_dict("records")))
-if every_l_table(jobs).duplicated("method").any():
+        st.markdown(markdown_table(for_display(every, {"σ": "{:.4g}", "accuracy": "{:.4f}",
+                                                       "± std": "{:.4f}"})))
+if every.duplicated("method").any():
     st.caption("Several l were run: each mechanism is shown at its best l (highest mean test accuracy, "
                "as the paper's bold entries; optimistic, since the test split chooses it).")
 if not has_paper:

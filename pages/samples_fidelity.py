@@ -5,13 +5,12 @@ Drawing only; the numbers come from :mod:`dpcda.fidelity` and :mod:`dpcda.fideli
 
 from __future__ import annotations
 
-import numpy as np
 import streamlit as st
 
 from dpcda import viz
 from dpcda.fidelity import IMAGE_THRESHOLD, TV_THRESHOLD, W1_THRESHOLD, release_fidelity
 from dpcda.fidelity_display import fidelity_frame, mean_image_grid
-from dpcda.formatting import markdown_table
+from dpcda.formatting import fmt_cell, markdown_table
 from dpcda.messages import hide_paths
 
 MAX_CLASSES = 20
@@ -37,7 +36,7 @@ def show_fidelity(rel, ds) -> None:
                  caption="Per-class mean image: real test split (left), release by its hard "
                          "label (right)")
         st.markdown(markdown_table([  # a plain table: no data grid script on the first view
-            {"class": name, "relative L2 distance": f"{d:.3f}" if np.isfinite(d) else "—"}
+            {"class": name, "relative L2 distance": fmt_cell(float(d), "{:.3f}".format)}
             for name, d in zip(rep.class_names[:K], rep.distances[:K])]))
         st.caption(f"Distance ‖mean release − mean real‖ / ‖mean real‖ in the release's space "
                    f"({rep.space}); flagged above {IMAGE_THRESHOLD:g}.")

@@ -56,3 +56,13 @@ def test_markdown_table_keeps_every_cell_in_its_column():
         "| — | — | — | 0 |"
     # No formula: Streamlit's markdown would typeset $...$ as LaTeX.
     assert markdown_table([{"a": "costs $5 or $6"}]).splitlines()[2] == "| costs \\$5 or \\$6 |"
+
+
+def test_markdown_table_of_a_dataframe_keeps_its_columns():
+    import pandas as pd
+
+    from dpcda.formatting import markdown_table
+
+    df = pd.DataFrame({"b": ["x"], "a": [None]})
+    assert markdown_table(df).splitlines() == ["| b | a |", "|---|---|", "| x | — |"]
+    assert markdown_table(df.iloc[:0]).splitlines() == ["| b | a |", "|---|---|"]
