@@ -227,7 +227,6 @@ def comparison_plan(dataset: str, epsilon: float, *, mechanisms: Sequence[str], 
               "c": float(c), "model": model, "epochs": int(epochs),
               "ls": {m: sorted({int(v) for v in ls[m]}) for m in mechanisms
                      if m in ls and _mech(m).mixes},
-              "accountants": {m: cfg["accountant"] for m, cfg in
-                              {cfg["mechanism"]: cfg for _, cfg in jobs}.items()}}
+              "accountants": {cfg["mechanism"]: cfg["accountant"] for _, cfg in jobs}}
     return {"jobs": jobs, "config": config, "problems": [], "estimate": est,
             "name": f"{dataset}: compare at ε {epsilon:g}; {runs} run(s)"}

@@ -258,10 +258,11 @@ def frontier_rows(dataset: str, accountant: str, store=None, *, delta: float = 1
     ``conversion``, ``max_alpha`` (T split equally, as the page's headline); sorted by
     epsilon, each row the best mean accuracy so far (keys: epsilon, l, sigma_x, mean, std,
     min, max, runs, learner, source)."""
+    from dpcda.frontier_memo import epsilons  # remembered per release, as on the Privacy page
+
     rows = release_rows(dataset, store, c=c, T=T, ratio=ratio, table=table)
-    return frontier(attach_epsilons(rows, accountant=accountant, delta=delta, conversion=conversion,
-                                    max_alpha=max_alpha, allocation="equal",
-                                    **public_facts(dataset)))
+    return frontier(epsilons(rows, accountant=accountant, delta=delta, conversion=conversion,
+                             max_alpha=max_alpha, allocation="equal", **public_facts(dataset)))
 
 
 def fast_config(dataset: str, *, l: int, sigma_x: float, ratio: float = 1.0,

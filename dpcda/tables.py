@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Mapping
 
-MISSING = "—"
+from dpcda.formatting import EMPTY as MISSING  # one "—" for every table
 
 
 def _missing(value) -> bool:

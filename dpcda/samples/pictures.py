@@ -38,12 +38,9 @@ def class_means(X: np.ndarray, y: np.ndarray, n_classes: int) -> tuple[np.ndarra
     K = int(n_classes)
     if K < 1 or (y.size and (y.min() < 0 or y.max() >= K)):
         raise ValueError(f"y must hold labels in 0..{K - 1}")
-    counts = np.bincount(y, minlength=K)
-    sums = np.stack([X[y == k].sum(axis=0, dtype=np.float64) for k in range(K)])
-    with np.errstate(invalid="ignore", divide="ignore"):
-        means = sums / counts[:, None]
-    means[counts == 0] = np.nan
-    return means, counts
+    from dpcda.fidelity import class_means as means_of  # the one per-class mean (NaN if empty)
+
+    return means_of(X, y, K), np.bincount(y, minlength=K)
 
 
 def denoise_means(means: np.ndarray, image_shape, *, floor: float | None = None) -> np.ndarray:
