@@ -11,7 +11,8 @@ Starts `streamlit run app.py` on a free port (private DPCDA_HOME, offline), driv
 - preset switch (MNIST -> digits) and accountant switch (-> class-aware, -> back to the
   default), each until the page is idle again;
 - slider: one arrow-key step of σ_x until the ε readout shows the new value (median of
-  ``--steps``) and until the page is idle.
+  ``--steps``), by the page's clock (key down to the first frame showing it) and this script's,
+  and until the page is idle.
 
     python benchmarks/browser_privacy.py [--steps 5]
 
@@ -66,13 +67,24 @@ def load(browser, url: str, wait_for: str = METRIC) -> tuple[object, float]:
 
 
 #: Records, by the page's own clock (ms since navigation start), when the DOM last changed and
-#: when an element matching ``window.__watch`` first appeared.
+#: when an element matching ``window.__watch`` first appeared; for a slider step, when the last
+#: key went down (``__keyAt``) and the start of the first frame that shows a changed ε readout
+#: (``__epsShownAt``: a requestAnimationFrame callback after the change, just before it is
+#: painted).
 PAGE_CLOCK = """
-window.__lastChange = 0; window.__seenAt = null;
+window.__lastChange = 0; window.__seenAt = null; window.__keyAt = null;
+window.__eps = null; window.__epsShownAt = null;
+document.addEventListener('keydown', () => { window.__keyAt = performance.now(); }, true);
 new MutationObserver(() => {
   window.__lastChange = performance.now();
   if (window.__seenAt === null && window.__watch && document.querySelector(window.__watch))
     window.__seenAt = window.__lastChange;
+  const m = document.querySelector('[data-testid="stMetricValue"]');
+  const eps = m ? m.innerText : null;
+  if (eps !== window.__eps) {
+    window.__eps = eps;
+    requestAnimationFrame(() => { window.__epsShownAt = performance.now(); });
+  }
 }).observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
 """
 
@@ -124,19 +136,24 @@ def choose(page, label: str, option: str) -> float:
     raise RuntimeError(f"could not pick {option!r} in {label!r}")
 
 
-def slider_step(page, label: str) -> tuple[float, float]:
+def slider_step(page, label: str) -> tuple[float, float, float]:
+    """One arrow-key step of the slider labelled ``label`` (on a page opened by
+    :func:`settled_load`); seconds until the ε readout shows a new value, by this script's clock
+    (from the key press, including Playwright's round trips and polling) and by the page's own
+    (from the key going down to the first frame that shows it), and until the page is idle."""
     slider = page.get_by_test_id("stSlider").filter(has_text=label).get_by_role("slider")
     before = page.locator(METRIC).first.inner_text()
     slider.focus()
+    page.evaluate("window.__epsShownAt = null")
     t0 = time.perf_counter()
     slider.press("ArrowRight")
     page.wait_for_function("([sel, old]) => { const e = document.querySelector(sel);"
-                           " return e && e.innerText !== old; }", arg=[METRIC, before],
-                           timeout=120_000)
+                           " return e && e.innerText !== old && window.__epsShownAt !== null; }",
+                           arg=[METRIC, before], timeout=120_000)
     shown = time.perf_counter() - t0
+    key_at, shown_at = page.evaluate("[window.__keyAt, window.__epsShownAt]")
     rerun_done(page)
-    return shown, time.perf_counter() - t0
-
+    return shown, (shown_at - key_at) / 1000, time.perf_counter() - t0
 
 def one_click(page, home: Path) -> tuple[float, float]:
     """Press "Measure it"; seconds until the first run's accuracy shows, and until all runs'."""
@@ -202,10 +219,14 @@ def main() -> None:
     print(f"preset switch MNIST -> digits:       {preset:.2f} s   (target <= 0.5 s)")
     print(f"accountant switch -> class-aware:    {acc1:.2f} s")
     print(f"accountant switch -> PLD (default):  {acc2:.2f} s")
-    shown = [s for s, _ in steps]
-    done = [d for _, d in steps]
-    print(f"σ_x slider step, new ε shown:        median {statistics.median(shown) * 1000:.0f} ms "
-          f"(min {min(shown) * 1000:.0f}, max {max(shown) * 1000:.0f}; target <= 150 ms)")
+    shown = [s for s, _, _ in steps]
+    painted = [p for _, p, _ in steps]
+    done = [d for _, _, d in steps]
+    print(f"σ_x slider step, new ε shown:        median {statistics.median(painted) * 1000:.0f} ms "
+          f"by the page's clock (key down -> frame showing it; min {min(painted) * 1000:.0f}, "
+          f"max {max(painted) * 1000:.0f}; target <= 150 ms)")
+    print(f"                  [harness clock]:   median {statistics.median(shown) * 1000:.0f} ms "
+          f"(min {min(shown) * 1000:.0f}, max {max(shown) * 1000:.0f})")
     print(f"σ_x slider step, page idle:          median {statistics.median(done) * 1000:.0f} ms")
     for name, t in (("digits", click_digits), ("MNIST", click_mnist)):
         if t is not None:

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dpcda.privacy import (ACCOUNTANT_INFO, CONVERSION_TITLES, DEFAULT_ACCOUNTANT, PrivacyParams,
-                           caveat, compute_epsilon, list_conversions)
+from dpcda.privacy import ACCOUNTANT_INFO, CONVERSION_TITLES, list_conversions
 from dpcda.explorer import epsilon_table_text
 from dpcda.formatting import markdown_table
 from dpcda.frontier import public_facts
@@ -14,18 +13,23 @@ from dpcda.mechanisms import MECHANISMS
 from dpcda.presets import list_presets
 from dpcda.privacy.params import MAX_ALPHA_LIMIT
 from pages.audit_ui import audit_section
-from pages.common import (DELTA_VALUES, L_VALUES, SIGMA_GRID, SIGMA_VALUES, InputRefused,
+from pages.common import (DELTA_VALUES, L_VALUES, SIGMA_VALUES, InputRefused,
                           accountant_assumptions, accountant_choice, dataset_picker,
-                          ensure_app_navigation, epsilon_table, epsilon_words, explain_toggle,
-                          fmt_alpha, fmt_delta, fmt_eps, fmt_int, fmt_sigma, int_input, nearest,
-                          next_step_link, paper_vs_class_aware, privacy_footnote, show_problem,
-                          step_intro)
+                          ensure_app_navigation, epsilon_table, explain_toggle, fmt_delta,
+                          fmt_int, fmt_sigma, int_input, next_step_link, paper_vs_class_aware,
+                          privacy_footnote, show_problem, step_intro)
+from pages.privacy_head import DEFAULTS, MAX_ALPHA_RANGE, T_RANGE, headline, setting_from_state
 from pages.report_ui import page_tools
 from pages.privacy_views import accuracy_section, calibration_section, figure4_section, note
 
 ensure_app_navigation()
 st.title("Privacy explorer")
 step_intro("pages/privacy.py")
+# The headline first (the browser draws it before the sidebar's ~40 elements; privacy_head).
+left, right = st.columns([1, 1.3], gap="large")
+slot = left.empty()
+early = setting_from_state(st.session_state)
+p, r = headline(slot, early, quiet=True) if early else (None, None)
 
 # --- controls ----------------------------------------------------------------------------------
 sb = st.sidebar
@@ -37,38 +41,41 @@ except ValueError as exc:
     ds = None
     show_problem(exc)
 note("dataset", sb)
-l = sb.select_slider("Order of mixture l (records averaged per sample)", L_VALUES, value=4,
-                     key="privacy_l",
+l = sb.select_slider("Order of mixture l (records averaged per sample)", L_VALUES,
+                     value=DEFAULTS["privacy_l"], key="privacy_l",
                      help="From 1 to 512 (at most the smallest class). Arrow keys step through "
                           "1..16, then 8 steps per doubling.")
 note("l", sb)
-sigma_x = sb.select_slider("σ_x (feature noise)", SIGMA_VALUES, value=nearest(SIGMA_GRID, 0.25),
+sigma_x = sb.select_slider("σ_x (feature noise)", SIGMA_VALUES, value=DEFAULTS["privacy_sigma_x"],
                            format_func=fmt_sigma, key="privacy_sigma_x",
                            help="From 0 (no privacy) to 10, on a log scale.")
 note("sigma_x", sb)
-tie = sb.toggle("Tie σ_y to σ_x", value=True, key="privacy_tie")
+tie = sb.toggle("Tie σ_y to σ_x", value=DEFAULTS["privacy_tie"], key="privacy_tie")
 note("ratio", sb)
 if not tie:
-    sigma_y = sb.select_slider("σ_y (label noise)", SIGMA_VALUES, value=nearest(SIGMA_GRID, 0.25),
-                               format_func=fmt_sigma, key="privacy_sigma_y")
+    sigma_y = sb.select_slider("σ_y (label noise)", SIGMA_VALUES,
+                               value=DEFAULTS["privacy_sigma_y"], format_func=fmt_sigma,
+                               key="privacy_sigma_y")
     note("sigma_y", sb)
 sigma_y = sigma_x if tie else sigma_y
-c = sb.slider("Clip norm c", min_value=0.1, max_value=10.0, value=1.0, step=0.1, key="privacy_c")
+c = sb.slider("Clip norm c", min_value=0.1, max_value=10.0, value=DEFAULTS["privacy_c"], step=0.1,
+              key="privacy_c")
 note("c", sb)
 try:
-    T_in = int_input("T (synthetic samples)", key="privacy_T", name="T", lo=1, hi=10**9,
-                     allow_empty=True, container=sb,
+    T_in = int_input("T (synthetic samples)", key="privacy_T", **T_RANGE, container=sb,
                      placeholder=f"= N ({fmt_int(ds.n)})" if ds else "= N",
                      help="A whole number from 1 to 1,000,000,000. Empty means T = N, the "
                           "paper's choice.")
 except InputRefused:
     st.stop()
 note("T", sb)
-delta = sb.select_slider("δ (probability the ε bound may fail)", DELTA_VALUES, value=1e-5,
-                         format_func=fmt_delta, key="privacy_delta")
+delta = sb.select_slider("δ (probability the ε bound may fail)", DELTA_VALUES,
+                         value=DEFAULTS["privacy_delta"], format_func=fmt_delta,
+                         key="privacy_delta")
 note("delta", sb)
 accountants = list(MECHANISMS.get("dp-cda").accountants)  # its default (a valid bound) first
-accountant = sb.selectbox("Accountant", accountants, index=accountants.index(DEFAULT_ACCOUNTANT),
+accountant = sb.selectbox("Accountant", accountants,
+                          index=accountants.index(DEFAULTS["privacy_accountant"]),
                           key="privacy_accountant", format_func=accountant_choice,
                           help="\n".join(f"- `{a}`: {ACCOUNTANT_INFO[a].title}"
                                          for a in accountants))
@@ -79,7 +86,7 @@ note("conversion", sb)
 with sb.expander("Advanced"):
     try:
         max_alpha = int_input("Largest Rényi order α_max", key="privacy_max_alpha",
-                              name="max_alpha", lo=3, hi=MAX_ALPHA_LIMIT, value=256,
+                              **MAX_ALPHA_RANGE, value=int(DEFAULTS["privacy_max_alpha"]),
                               help=f"A whole number from 3 to {MAX_ALPHA_LIMIT:,}: ε is "
                                    "minimised over integer orders up to this one.")
     except InputRefused:
@@ -92,44 +99,11 @@ T = int(T_in) if T_in else ds.n
 ratio = 1.0 if tie or sigma_x == 0 else sigma_y / sigma_x
 common = dict(n=ds.n, class_counts=ds.class_counts, d_x=ds.d_x, d_y=ds.d_y, c=c, T=T,
               delta=delta, conversion=conversion, max_alpha=max_alpha)
-setting = (f"{ds.describe()}; l = {l}, σ_x = {fmt_sigma(sigma_x)}, σ_y = {fmt_sigma(sigma_y)}, "
-           f"c = {c:g}, T = {fmt_int(T)}" + (" split equally (⌊T/K⌋ per class, as published)"
-                                           if ds.class_counts else "") + f", δ = {fmt_delta(delta)}")
+setting = dict(ds=ds, l=l, sigma_x=sigma_x, sigma_y=sigma_y, c=c, T=T, delta=delta,
+               accountant=accountant, conversion=conversion, max_alpha=max_alpha)
+if setting != early or r is None:  # a custom dataset, a refused setting (its problem is shown
+    p, r = headline(slot, setting)  # here, once), or a widget that disagreed with its key
 
-# --- headline epsilon and the accuracy it buys ----------------------------------------------
-try:
-    p = PrivacyParams(l=l, sigma_x=sigma_x, sigma_y=sigma_y, c=c, T=T, delta=delta, n=ds.n,
-                      class_counts=ds.class_counts, d_x=ds.d_x, d_y=ds.d_y)
-    r = compute_epsilon(p, accountant=accountant, conversion=conversion, max_alpha=max_alpha)
-except ValueError as exc:
-    r = None
-    show_problem(exc)
-
-left, right = st.columns([1, 1.3], gap="large")
-with left:
-    if r is not None:
-        label = f"ε ({accountant} accountant)"
-        if not r.private:
-            st.metric(label, "∞")
-            st.error("**ε = ∞ (no privacy).** σ_x = σ_y = 0 is the non-private setting: the "
-                     "release would carry no privacy guarantee at all.")
-        else:
-            st.metric(label, fmt_eps(r.epsilon))
-            if r.alpha is None and r.epsilon_lower is not None:  # PLD: no order, a bound
-                st.caption(f"privacy loss distribution (no Rényi order): the exact ε of this "
-                           f"analysis lies in [{fmt_eps(r.epsilon_lower)}, {fmt_eps(r.epsilon)}]"
-                           f" (discretisation bound {r.discretisation_bound:.2g}), δ = "
-                           f"{fmt_delta(delta)}. {epsilon_words(accountant)}")
-            else:
-                st.caption(f"at Rényi order α = {fmt_alpha(r.alpha)}, δ = {fmt_delta(delta)}, "
-                           f"{conversion} conversion. {epsilon_words(accountant)}")
-            if caveat(accountant):
-                st.warning(f"**{caveat(accountant)}**: the `{accountant}` ε does not bound what "
-                           f"Algorithm 1 as run here spends; `{DEFAULT_ACCOUNTANT}` does.")
-        for w in r.warnings:  # max_alpha at the edge, delta >= 1/N (non-private: shown above)
-            if r.private or "non-private" not in w:
-                st.warning(w + (" (α_max is under Advanced.)" if "max_alpha" in w else ""))
-    st.caption(setting)
 with right:
     if ds.name in list_presets():
         eps_now = float(r.epsilon) if r is not None else None

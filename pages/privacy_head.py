@@ -1,0 +1,121 @@
+"""The Privacy page's headline ε (not a page itself), drawn before the sidebar's widgets.
+
+A slider step reruns the page, and the browser shows the new ε only once it has drawn every
+element sent before it: about 40 sidebar widgets and notes when the headline follows them (the
+renderer, not the page script, is the bottleneck on this machine: README, "slider"). The page
+therefore reads the setting from the widgets' keys first (:func:`setting_from_state`: what the
+widgets will return on this run, their declared defaults on a first visit), draws the headline
+into a slot made before the sidebar (:func:`headline`), then draws the widgets; when their
+values differ from what was read (which should not happen), the headline is drawn again from
+the widgets' values, so the page never keeps a stale ε.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from dpcda.explorer import SIGMA_GRID, DatasetChoice
+from dpcda.formatting import fmt_alpha, fmt_delta, fmt_eps, fmt_int, fmt_sigma, nearest
+from dpcda.inputs import parse_int_text
+from dpcda.presets import get_preset, list_presets
+from dpcda.privacy import (DEFAULT_ACCOUNTANT, PrivacyParams, caveat, compute_epsilon,
+                           list_conversions)
+from dpcda.privacy.params import MAX_ALPHA_LIMIT
+from pages.inputs_ui import show_problem
+from pages.notes import epsilon_words
+
+#: Every setting widget's declared default, by widget key (the widgets and the early read share it).
+DEFAULTS = {
+    "privacy_l": 4, "privacy_sigma_x": nearest(SIGMA_GRID, 0.25), "privacy_tie": True,
+    "privacy_sigma_y": nearest(SIGMA_GRID, 0.25), "privacy_c": 1.0, "privacy_T": "",
+    "privacy_delta": 1e-5, "privacy_accountant": DEFAULT_ACCOUNTANT,
+    "privacy_max_alpha": "256",
+}
+#: The typed numbers' ranges (the widgets and the early read share them).
+T_RANGE = dict(name="T", lo=1, hi=10**9, allow_empty=True)
+MAX_ALPHA_RANGE = dict(name="max_alpha", lo=3, hi=MAX_ALPHA_LIMIT)
+FIELDS = ("ds", "l", "sigma_x", "sigma_y", "c", "T", "delta", "accountant", "conversion",
+          "max_alpha")
+
+
+def preset_choice(name: str) -> DatasetChoice:
+    """A named dataset's public facts, as the dataset picker returns them."""
+    p = get_preset(name)
+    return DatasetChoice(name, p.n, tuple(p.class_counts), p.d_x, p.d_y)
+
+
+def setting_from_state(state) -> dict | None:
+    """The setting the sidebar's widgets will return on this run, read from their keys before
+    they are drawn (``state``: ``st.session_state``); None when it cannot be known yet (a custom
+    dataset, a typed number the widget will refuse)."""
+    def get(key):
+        return state.get(key, DEFAULTS.get(key))
+
+    try:
+        name = state.get("privacy_preset", list_presets()[0])
+        if name not in list_presets():
+            return None
+        ds = preset_choice(name)
+        T = parse_int_text(get("privacy_T"), **T_RANGE)
+        sigma_x = get("privacy_sigma_x")
+        return dict(ds=ds, l=get("privacy_l"), sigma_x=sigma_x,
+                    sigma_y=sigma_x if get("privacy_tie") else get("privacy_sigma_y"),
+                    c=get("privacy_c"), T=ds.n if T is None else T, delta=get("privacy_delta"),
+                    accountant=get("privacy_accountant"),
+                    conversion=state.get("privacy_conversion", list_conversions()[0]),
+                    max_alpha=parse_int_text(get("privacy_max_alpha"), **MAX_ALPHA_RANGE))
+    except (ValueError, TypeError, KeyError):
+        return None
+
+
+def setting_text(*, ds, l, sigma_x, sigma_y, c, T, delta, **_) -> str:
+    """The setting in one line, under the headline."""
+    return (f"{ds.describe()}; l = {l}, σ_x = {fmt_sigma(sigma_x)}, σ_y = {fmt_sigma(sigma_y)}, "
+            f"c = {c:g}, T = {fmt_int(T)}" + (" split equally (⌊T/K⌋ per class, as published)"
+                                            if ds.class_counts else "")
+            + f", δ = {fmt_delta(delta)}")
+
+
+def headline(slot, setting: dict, *, quiet: bool = False):
+    """Draw the headline ε of ``setting`` into ``slot`` (an ``st.empty()``); returns
+    ``(params, result)``, or ``(None, None)`` when the setting is refused (the problem is shown
+    in the slot, or nothing at all when ``quiet``: the early draw leaves it to the widgets')."""
+    ds, accountant, delta = setting["ds"], setting["accountant"], setting["delta"]
+    conversion = setting["conversion"]
+    try:
+        p = PrivacyParams(l=setting["l"], sigma_x=setting["sigma_x"], sigma_y=setting["sigma_y"],
+                          c=setting["c"], T=setting["T"], delta=delta, n=ds.n,
+                          class_counts=ds.class_counts, d_x=ds.d_x, d_y=ds.d_y)
+        r = compute_epsilon(p, accountant=accountant, conversion=conversion,
+                            max_alpha=setting["max_alpha"])
+    except ValueError as exc:
+        if quiet:
+            slot.empty()
+        else:
+            with slot.container():
+                show_problem(exc)
+        return None, None
+    with slot.container():
+        label = f"ε ({accountant} accountant)"
+        if not r.private:
+            st.metric(label, "∞")
+            st.error("**ε = ∞ (no privacy).** σ_x = σ_y = 0 is the non-private setting: the "
+                     "release would carry no privacy guarantee at all.")
+        else:
+            st.metric(label, fmt_eps(r.epsilon))
+            if r.alpha is None and r.epsilon_lower is not None:  # PLD: no order, a bound
+                st.caption(f"privacy loss distribution (no Rényi order): the exact ε of this "
+                           f"analysis lies in [{fmt_eps(r.epsilon_lower)}, {fmt_eps(r.epsilon)}]"
+                           f" (discretisation bound {r.discretisation_bound:.2g}), δ = "
+                           f"{fmt_delta(delta)}. {epsilon_words(accountant)}")
+            else:
+                st.caption(f"at Rényi order α = {fmt_alpha(r.alpha)}, δ = {fmt_delta(delta)}, "
+                           f"{conversion} conversion. {epsilon_words(accountant)}")
+            if caveat(accountant):
+                st.warning(f"**{caveat(accountant)}**: the `{accountant}` ε does not bound what "
+                           f"Algorithm 1 as run here spends; `{DEFAULT_ACCOUNTANT}` does.")
+        for w in r.warnings:  # max_alpha at the edge, delta >= 1/N (non-private: shown above)
+            if r.private or "non-private" not in w:
+                st.warning(w + (" (α_max is under Advanced.)" if "max_alpha" in w else ""))
+        st.caption(setting_text(**setting))
+    return p, r
