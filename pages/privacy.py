@@ -1,5 +1,6 @@
 """Privacy explorer: ε of a DP-CDA release under every accountant, the accuracy it buys,
-Figure 4, calibration. Reads the widgets, calls :mod:`dpcda`, draws (sections: privacy_views)."""
+Figure 4, calibration. Reads the widgets, calls :mod:`dpcda`, draws (the headline, drawn before
+the widgets from their keys: privacy_head; the other sections: privacy_views)."""
 
 from __future__ import annotations
 
