@@ -27,18 +27,19 @@ from dpcda.messages import Problem, problem_of, unique_problems
 from dpcda.presets import get_preset, list_presets
 from pages.charts import EPS_PLOT_MAX, calibration_figure, figure4
 from pages.guide_ui import next_step_link, step_intro
-from pages.inputs_ui import InputRefused, float_input, int_input, missing_data_note, show_problem
+from pages.inputs_ui import (REFUSED, InputRefused, float_input, int_input, missing_data_note,
+                             show_problem, typed)
 from pages.notes import (accountant_assumptions, accountant_choice, epsilon_words,
                          privacy_footnote)
 
 __all__ = [  # re-exported for the pages
     "DELTA_VALUES", "EMPTY", "EPS_PLOT_MAX", "L_VALUES", "POWERS_OF_TWO", "SIGMA_GRID",
-    "SIGMA_VALUES", "DatasetChoice", "InputRefused", "Problem", "accountant_assumptions",
+    "SIGMA_VALUES", "DatasetChoice", "InputRefused", "REFUSED", "Problem", "accountant_assumptions",
     "accountant_choice", "calibration_figure", "epsilon_words", "figure4", "float_input",
     "fmt_alpha", "fmt_cell", "fmt_delta", "fmt_eps", "fmt_int", "fmt_sigma", "int_input",
     "log_ticks", "missing_data_note", "nearest", "next_step_link", "paper_vs_class_aware",
     "parse_counts", "privacy_footnote", "problem_of", "published_vs_valid", "show_problem",
-    "step_intro", "unique_problems",
+    "step_intro", "typed", "unique_problems",
 ]
 
 CUSTOM = "custom"
@@ -88,15 +89,25 @@ def dataset_picker(prefix: str, *, container=st.sidebar) -> DatasetChoice:
         "N, or class counts N_1, ..., N_K", value=", ".join(["6000"] * 10), key=f"{prefix}counts",
         help="One integer: the dataset size N (enough for the 'paper' accountant). A "
              "comma-separated list: the size of every class (needed by 'class-aware').")
-    d_x = int_input("d_x (features)", key=f"{prefix}dx", name="d_x", lo=1, hi=10**7, value=784,
-                    container=container, help="Needed only by the DPMix accountants.")
+    refused = []  # every input is drawn before a refusal is raised (an undrawn one loses its value)
+
+    def read(*args, **kw):
+        try:
+            return int_input(*args, **kw)
+        except InputRefused as exc:
+            refused.append(exc)
+
+    d_x = read("d_x (features)", key=f"{prefix}dx", name="d_x", lo=1, hi=10**7, value=784,
+               container=container, help="Needed only by the DPMix accountants.")
     typed_k = len([t for t in text.split(",") if t.strip()])
     if typed_k >= 2:  # class counts given: the label dimension is their number
         container.markdown(f"d_y (classes) = **{typed_k}**, one per class count")
         d_y = typed_k
     else:
-        d_y = int_input("d_y (classes)", key=f"{prefix}dy", name="d_y", lo=2, hi=10**5, value=10,
-                        container=container)
+        d_y = read("d_y (classes)", key=f"{prefix}dy", name="d_y", lo=2, hi=10**5, value=10,
+                   container=container)
+    if refused:
+        raise refused[0]
     n, counts = parse_counts(text)
     return DatasetChoice(CUSTOM, n, counts, d_x, len(counts) if counts else d_y)
 

@@ -3,7 +3,9 @@
 
 - :func:`int_input` / :func:`float_input`: a typed number refused at the widget with the range
   in words (never clamped, never read as something else), raising :class:`InputRefused` after
-  the refusal is shown; the page stops or skips what depends on the value.
+  the refusal is shown; the page stops or skips what depends on the value. :func:`typed`
+  returns :data:`REFUSED` instead, for a page that draws all its inputs before it stops (a
+  widget left undrawn on a run loses its value in the browser).
 - :func:`show_problem`: one problem, once, in plain words (from its code, see
   :mod:`dpcda.messages`), the precise library message in a "Details" expander; server paths
   in either are replaced by words (:func:`dpcda.messages.hide_paths`).
@@ -71,6 +73,20 @@ def float_input(label: str, *, key: str, name: str, lo=None, hi=None, lo_open=Fa
     return _typed(parse_float_text, label, key=key, value=value, container=container, help=help,
                   placeholder=placeholder, name=name, lo=lo, hi=hi, lo_open=lo_open,
                   hi_open=hi_open, allow_empty=allow_empty)
+
+
+#: What :func:`typed` returns for a refused input (its refusal is already shown at the widget).
+REFUSED = "refused"
+
+
+def typed(read, *args, **kw):
+    """A typed input's value (:func:`int_input` / :func:`float_input`), or :data:`REFUSED` once
+    its refusal is shown at the widget: the page then draws its other inputs (a widget left
+    undrawn loses its value in the browser) and stops after the last one."""
+    try:
+        return read(*args, **kw)
+    except InputRefused:
+        return REFUSED
 
 
 def missing_data_note(name: str, *, container=None) -> None:

@@ -14,11 +14,11 @@ from dpcda.mechanisms import MECHANISMS
 from dpcda.presets import list_presets
 from dpcda.privacy.params import MAX_ALPHA_LIMIT
 from pages.audit_ui import audit_section
-from pages.common import (DELTA_VALUES, L_VALUES, SIGMA_VALUES, InputRefused,
+from pages.common import (DELTA_VALUES, L_VALUES, REFUSED, SIGMA_VALUES, InputRefused,
                           accountant_assumptions, accountant_choice, dataset_picker,
                           ensure_app_navigation, epsilon_table, explain_toggle, fmt_delta,
                           fmt_int, fmt_sigma, int_input, next_step_link, paper_vs_class_aware,
-                          privacy_footnote, show_problem, step_intro)
+                          privacy_footnote, show_problem, step_intro, typed)
 from pages.privacy_head import DEFAULTS, MAX_ALPHA_RANGE, T_RANGE, headline, setting_from_state
 from pages.report_ui import page_tools
 from pages.privacy_views import accuracy_section, calibration_section, figure4_section, note
@@ -38,6 +38,8 @@ explain_toggle()
 sb.header("Setting")
 try:
     ds = dataset_picker("privacy_", container=sb)
+except InputRefused:  # already shown at its box
+    ds = None
 except ValueError as exc:
     ds = None
     show_problem(exc)
@@ -62,13 +64,9 @@ sigma_y = sigma_x if tie else sigma_y
 c = sb.slider("Clip norm c", min_value=0.1, max_value=10.0, value=DEFAULTS["privacy_c"], step=0.1,
               key="privacy_c")
 note("c", sb)
-try:
-    T_in = int_input("T (synthetic samples)", key="privacy_T", **T_RANGE, container=sb,
-                     placeholder=f"= N ({fmt_int(ds.n)})" if ds else "= N",
-                     help="A whole number from 1 to 1,000,000,000. Empty means T = N, the "
-                          "paper's choice.")
-except InputRefused:
-    st.stop()
+T_in = typed(int_input, "T (synthetic samples)", key="privacy_T", **T_RANGE, container=sb,
+             placeholder=f"= N ({fmt_int(ds.n)})" if ds else "= N",
+             help="A whole number from 1 to 1,000,000,000. Empty means T = N, the paper's choice.")
 note("T", sb)
 delta = sb.select_slider("δ (probability the ε bound may fail)", DELTA_VALUES,
                          value=DEFAULTS["privacy_delta"], format_func=fmt_delta,
@@ -85,16 +83,13 @@ conversion = sb.radio("RDP → (ε, δ) conversion", list_conversions(), key="pr
                       captions=[CONVERSION_TITLES.get(v, "") for v in list_conversions()])
 note("conversion", sb)
 with sb.expander("Advanced"):
-    try:
-        max_alpha = int_input("Largest Rényi order α_max", key="privacy_max_alpha",
-                              **MAX_ALPHA_RANGE, value=int(DEFAULTS["privacy_max_alpha"]),
-                              help=f"A whole number from 3 to {MAX_ALPHA_LIMIT:,}: ε is "
-                                   "minimised over integer orders up to this one.")
-    except InputRefused:
-        st.stop()
+    max_alpha = typed(int_input, "Largest Rényi order α_max", key="privacy_max_alpha",
+                      **MAX_ALPHA_RANGE, value=int(DEFAULTS["privacy_max_alpha"]),
+                      help=f"A whole number from 3 to {MAX_ALPHA_LIMIT:,}: ε is minimised over "
+                           "integer orders up to this one.")
     note("max_alpha")
 
-if ds is None:
+if ds is None or REFUSED in (T_in, max_alpha):  # shown where it is; every input drawn (kept)
     st.stop()
 T = int(T_in) if T_in else ds.n
 ratio = 1.0 if tie or sigma_x == 0 else sigma_y / sigma_x

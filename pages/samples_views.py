@@ -15,7 +15,8 @@ from dpcda import viz
 from dpcda.data.preprocess import fit_dataset_normalizer
 from dpcda.mechanisms.prepare import fit_preprocessor
 from dpcda.privacy import caveat
-from pages.common import POWERS_OF_TWO, InputRefused, explain, explain_on, fmt_delta, fmt_int, fmt_sigma
+from pages.common import POWERS_OF_TWO, explain, explain_on, fmt_delta, fmt_int, fmt_sigma
+from pages.inputs_ui import REFUSED, typed  # noqa: F401 - the Samples page imports them from here
 
 NORMS = {"scale": "fixed public range (data-independent, covered by the guarantee)",
          "none": "as given, rows clipped to c (covered by the guarantee)",
@@ -33,18 +34,6 @@ def note(key: str, where=None) -> None:
         explain(key, container=where)
     elif ends_text(key):
         where.caption(ends_text(key))
-
-
-REFUSED = "refused"
-
-
-def typed(read, *args, **kw):
-    """A typed input's value (:func:`pages.common.int_input` / ``float_input``), or
-    :data:`REFUSED` once its refusal is shown at the widget."""
-    try:
-        return read(*args, **kw)
-    except InputRefused:
-        return REFUSED
 
 
 @st.cache_resource(show_spinner="Loading the dataset…", max_entries=6)

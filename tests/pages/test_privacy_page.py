@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 from tests.pages.page_util import markdown_tables
 
 from dpcda.privacy import (DEFAULT_ACCOUNTANT, NOT_A_BOUND, PrivacyParams, calibrate,
-                           compute_epsilon, get_accountant, list_accountants)
+                           compute_epsilon, get_accountant, list_accountants, list_conversions)
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = str(ROOT / "pages" / "privacy.py")
@@ -290,3 +290,38 @@ def test_out_of_range_T_is_refused_at_the_box_and_not_used():
     at.text_input(key="privacy_T").input("30000")
     at = rerun(at)
     assert not at.error and "T = 30,000" in " ".join(c.value for c in at.caption)
+
+
+def test_a_refused_typed_number_keeps_every_other_input_on_the_page():
+    """A refusal stops the page only after the last input is drawn: a widget left undrawn on a
+    run loses its value in the browser (a refused T used to hide δ, the accountant, the
+    conversion and α_max, and α_max came back empty)."""
+    at = run_page()
+    at.selectbox(key="privacy_accountant").select("class-aware")
+    at = rerun(at)
+    for bad in ({"privacy_T": "1e308"}, {"privacy_max_alpha": "2"}):
+        for key, value in bad.items():
+            at.text_input(key=key).input(value)
+        at = rerun(at)
+        assert len(at.error) == 1 and not [m for m in at.metric if m.label.startswith("ε")]
+        assert {"privacy_delta", "privacy_l", "privacy_sigma_x"} <= {w.key for w in at.select_slider}
+        assert at.selectbox(key="privacy_accountant").value == "class-aware"
+        assert at.radio(key="privacy_conversion").value in list_conversions()
+        assert {"privacy_T", "privacy_max_alpha"} <= {t.key for t in at.text_input}
+        for key in bad:  # put it right again: the page comes back with the choices kept
+            at.text_input(key=key).input({"privacy_T": "", "privacy_max_alpha": "256"}[key])
+        at = rerun(at)
+        assert not at.error and "class-aware accountant" in eps_metric(at).label
+
+
+def test_a_refused_custom_dimension_is_stated_once():
+    at = run_page()
+    at.selectbox(key="privacy_preset").select("custom")
+    at = rerun(at)
+    at.text_input(key="privacy_counts").input("6000")  # one number: d_y is typed too
+    at = rerun(at)
+    at.text_input(key="privacy_dx").input("abc")
+    at = rerun(at)
+    assert len(at.error) == 1 and "d_x" in at.error[0].value
+    assert {"privacy_dy", "privacy_T", "privacy_max_alpha"} <= {t.key for t in at.text_input}
+    assert "privacy_delta" in {w.key for w in at.select_slider}
