@@ -19,15 +19,15 @@ from dpcda.presets import default_clip_norm
 from dpcda.privacy import (ACCOUNTANT_INFO, ALLOCATIONS, CONVERSION_TITLES, DEFAULT_ACCOUNTANT,
                            list_conversions)
 from dpcda.privacy.allocation import ALLOCATION_TITLES
-from pages.common import (DELTA_VALUES, L_VALUES, SIGMA_GRID, SIGMA_VALUES, accountant_choice,
-                          ensure_app_navigation, explain_toggle, float_input, fmt_delta, fmt_int,
-                          fmt_sigma, int_input, missing_data_note, nearest, privacy_footnote,
-                          show_problem, step_intro)
+from pages.common import (DELTA_VALUES, L_VALUES, REFUSED, SIGMA_GRID, SIGMA_VALUES,
+                          accountant_choice, ensure_app_navigation, explain_toggle, float_input,
+                          fmt_delta, fmt_int, fmt_sigma, int_input, missing_data_note, nearest,
+                          privacy_footnote, show_problem, step_intro, typed)
 from pages.report_ui import report_download, reproduce_expander
 from pages.samples_fidelity import show_fidelity
 from pages.samples_release import show_downloads, show_statement, show_table
-from pages.samples_views import (NORMS, REFUSED, load_builtin, load_uploaded, make_release, noise_for, note,
-                                 pictures, prefetch_mosaic, show_hint, show_mosaic, show_pictures, typed)
+from pages.samples_views import (NORMS, load_builtin, load_uploaded, make_release, noise_for, note,
+                                 pictures, prefetch_mosaic, show_hint, show_mosaic, show_pictures)
 
 UPLOAD = "upload"
 SETTING_KEYS = tuple(f"samples_{k}" for k in ("l", "mode", "eps", "sigma", "c", "T", "delta", "accountant",

@@ -16,7 +16,6 @@ from dpcda.data.preprocess import fit_dataset_normalizer
 from dpcda.mechanisms.prepare import fit_preprocessor
 from dpcda.privacy import caveat
 from pages.common import POWERS_OF_TWO, explain, explain_on, fmt_delta, fmt_int, fmt_sigma
-from pages.inputs_ui import REFUSED, typed  # noqa: F401 - the Samples page imports them from here
 
 NORMS = {"scale": "fixed public range (data-independent, covered by the guarantee)",
          "none": "as given, rows clipped to c (covered by the guarantee)",
