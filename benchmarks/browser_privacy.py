@@ -80,7 +80,7 @@ new MutationObserver(() => {
   if (window.__seenAt === null && window.__watch && document.querySelector(window.__watch))
     window.__seenAt = window.__lastChange;
   const m = document.querySelector('[data-testid="stMetricValue"]');
-  const eps = m ? m.innerText : null;
+  const eps = m ? m.textContent : null;  // not innerText: it would force a layout
   if (eps !== window.__eps) {
     window.__eps = eps;
     requestAnimationFrame(() => { window.__epsShownAt = performance.now(); });
@@ -154,6 +154,7 @@ def slider_step(page, label: str) -> tuple[float, float, float]:
     key_at, shown_at = page.evaluate("[window.__keyAt, window.__epsShownAt]")
     rerun_done(page)
     return shown, (shown_at - key_at) / 1000, time.perf_counter() - t0
+
 
 def one_click(page, home: Path) -> tuple[float, float]:
     """Press "Measure it"; seconds until the first run's accuracy shows, and until all runs'."""

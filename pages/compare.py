@@ -26,9 +26,9 @@ from dpcda.privacy import NOT_A_BOUND
 from dpcda.tables import for_display
 from dpcda.training import AUTO, list_models, model_spec
 from pages.charts import comparison_figure
-from pages.common import (DELTA_VALUES, POWERS_OF_TWO, InputRefused, accountant_assumptions,
+from pages.common import (DELTA_VALUES, POWERS_OF_TWO, REFUSED, InputRefused, accountant_assumptions,
                           ensure_app_navigation, explain, explain_toggle, float_input, fmt_delta,
-                          int_input, privacy_footnote, step_intro)
+                          int_input, privacy_footnote, step_intro, typed)
 from pages.jobs_ui import executor_choice, open_job_store, start_worker, sweep_progress
 from pages.report_ui import page_tools
 
@@ -68,11 +68,10 @@ if st.session_state.get("compare_defaults_for") != (dataset, epsilon):  # its de
                              **{f"compare_l_{m}": list(v) for m, v in d.ls.items()}})
 refused = False
 c1, c2 = sb.columns(2)
-try:
-    runs = int_input("Runs", key="compare_runs", name="runs", lo=1, hi=20, container=c1)
-    epochs = int_input("Epochs", key="compare_epochs", name="epochs", lo=1, hi=500, container=c2,
-                       help="For the torch learners (linear, fc, cnn); closed-form ones ignore it.")
-except InputRefused:
+runs = typed(int_input, "Runs", key="compare_runs", name="runs", lo=1, hi=20, container=c1)
+epochs = typed(int_input, "Epochs", key="compare_epochs", name="epochs", lo=1, hi=500, container=c2,
+               help="For the torch learners (linear, fc, cnn); closed-form ones ignore it.")
+if REFUSED in (runs, epochs):  # each shown at its box; both drawn (an undrawn box loses its value)
     refused, runs, epochs = True, 1, 1
 explain("runs", container=sb)
 explain("epochs", container=sb)

@@ -90,6 +90,7 @@ with sb.expander("Advanced"):
     note("max_alpha")
 
 if ds is None or REFUSED in (T_in, max_alpha):  # shown where it is; every input drawn (kept)
+    slot.empty()  # no ε beside a refused input, whatever was read early
     st.stop()
 T = int(T_in) if T_in else ds.n
 ratio = 1.0 if tie or sigma_x == 0 else sigma_y / sigma_x
@@ -97,8 +98,10 @@ common = dict(n=ds.n, class_counts=ds.class_counts, d_x=ds.d_x, d_y=ds.d_y, c=c,
               delta=delta, conversion=conversion, max_alpha=max_alpha)
 setting = dict(ds=ds, l=l, sigma_x=sigma_x, sigma_y=sigma_y, c=c, T=T, delta=delta,
                accountant=accountant, conversion=conversion, max_alpha=max_alpha)
-if setting != early or r is None:  # a custom dataset, a refused setting (its problem is shown
-    p, r = headline(slot, setting)  # here, once), or a widget that disagreed with its key
+# Again from the widgets: a custom dataset, a refused setting (its problem shown here, once), or
+# a widget that disagreed with its key.
+if setting != early or r is None:
+    p, r = headline(slot, setting)
 
 with right:
     if ds.name in list_presets():

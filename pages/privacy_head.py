@@ -2,12 +2,14 @@
 
 A slider step reruns the page, and the browser shows the new ε only once it has drawn every
 element sent before it: about 40 sidebar widgets and notes when the headline follows them (the
-renderer, not the page script, is the bottleneck on this machine: README, "slider"). The page
-therefore reads the setting from the widgets' keys first (:func:`setting_from_state`: what the
-widgets will return on this run, their declared defaults on a first visit), draws the headline
-into a slot made before the sidebar (:func:`headline`), then draws the widgets; when their
-values differ from what was read (which should not happen), the headline is drawn again from
-the widgets' values, so the page never keeps a stale ε.
+renderer, not the page script, is the bottleneck on this machine: README, "The headline drawn
+first"). The page therefore reads the setting from the widgets' keys first
+(:func:`setting_from_state`: what the widgets will return on this run, their declared defaults on
+a first visit), draws the headline into a slot made before the sidebar (:func:`headline`), then
+draws the widgets; when their values differ from what was read (not expected, but possible when
+the session's widget state is new while the browser keeps its values, e.g. after a server
+restart), the headline is drawn again from the widgets' values, and a refused input empties it:
+the page never keeps a stale ε.
 """
 
 from __future__ import annotations
@@ -24,7 +26,9 @@ from dpcda.privacy.params import MAX_ALPHA_LIMIT
 from pages.inputs_ui import show_problem
 from pages.notes import epsilon_words
 
-#: Every setting widget's declared default, by widget key (the widgets and the early read share it).
+#: The setting widgets' defaults, by widget key: the page passes them to its widgets and the early
+#: read falls back on them. (T's box is created empty; the dataset and the conversion default
+#: to their first option, as the early read does.)
 DEFAULTS = {
     "privacy_l": 4, "privacy_sigma_x": nearest(SIGMA_GRID, 0.25), "privacy_tie": True,
     "privacy_sigma_y": nearest(SIGMA_GRID, 0.25), "privacy_c": 1.0, "privacy_T": "",
@@ -34,8 +38,6 @@ DEFAULTS = {
 #: The typed numbers' ranges (the widgets and the early read share them).
 T_RANGE = dict(name="T", lo=1, hi=10**9, allow_empty=True)
 MAX_ALPHA_RANGE = dict(name="max_alpha", lo=3, hi=MAX_ALPHA_LIMIT)
-FIELDS = ("ds", "l", "sigma_x", "sigma_y", "c", "T", "delta", "accountant", "conversion",
-          "max_alpha")
 
 
 def preset_choice(name: str) -> DatasetChoice:
@@ -94,6 +96,7 @@ def headline(slot, setting: dict, *, quiet: bool = False):
         else:
             with slot.container():
                 show_problem(exc)
+                st.caption(setting_text(**setting))
         return None, None
     with slot.container():
         label = f"ε ({accountant} accountant)"

@@ -23,8 +23,8 @@ from dpcda.privacy.allocation import ALLOCATION_TITLES
 from dpcda.sweep_request import DENOISE_SIGMA, SweepRequest, no_noise_ok
 from dpcda.training import AUTO, list_models, model_spec
 from dpcda.utility_results import EXPERIMENTS
-from pages.common import (DELTA_VALUES, POWERS_OF_TWO, InputRefused, accountant_choice, explain,
-                          fmt_delta, float_input, int_input, missing_data_note, show_problem)
+from pages.common import (DELTA_VALUES, POWERS_OF_TWO, REFUSED, InputRefused, accountant_choice, explain,
+                          fmt_delta, float_input, int_input, missing_data_note, show_problem, typed)
 
 EPSILONS = (math.inf, 50.0, 20.0, 10.0, 5.0, 1.0)
 NORMS = {"scale": "fixed public range (covered by the guarantee)",
@@ -125,10 +125,9 @@ def sweep_form(sb) -> tuple[SweepRequest | None, bool]:
                                   help=f"Powers of two up to the smallest class ({max_l})."))
         explain("l", container=sb)
     c1, c2 = sb.columns(2)
-    try:
-        runs = int_input("Runs per cell", key=K + "runs", name="runs", lo=1, hi=20, container=c1)
-        epochs = int_input("Epochs", key=K + "epochs", name="epochs", lo=1, hi=500, container=c2)
-    except InputRefused:
+    runs = typed(int_input, "Runs per cell", key=K + "runs", name="runs", lo=1, hi=20, container=c1)
+    epochs = typed(int_input, "Epochs", key=K + "epochs", name="epochs", lo=1, hi=500, container=c2)
+    if REFUSED in (runs, epochs):  # each shown at its box; both drawn (an undrawn box loses its value)
         refused, runs, epochs = True, 1, 1
     explain("runs", container=sb)
     explain("epochs", container=sb)
@@ -163,16 +162,15 @@ def sweep_form(sb) -> tuple[SweepRequest | None, bool]:
         allocation = sb.radio("Samples per class", allocs, key=K + "allocation",
                               format_func=ALLOCATION_TITLES.get)
         explain("allocation", container=sb)
-    try:
-        T = None if x == "T" else int_input("T (synthetic samples)", key=K + "T", name="T", lo=1,
-                                            hi=10**8, allow_empty=True, container=sb,
-                                            placeholder="= N (the training split)")
-        if st.session_state.get(K + "c_for") != dataset:  # a new dataset: its default clip norm
-            st.session_state[K + "c"] = f"{default_clip_norm(dataset):g}"
-            st.session_state[K + "c_for"] = dataset
-        c = float_input("Clip norm c", key=K + "c", name="c", lo=0.0, lo_open=True, hi=100.0,
-                        container=sb)
-    except InputRefused:
+    T = None if x == "T" else typed(int_input, "T (synthetic samples)", key=K + "T", name="T",
+                                    lo=1, hi=10**8, allow_empty=True, container=sb,
+                                    placeholder="= N (the training split)")
+    if st.session_state.get(K + "c_for") != dataset:  # a new dataset: its default clip norm
+        st.session_state[K + "c"] = f"{default_clip_norm(dataset):g}"
+        st.session_state[K + "c_for"] = dataset
+    c = typed(float_input, "Clip norm c", key=K + "c", name="c", lo=0.0, lo_open=True, hi=100.0,
+              container=sb)
+    if REFUSED in (T, c):  # each shown at its box; both drawn
         refused, T, c = True, None, None
     explain("T", container=sb)
     explain("c", container=sb)

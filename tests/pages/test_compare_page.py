@@ -258,3 +258,16 @@ def test_clip_norm_follows_the_datasets_default_until_the_user_types_one(store, 
     at.selectbox(key="compare_dataset").set_value("digits")
     run(at)
     assert float(at.text_input(key="compare_c").value) == 1.0
+
+
+def test_a_refused_runs_box_leaves_the_epochs_box_drawn(store, worker_calls):
+    """A refusal is stated at its box while the boxes after it are still drawn (a box left
+    undrawn on a run loses its value in the browser); nothing is queued."""
+    at = run(AppTest.from_file(PAGE, default_timeout=60))
+    at.text_input(key="compare_epochs").set_value("3")
+    at.text_input(key="compare_runs").set_value("0")
+    run(at)
+    assert len(at.sidebar.error) == 1 and "runs" in at.sidebar.error[0].value.lower()
+    assert at.text_input(key="compare_epochs").value == "3"
+    assert "compare_c" in {t.key for t in at.text_input}
+    assert store.sweeps() == [] and not worker_calls

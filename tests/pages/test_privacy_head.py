@@ -88,7 +88,6 @@ def test_the_keys_give_the_setting_the_widgets_will_return():
     assert got == dict(ds=head.preset_choice("digits"), l=16, sigma_x=0.5, sigma_y=2.0, c=3.0,
                        T=500, delta=1e-6, accountant="paper",
                        conversion=list_conversions()[-1], max_alpha=64)
-    assert got["ds"].n == digits.n
     # tied: σ_y is σ_x whatever its key holds; an empty T is N
     tied = head.setting_from_state(dict(state, privacy_tie=True, privacy_T=""))
     assert tied["sigma_y"] == 0.5 and tied["T"] == digits.n
@@ -144,8 +143,8 @@ def test_a_refused_setting_states_its_problem_once(calls):
     at = run(at)
     assert calls == [True, False]  # quiet early, then stated once from the widgets
     assert not [m for m in at.metric if m.label.startswith("ε")]
-    problems = [e.value for e in at.error if "l" in e.value]
-    assert len(problems) == 1 and "512" in problems[0]
+    assert len(at.error) == 1 and "512" in at.error[0].value
+    assert any("l = 512" in c.value for c in at.caption)  # the setting line stays under it
 
 
 def test_a_custom_dataset_is_drawn_from_the_widgets(calls):
@@ -157,3 +156,41 @@ def test_a_custom_dataset_is_drawn_from_the_widgets(calls):
     at = run(at)
     assert calls == [False]
     assert "∞" not in shown_epsilon(at)
+
+
+def test_every_widget_away_from_its_default_is_still_read_early(calls):
+    """Each kind of widget the early read knows (select_slider, toggle, slider, text box, selectbox
+    with labels, radio) set away from its default: the next run keeps the early headline."""
+    at = run(AppTest.from_file(PAGE, default_timeout=30))
+    at.selectbox(key="privacy_preset").select("digits")
+    at.select_slider(key="privacy_l").set_value(8)
+    at.select_slider(key="privacy_sigma_x").set_value(SIGMA_VALUES[70])
+    at.toggle(key="privacy_tie").set_value(False)
+    at = run(at)
+    at.select_slider(key="privacy_sigma_y").set_value(SIGMA_VALUES[90])
+    at.slider(key="privacy_c").set_value(2.5)
+    at.text_input(key="privacy_T").input("700")
+    at.select_slider(key="privacy_delta").set_value(1e-7)
+    at.selectbox(key="privacy_accountant").select("class-aware")
+    at.radio(key="privacy_conversion").set_value(list_conversions()[-1])
+    at.text_input(key="privacy_max_alpha").input("64")
+    at = run(at)
+    calls.clear()
+    at = run(at)  # a plain rerun: everything read from the keys
+    assert calls == [True]
+    setting = widget_setting(at)
+    assert setting == head.setting_from_state(at.session_state)
+    assert setting["sigma_y"] != setting["sigma_x"] and setting["T"] == 700
+    eps = library_epsilon(setting)
+    assert float(shown_epsilon(at).replace(",", "")) == pytest.approx(eps, rel=5e-3)
+
+
+def test_a_refused_input_empties_an_early_headline(monkeypatch):
+    """Were the early read to succeed while a box refuses its text, no ε stays beside it."""
+    real = head.setting_from_state
+    monkeypatch.setattr(head, "setting_from_state", lambda state: real({}))  # the defaults
+    at = run(AppTest.from_file(PAGE, default_timeout=30))
+    assert shown_epsilon(at)
+    at.text_input(key="privacy_T").input("abc")
+    at = run(at)
+    assert len(at.error) == 1 and not [m for m in at.metric if m.label.startswith("ε")]

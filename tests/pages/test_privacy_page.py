@@ -298,6 +298,9 @@ def test_a_refused_typed_number_keeps_every_other_input_on_the_page():
     conversion and α_max, and α_max came back empty)."""
     at = run_page()
     at.selectbox(key="privacy_accountant").select("class-aware")
+    conversion = list_conversions()[-1]
+    at.radio(key="privacy_conversion").set_value(conversion)
+    at.select_slider(key="privacy_delta").set_value(1e-6)
     at = rerun(at)
     for bad in ({"privacy_T": "1e308"}, {"privacy_max_alpha": "2"}):
         for key, value in bad.items():
@@ -306,7 +309,8 @@ def test_a_refused_typed_number_keeps_every_other_input_on_the_page():
         assert len(at.error) == 1 and not [m for m in at.metric if m.label.startswith("ε")]
         assert {"privacy_delta", "privacy_l", "privacy_sigma_x"} <= {w.key for w in at.select_slider}
         assert at.selectbox(key="privacy_accountant").value == "class-aware"
-        assert at.radio(key="privacy_conversion").value in list_conversions()
+        assert at.radio(key="privacy_conversion").value == conversion != list_conversions()[0]
+        assert at.select_slider(key="privacy_delta").value == 1e-6
         assert {"privacy_T", "privacy_max_alpha"} <= {t.key for t in at.text_input}
         for key in bad:  # put it right again: the page comes back with the choices kept
             at.text_input(key=key).input({"privacy_T": "", "privacy_max_alpha": "256"}[key])

@@ -460,3 +460,20 @@ def test_explain_notes_beside_the_inputs_and_off_by_the_address(store, worker_ca
     off = page(explain="0")
     captions = " ".join(c.value for c in off.sidebar.caption)
     assert get_note("l").text not in captions and ends_text("delta") in captions
+
+
+def test_a_refused_box_leaves_the_boxes_after_it_drawn(store, worker_calls):
+    """Runs refused: Epochs still drawn; T refused: c still drawn. Each refusal is stated once
+    at its box and nothing can be launched."""
+    at = page()
+    at.text_input(key="utility_epochs").set_value("3")
+    at.text_input(key="utility_runs").set_value("0")
+    run(at)
+    assert len(at.sidebar.error) == 1 and at.text_input(key="utility_epochs").value == "3"
+    assert at.button(key="utility_launch").disabled
+    at.text_input(key="utility_runs").set_value("1")
+    at.text_input(key="utility_T").set_value("1e308")
+    run(at)
+    assert len(at.sidebar.error) == 1 and "T" in at.sidebar.error[0].value
+    assert "utility_c" in {t.key for t in at.text_input}
+    assert at.button(key="utility_launch").disabled and store.sweeps() == []
