@@ -17,6 +17,13 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 
+@pytest.fixture(autouse=True)
+def _private_job_store(monkeypatch, tmp_path):
+    """A page may open the job store (the Privacy page's Audit and accuracy sections): never
+    the user's ~/.dpcda. Tests that look into the store use ``store`` below."""
+    monkeypatch.setenv("DPCDA_HOME", str(tmp_path / "private-home"))
+
+
 @pytest.fixture
 def store(monkeypatch, tmp_path):
     """A job store of this test's own (``DPCDA_HOME`` = a temp folder)."""

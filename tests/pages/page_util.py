@@ -7,6 +7,13 @@ import re
 import pandas as pd
 
 
+def run(at):
+    """Run the AppTest ``at`` (again) and check the page raised nothing; returns ``at``."""
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
 def markdown_frame(md: str) -> pd.DataFrame:
     """A markdown table (:func:`dpcda.formatting.markdown_table`) read back as a DataFrame of
     strings; backticks around a cell are dropped."""

@@ -16,7 +16,7 @@ from dpcda import reference
 from dpcda.jobs import Worker, sweep_results
 from dpcda.mechanisms import MECHANISMS
 from dpcda.privacy import NOT_A_BOUND
-from tests.pages.page_util import markdown_tables
+from tests.pages.page_util import markdown_tables, run
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = str(ROOT / "pages" / "compare.py")
@@ -28,12 +28,6 @@ PAPER_ROW["DP-MERF"] = "DP-Merf"
 
 
 # ``store`` and ``worker_calls``: tests/pages/conftest.py.
-
-
-def run(at: AppTest) -> AppTest:
-    at.run()
-    assert not at.exception, at.exception
-    return at
 
 
 def main_table(at: AppTest):

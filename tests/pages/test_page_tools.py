@@ -20,7 +20,7 @@ from dpcda.jobs import Worker
 from dpcda.jobs.sweep import submit_sweep
 from dpcda.report import SECTIONS
 from dpcda.reproduce import reproduce, settings_from_comparison, settings_from_sweep
-from tests.pages.page_util import markdown_tables
+from tests.pages.page_util import markdown_tables, run
 from tests.pages.test_report_ui import media  # noqa: F401  (spies on the offered files)
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -28,12 +28,6 @@ UTILITY, COMPARE = (str(ROOT / "pages" / f"{p}.py") for p in ("utility", "compar
 
 
 # ``store`` and ``worker_calls``: tests/pages/conftest.py.
-
-
-def run(at: AppTest) -> AppTest:
-    at.run()
-    assert not at.exception, at.exception
-    return at
 
 
 def page_text(at: AppTest) -> str:

@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.pages.page_util import run
+
 from dpcda import frontier as fr
 from dpcda.jobs import JobStore, Worker
 
@@ -33,12 +35,6 @@ def worker_calls(monkeypatch) -> list:
                         lambda db=None, **kw: calls.append(db) or {"worker_id": "w", "pid": None,
                                                                    "started": True})
     return calls
-
-
-def run(at: AppTest) -> AppTest:
-    at.run()
-    assert not at.exception, at.exception
-    return at
 
 
 def digits_page(accountant: str = "class-aware") -> AppTest:

@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.pages.page_util import run
+
 from dpcda.jobs import JobStore, Worker
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -31,12 +33,6 @@ def worker_calls(monkeypatch) -> list:
                         lambda db=None, **kw: calls.append(db) or {"worker_id": "w", "pid": None,
                                                                    "started": True})
     return calls
-
-
-def run(at: AppTest) -> AppTest:
-    at.run()
-    assert not at.exception, at.exception
-    return at
 
 
 def audit_figure(at: AppTest) -> dict:

@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.pages.page_util import run
+
 import pages.privacy_head as head
 from dpcda.explorer import SIGMA_VALUES
 from dpcda.presets import get_preset, list_presets
@@ -17,11 +19,6 @@ from dpcda.privacy import DEFAULT_ACCOUNTANT, PrivacyParams, compute_epsilon, li
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = str(ROOT / "pages" / "privacy.py")
-
-
-@pytest.fixture(autouse=True)
-def _private_job_store(monkeypatch, tmp_path):
-    monkeypatch.setenv("DPCDA_HOME", str(tmp_path))
 
 
 @pytest.fixture
@@ -35,12 +32,6 @@ def calls(monkeypatch) -> list[bool]:
 
     monkeypatch.setattr(head, "headline", spy)
     return seen
-
-
-def run(at: AppTest) -> AppTest:
-    at.run()
-    assert not at.exception, at.exception
-    return at
 
 
 def widget_setting(at: AppTest) -> dict:

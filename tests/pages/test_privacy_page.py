@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.pages.page_util import markdown_tables
+from tests.pages.page_util import markdown_tables, run as rerun
 
 from dpcda.privacy import (DEFAULT_ACCOUNTANT, NOT_A_BOUND, PrivacyParams, calibrate,
                            compute_epsilon, get_accountant, list_accountants, list_conversions)
@@ -20,20 +20,8 @@ MNIST = dict(n=60000, class_counts=(5923, 6742, 5958, 6131, 5842, 5421, 5918, 62
              d_x=784, d_y=10)
 
 
-@pytest.fixture(autouse=True)
-def _private_job_store(monkeypatch, tmp_path):
-    """The page's Audit section opens the job store: never the user's."""
-    monkeypatch.setenv("DPCDA_HOME", str(tmp_path))
-
-
 def run_page() -> AppTest:
     at = AppTest.from_file(PAGE, default_timeout=30)
-    at.run()
-    assert not at.exception, at.exception
-    return at
-
-
-def rerun(at: AppTest) -> AppTest:
     at.run()
     assert not at.exception, at.exception
     return at

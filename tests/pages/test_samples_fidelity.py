@@ -10,7 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from pages.common import SIGMA_GRID, nearest
-from tests.pages.page_util import markdown_tables
+from tests.pages.page_util import markdown_tables, run
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = str(ROOT / "pages" / "samples.py")
@@ -25,12 +25,6 @@ def _one_torch_thread():
     torch.set_num_threads(1)
     yield
     torch.set_num_threads(n)
-
-
-def run(at: AppTest) -> AppTest:
-    at.run()
-    assert not at.exception, at.exception
-    return at
 
 
 def generate(at: AppTest) -> AppTest:

@@ -20,6 +20,8 @@ from streamlit.runtime.media_file_manager import MediaFileManager
 from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 from streamlit.testing.v1 import AppTest
 
+from tests.pages.page_util import run
+
 from dpcda.data import load_dataset
 from dpcda.mechanisms import MECHANISMS
 from dpcda.privacy import DEFAULT_ACCOUNTANT, NOT_A_BOUND, calibrate, get_accountant
@@ -59,12 +61,6 @@ def media(monkeypatch):
     monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", spy_store)
     monkeypatch.setattr(MediaFileManager, "add_deferred", spy_defer)
     return got
-
-
-def run(at: AppTest) -> AppTest:
-    at.run()
-    assert not at.exception, at.exception
-    return at
 
 
 def page() -> AppTest:

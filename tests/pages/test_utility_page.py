@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.pages.page_util import run
+
 from dpcda import reference
 from dpcda.jobs import JobStore, Worker, sweep_results
 from dpcda.jobs.sweep import submit_sweep
@@ -44,12 +46,6 @@ def worker_calls(monkeypatch) -> list:
                         lambda db=None, **kw: calls.append(db) or {"worker_id": "w-test", "pid": None,
                                                                    "started": True})
     return calls
-
-
-def run(at: AppTest) -> AppTest:
-    at.run()
-    assert not at.exception, at.exception
-    return at
 
 
 def page(**query) -> AppTest:
