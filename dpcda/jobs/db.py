@@ -15,6 +15,8 @@ import json
 import math
 import os
 import sqlite3
+import threading
+import time
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -123,7 +125,73 @@ def resolve_db_path(db: str | os.PathLike | None) -> Path:
     return Path(db).expanduser()
 
 
-def _open(path: Path) -> sqlite3.Connection:
+# --- corruption checks ------------------------------------------------------------------
+#
+# SQLite notices a damaged page only when a statement reads it, so a store damaged in the middle
+# (a bad disk block, a stray ``dd``) would go on taking writes around the damage. Every
+# connection therefore runs ``PRAGMA quick_check`` (each page and b-tree of the file, without
+# the index-content cross-check of ``integrity_check``) the first time this process sees the
+# file in its present state: the (device, inode, size, modification time) of the main file is
+# remembered after a clean check and the check is repeated only when it changes (another
+# process checkpointed, or something rewrote the file) or changed within the last
+# SETTLED_AFTER seconds (file times move in clock ticks). A corrupt file is never written to.
+
+SETTLED_AFTER = 1.0  # seconds: a file modified more recently is checked again on every open
+_checked: dict[str, tuple] = {}  # absolute path -> stat signature of the last clean check
+_checked_lock = threading.Lock()
+
+
+def _signature(path: Path) -> tuple | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def _problems(conn: sqlite3.Connection, pragma: str) -> list[str]:
+    """The lines a check pragma reports (empty when it says ``ok``)."""
+    rows = [str(r[0]) for r in conn.execute(pragma).fetchall()]
+    return [] if rows == ["ok"] else rows
+
+
+def _quick_check(conn: sqlite3.Connection, path: Path) -> None:
+    """``PRAGMA quick_check`` unless this process already checked the file in its present
+    state; a damaged file raises ``StoreError("corrupt")`` (inside :func:`translated`, so
+    SQLite's own "malformed" errors become the same)."""
+    key = os.path.abspath(path)
+    sig = _signature(path)
+    if sig is None or sig[2] == 0:
+        return  # no file yet, or an empty one SQLite is about to fill
+    with _checked_lock:
+        if _checked.get(key) == sig:
+            return
+    started = time.time()
+    problems = _problems(conn, "PRAGMA quick_check")
+    if problems:
+        with _checked_lock:
+            _checked.pop(key, None)
+        raise StoreError("corrupt", path, "; ".join(problems[:5]))
+    if started - sig[3] / 1e9 > SETTLED_AFTER:  # else a rewrite in the same clock tick would
+        with _checked_lock:                     # leave the signature as it is
+            _checked[key] = sig
+
+
+def check(db: str | os.PathLike | None = None, *, full: bool = True) -> list[str]:
+    """The problems ``PRAGMA integrity_check`` (``full=False``: ``quick_check``) finds in the
+    store file; ``[]`` for a sound one. A file SQLite cannot read at all raises
+    ``StoreError``; nothing is written."""
+    path = resolve_db_path(db)
+    precheck(path)
+    conn = _connect(path)
+    try:
+        with translated(path):
+            return _problems(conn, "PRAGMA integrity_check" if full else "PRAGMA quick_check")
+    finally:
+        conn.close()
+
+
+def _connect(path: Path) -> sqlite3.Connection:
     # isolation_level=None: autocommit; transactions are explicit (BEGIN IMMEDIATE).
     with translated(path):
         conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
@@ -135,6 +203,18 @@ def _open(path: Path) -> sqlite3.Connection:
         except BaseException:
             conn.close()
             raise
+    return conn
+
+
+def _open(path: Path) -> sqlite3.Connection:
+    """A connection to a store that passed :func:`_quick_check` in its present state."""
+    conn = _connect(path)
+    try:
+        with translated(path):
+            _quick_check(conn, path)
+    except BaseException:
+        conn.close()
+        raise
     return conn
 
 

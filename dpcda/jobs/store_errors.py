@@ -21,17 +21,17 @@ from typing import Iterator
 
 #: code -> what the user should do (the sentence ends with it).
 STORE_ERROR_CODES = {
-    "corrupt": "it is not a job store (corrupt or another kind of file); move it aside "
-               "(`dpcda store --move-aside`, with the same --db) to keep it and start a fresh "
-               "store",
+    "corrupt": "it is corrupt (SQLite finds it malformed) or not a job store at all, and "
+               "nothing will be written to it; move it aside (`dpcda store --move-aside`, with "
+               "the same --db) to keep it and start a fresh store",
     "is-folder": "it is a folder; give a file path (e.g. …/jobs.sqlite3) with --db or DPCDA_HOME",
     "not-a-file": "it is not a regular file (e.g. a device); give a file path with --db",
     "no-folder": "its folder does not exist and cannot be created; choose another --db or "
                  "DPCDA_HOME",
     "permission": "this user may not read or write it (or its folder); fix the permissions or "
                   "choose another --db or DPCDA_HOME",
-    "read-only": "it is on a read-only file system or folder; choose a writable --db or "
-                 "DPCDA_HOME",
+    "read-only": "it is read-only (the file, its folder or its file system); make it writable "
+                 "or choose a writable --db or DPCDA_HOME",
     "disk-full": "the disk is full; free some space and try again",
     "newer-schema": "it was written by a newer dpcda; upgrade dpcda (pip install -U dpcda) or "
                     "use another --db",
@@ -63,8 +63,10 @@ def precheck(path: Path) -> None:
             raise StoreError("is-folder", path)
         if not stat.S_ISREG(mode):
             raise StoreError("not-a-file", path)
-        if not os.access(path, os.R_OK | os.W_OK):
+        if not os.access(path, os.R_OK):
             raise StoreError("permission", path)
+        if not os.access(path, os.W_OK) or _read_only_fs(path.parent):
+            raise StoreError("read-only", path)  # readable, not writable: say so
         return
     parent = path.parent
     try:
@@ -100,6 +102,9 @@ def _from_oserror(path: Path, exc: OSError) -> StoreError:
     return StoreError("io", path, str(exc))
 
 
+_SQLITE_CORRUPT, _SQLITE_NOTADB = 11, 26  # primary result codes (any extended variant)
+
+
 def classify(path: Path, exc: BaseException) -> StoreError:
     """The :class:`StoreError` behind a ``sqlite3`` or OS error raised while using ``path``."""
     if isinstance(exc, StoreError):
@@ -107,13 +112,15 @@ def classify(path: Path, exc: BaseException) -> StoreError:
     if isinstance(exc, OSError):
         return _from_oserror(path, exc)
     msg = str(exc).lower()
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is not None and code & 0xFF in (_SQLITE_CORRUPT, _SQLITE_NOTADB):
+        return StoreError("corrupt", path, str(exc))
     if "not a database" in msg or "malformed" in msg or "file is encrypted" in msg:
         return StoreError("corrupt", path, str(exc))
     if "full" in msg:
         return StoreError("disk-full", path, str(exc))
-    if "readonly" in msg or "read-only" in msg:
-        return StoreError("read-only" if _read_only_fs(path.parent) else "permission", path,
-                          str(exc))
+    if "readonly" in msg or "read-only" in msg:  # SQLITE_READONLY: the file cannot be written
+        return StoreError("read-only", path, str(exc))
     if "unable to open" in msg:
         if path.is_dir():
             return StoreError("is-folder", path, str(exc))

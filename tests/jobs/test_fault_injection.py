@@ -93,3 +93,103 @@ def test_a_store_on_a_read_only_path_is_a_clear_error(tmp_path):
         lines = out.stderr.strip().splitlines()
         assert len(lines) == 1 and "/proc/dpcda-read-only/jobs.sqlite3" in lines[0], out.stderr
         assert "Traceback" not in out.stderr
+
+
+# --- a store damaged in the middle (issue 18, item 1) ----------------------------------------
+
+
+def _store_with_pages(path, n_jobs: int = 1000):
+    """A real store of ``n_jobs`` queued fake jobs: many b-tree pages, checkpointed into the
+    main file, its modification time set in the past (as a store at rest)."""
+    import os
+
+    from dpcda.jobs import JobStore
+
+    store = JobStore(path)
+    store.submit_many([("fake-epochs", {"epochs": 1, "value": i, "pad": "x" * 300})
+                       for i in range(n_jobs)])
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+    os.utime(path, (os.path.getmtime(path) - 60,) * 2)
+    return store
+
+
+def _dd(path, seek: int, count: int = 4, bs: int = 4096) -> bytes:
+    """``dd if=/dev/urandom of=PATH bs=4096 seek=SEEK count=COUNT conv=notrunc``."""
+    import os
+
+    size = path.stat().st_size
+    assert size >= (seek + count) * bs, f"store of {size} bytes too small to damage page {seek}"
+    with open(path, "r+b") as f:
+        f.seek(seek * bs)
+        f.write(os.urandom(count * bs))
+    return path.read_bytes()
+
+
+def _one_line_exit_2(argv, db):
+    out = subprocess.run([sys.executable, "-m", "dpcda", *argv, "--db", str(db)], cwd=REPO,
+                         env=worker_env(), capture_output=True, text=True, timeout=120)
+    assert out.returncode == 2, (argv, out.returncode, out.stderr[-2000:])
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in out.stderr, out.stderr[-2000:]
+    return lines[0]
+
+
+def test_damage_in_the_middle_of_the_store_stops_every_writer(tmp_path):
+    """The issue's ``dd … seek=84 count=4`` on a real store: sweep, worker, jobs and store all
+    say the store is corrupt (one line, how to move it aside, exit 2) and none writes to it."""
+    db = tmp_path / "jobs.sqlite3"
+    _store_with_pages(db)
+    before = _dd(db, seek=84)
+    for argv in (["sweep", "--dataset", "digits", "--epsilons", "10", "--ls", "4", "--runs", "1"],
+                 ["worker", "--once"], ["jobs"], ["store"], ["store", "--check"]):
+        line = _one_line_exit_2(argv, db)
+        assert "corrupt" in line and "store --move-aside" in line and str(db) in line, line
+    assert db.read_bytes() == before
+    assert not (tmp_path / "jobs.sqlite3-wal").exists() or \
+        (tmp_path / "jobs.sqlite3-wal").stat().st_size == 0
+
+
+def test_a_process_that_already_opened_the_store_does_not_write_into_damage(tmp_path):
+    """A long-lived process (a worker, the dashboard) opened the store while it was sound; the
+    file is damaged afterwards: its next write is refused, not made."""
+    from dpcda.jobs.store_errors import StoreError
+
+    db = tmp_path / "jobs.sqlite3"
+    store = _store_with_pages(db)
+    store.jobs()  # checked and remembered in this process
+    before = _dd(db, seek=20)
+    with pytest.raises(StoreError) as err:
+        store.submit("fake-epochs", {"epochs": 1, "value": "after"})
+    assert err.value.code == "corrupt"
+    assert db.read_bytes() == before
+
+
+def test_move_aside_takes_every_malformed_store_and_check_finds_index_damage(tmp_path):
+    """A store whose pages are sound but whose index disagrees with its table passes the quick
+    check; ``store --check`` (the full integrity check) finds it and ``--move-aside`` moves it,
+    as it moves one damaged in the middle. A sound store is not moved."""
+    db = tmp_path / "jobs.sqlite3"
+    _store_with_pages(db)
+    conn = sqlite3.connect(db, isolation_level=None)
+    conn.execute("PRAGMA writable_schema = ON")
+    conn.execute("UPDATE sqlite_master SET sql = 'CREATE INDEX jobs_by_status ON jobs (kind, id)' "
+                 "WHERE name = 'jobs_by_status'")
+    conn.close()
+    line = _one_line_exit_2(["store", "--check"], db)
+    assert "corrupt" in line
+    run = [sys.executable, "-m", "dpcda", "store", "--move-aside", "--json", "--db", str(db)]
+    moved = subprocess.run(run, cwd=REPO, env=worker_env(), capture_output=True, text=True,
+                           timeout=120)
+    assert moved.returncode == 0, moved.stderr
+    assert json.loads(moved.stdout)["jobs"] == 0
+    assert db.is_file()  # the fresh store
+    db2 = tmp_path / "other.sqlite3"
+    _store_with_pages(db2)
+    _dd(db2, seek=84)
+    again = subprocess.run(run[:-1] + [str(db2)], cwd=REPO, env=worker_env(),
+                           capture_output=True, text=True, timeout=120)
+    assert again.returncode == 0, again.stderr
+    assert len(list(tmp_path.glob("*.corrupt-*"))) == 2
+    assert "not corrupt" in _one_line_exit_2(["store", "--move-aside"], db)

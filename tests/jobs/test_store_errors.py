@@ -101,3 +101,28 @@ def test_cli_move_aside(tmp_path):
     assert len(list(tmp_path.glob("jobs.sqlite3.corrupt-*"))) == 1
     again = subprocess.run(run + ["--move-aside"], capture_output=True, text=True, timeout=60)
     assert again.returncode == 2 and "not corrupt" in again.stderr
+
+
+def test_a_store_that_may_be_read_but_not_written_says_read_only(tmp_path, monkeypatch):
+    """A store file this user can read but not write (chmod a-w; root ignores file modes, so
+    the access check is what is changed here) is "read-only", not "permission"; SQLite's own
+    read-only error is named the same."""
+    import dpcda.jobs.store_errors as se
+
+    db = tmp_path / "jobs.sqlite3"
+    JobStore(db)
+    real = os.access
+    monkeypatch.setattr(se.os, "access", lambda p, mode: real(p, mode) and not (
+        str(p) == str(db) and mode & os.W_OK))
+    with pytest.raises(StoreError) as err:
+        JobStore(db)
+    assert err.value.code == "read-only" and "read-only" in str(err.value)
+    got = classify(db, sqlite3.OperationalError("attempt to write a readonly database"))
+    assert got.code == "read-only"
+
+
+def test_corruption_is_recognised_by_sqlite_error_code(tmp_path):
+    """SQLITE_CORRUPT / SQLITE_NOTADB in any wording (e.g. "database corruption at line …")."""
+    exc = sqlite3.DatabaseError("database corruption at line 74506 of [abcdef]")
+    exc.sqlite_errorcode = 11 | (1 << 8)  # an extended SQLITE_CORRUPT code
+    assert classify(tmp_path / "jobs.sqlite3", exc).code == "corrupt"

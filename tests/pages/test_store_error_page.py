@@ -48,3 +48,33 @@ def test_an_unexpected_store_error_hides_the_path(monkeypatch, tmp_path):
         assert error.value == "The job store cannot be opened: Input/output error."
         (details,) = [e for e in at.expander if e.label == "Details"]
         assert str(where) in details.code[0].value
+
+
+def test_a_store_damaged_in_the_middle_is_caught_and_moved_aside(monkeypatch, tmp_path):
+    """The page's quick check finds damage deep inside a real store (not only a bad header);
+    its button moves the file aside untouched."""
+    import sqlite3
+
+    from dpcda.jobs import JobStore
+
+    monkeypatch.setenv("DPCDA_HOME", str(tmp_path))
+    db = tmp_path / "jobs.sqlite3"
+    JobStore(db).create_sweep("s", {}, [("experiment", {"dataset": "digits", "epsilon": float(e),
+                                                         "l": 1}) for e in range(1, 600)])
+    conn = sqlite3.connect(db)
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+    with open(db, "r+b") as f:  # dd if=/dev/urandom bs=4096 seek=40 count=4 conv=notrunc
+        f.seek(40 * 4096)
+        f.write(os.urandom(4 * 4096))
+    before = db.read_bytes()
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.run()
+    assert not at.exception, at.exception
+    assert len(at.error) == 1 and "corrupt" in at.error[0].value
+    assert db.read_bytes() == before
+    at.button(key="jobs_move_aside").click()
+    at.run()
+    assert not at.exception, at.exception
+    (moved,) = tmp_path.glob("jobs.sqlite3.corrupt-*")
+    assert moved.read_bytes() == before and not at.error
