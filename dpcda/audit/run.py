@@ -64,13 +64,14 @@ def run_audit(s: AuditSettings, *, progress: Callable[[int, int], object] | None
     ``progress(done, total)`` is called after every batch of trials (total = 2 x trials);
     it may raise to stop the audit. ``seed`` is for tests only and goes nowhere else.
     """
-    from dpcda.mechanisms._torch import make_generator, resolve_device
+    from dpcda.mechanisms._torch import resolve_device
+    from dpcda.randomness import SecureRandom
 
     if not isinstance(s, AuditSettings):
         raise ValueError(f"settings must be an AuditSettings, got {type(s).__name__}")
     claims = claimed_epsilons(s)
     dev = resolve_device(device)
-    gen = make_generator(dev, seed)
+    gen = SecureRandom(seed)  # the kernel's own source: the audit measures what releases run
     total, done = 2 * s.trials, 0
 
     def step(b: int) -> None:

@@ -65,7 +65,7 @@ def run_trials(s: AuditSettings, with_canary: bool, n_trials: int, *, generator,
     while done < n_trials:
         b = min(per_call, n_trials - done)
         mixed = mix_classwise(table, labels, 1, s.l, b * s.T_class, s.sigma_x, 0.0,
-                              generator=generator, device=device)
+                              generator=generator, device=device, bound=s.c)
         z = mixed.X[:, 0].astype(np.float64).reshape(b, s.T_class) + s.c
         out[done:done + b] = statistic(z, s)
         done += b

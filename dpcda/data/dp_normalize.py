@@ -86,13 +86,15 @@ class DPCenterNormalizer:
                 "statistics_mu_gdp": self.mu}
 
 
-def fit_dp_center(X_train: np.ndarray, *, bounds, mu: float,
-                  rng: np.random.Generator | None = None) -> DPCenterNormalizer:
+def fit_dp_center(X_train: np.ndarray, *, bounds, mu: float, rng=None) -> DPCenterNormalizer:
     """Fit on the private training split with one ``mu``-GDP Gaussian release of the column
     sums of the public-range square roots (noise std ``sqrt(d) / mu`` on the sum).
 
     ``bounds``: public ``(low, high)`` (scalars or per-feature arrays; ``None``: pixels
-    [0, 255]). ``rng``: for tests and experiments only (default: fresh OS entropy).
+    [0, 255]). ``rng``: the release's :class:`dpcda.randomness.SecureRandom` (default: a new
+    OS-keyed one). The square roots are scaled by ``1 - max(2^-20, 4 n^2 2^-53)`` so that the
+    float64 sums' rounding never exceeds the sensitivity; the noisy sum is rounded to a public grid
+    (:func:`dpcda.randomness.add_gaussian`).
     """
     from dpcda.checks import check_float
     from dpcda.data.preprocess import PIXEL_BOUNDS, _as_2d, _bounds
@@ -101,12 +103,18 @@ def fit_dp_center(X_train: np.ndarray, *, bounds, mu: float,
     n, d = X.shape
     mu = check_float("mu", mu, lo=0.0, lo_open=True, why=" (the statistics' GDP parameter)")
     low, high = _bounds(PIXEL_BOUNDS if bounds is None else bounds, d)
-    rng = np.random.default_rng() if rng is None else rng
+    from dpcda.randomness import add_gaussian, as_source
+
+    rng = as_source(rng)
+    # A float64 sum of n values in [0, 1] is off by at most n^2 2^-53: shrinking every value by
+    # 4 n^2 2^-53 (at least 2^-20) keeps two neighbouring sums within the sensitivity sqrt(d).
+    shrink = 1.0 - max(2.0 ** -20, 4.0 * float(n) ** 2 * 2.0 ** -53)
     total = np.zeros(d)
     for i in range(0, n, _CHUNK):  # only these clipped rows are read: sensitivity sqrt(d)
         U = (X[i:i + _CHUNK].astype(np.float64) - low) / (high - low)
-        total += np.sqrt(np.clip(U, 0.0, 1.0)).sum(axis=0)
+        total += np.sqrt(np.clip(U, 0.0, 1.0)).sum(axis=0) * shrink
     noise_std = math.sqrt(d) / mu
-    mean = np.clip((total + rng.normal(0.0, noise_std, size=d)) / n, 0.0, 1.0)
+    noisy_total = add_gaussian(total, noise_std, rng, bound=float(n), float32=False)
+    mean = np.clip(noisy_total / n, 0.0, 1.0)
     return DPCenterNormalizer(low=low.copy(), high=high.copy(), mean=mean, mu=mu,
                               noise_std=noise_std, n=n)

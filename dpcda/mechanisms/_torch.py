@@ -2,14 +2,13 @@
 
 torch is imported inside the functions so that ``import dpcda.mechanisms`` stays cheap.
 
-A release draws its randomness from the operating system (``os.urandom``) and never records
-it; experiments may pass ``seed=`` for reproducibility, and the seed then still goes nowhere
-(not into the data card, not into any export, not into a log).
+A release's private draws come from :class:`dpcda.randomness.secure.SecureRandom`
+(ChaCha20 keyed from the operating system); :func:`public_generator` is only for draws that
+never touch private data. Nothing records a key or a seed.
 """
 
 from __future__ import annotations
 
-import os
 from contextlib import contextmanager
 
 # Bytes a gathered/temporary tensor chunk may take (kept well under ~256 MB).
@@ -45,19 +44,18 @@ def _mps_available() -> bool:
     return bool(backend is not None and backend.is_available())
 
 
-def make_generator(device, seed: int | None = None):
-    """A ``torch.Generator`` on ``device``; seeded from ``os.urandom`` unless ``seed`` is given.
+def public_generator(device, source):
+    """A fast ``torch.Generator`` on ``device`` for randomness that never touches private data
+    (model initialisation, DP-MERF's random frequencies and codes, a public projection).
 
-    The seed is used here and forgotten: nothing returns or stores it.
-    """
+    Its seed is drawn from the release's
+    :class:`~dpcda.randomness.secure.SecureRandom` ``source`` (so a seeded release stays
+    reproducible) and forgotten. MT19937 keeps 32 bits of it: never use this generator for a
+    draw that depends on private data (subsets, order, noise)."""
     import torch
 
-    if seed is None:
-        seed = int.from_bytes(os.urandom(8), "little") & ((1 << 63) - 1)
-    elif isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer or None, got {seed!r}")
     gen = torch.Generator(device=device)
-    gen.manual_seed(seed)
+    gen.manual_seed(source.torch_seed())
     return gen
 
 

@@ -25,12 +25,14 @@ import math
 
 import numpy as np
 
-from dpcda.mechanisms._torch import make_generator, resolve_device
-from dpcda.mechanisms.card import bound_fields, data_block, make_card, privacy_from_result
+from dpcda.mechanisms._torch import public_generator, resolve_device
+from dpcda.mechanisms.card import (add_randomness, bound_fields, data_block, make_card,
+                                   privacy_from_result)
 from dpcda.mechanisms.dp_cda import check_noise_choice
 from dpcda.mechanisms.mixing import Mixed, mix_any_class
 from dpcda.mechanisms.prepare import fit_preprocessor
 from dpcda.mechanisms.release import Release, epsilon_text
+from dpcda.randomness import SecureRandom, add_gaussian, float_cost, grid_for
 from dpcda.mechanisms.validation import (check_delta, check_features, check_float, check_int,
                                          check_labels, check_release_size)
 
@@ -86,20 +88,21 @@ def generate_dpmix_traced(X, y, *, l: int, T: int | None = None, sigma_x=None, s
         res = compute_epsilon(PrivacyParams(sigma_x=sx, sigma_y=sy, **common),
                               accountant=accountant, conversion=conversion, max_alpha=max_alpha)
     dev = resolve_device(device)
-    gen = make_generator(dev, seed)
-    mixed = mix_any_class(Xp, y, K, l, T, sx, sy, generator=gen, device=dev,
-                          return_indices=return_indices)
+    source = SecureRandom(seed)  # every private draw of this release; never stored
+    mixed = mix_any_class(Xp, y, K, l, T, sx, sy, generator=source, device=dev,
+                          bound=c if clip else 1.0, return_indices=return_indices)
     local = _algorithm == "local"
     card = make_card(
         algorithm=_algorithm,
         title="Local perturbation (Gaussian noise on each point; DPMix with l = 1)" if local
         else "DPMix (random mixing of any-class points, Lee et al.)",
         parameters={"l": l, "T": T, "c": c if clip else None, "sigma_x": sx, "sigma_y": sy, "delta": delta},
-        privacy=privacy_from_result(res, calibrated_to=eps, mechanism=_algorithm),
+        privacy=add_randomness(privacy_from_result(res, calibrated_to=eps, mechanism=_algorithm),
+                               source, mixed.float_cost),
         data=data_block(dataset=dataset, N=N, class_counts=np.bincount(y, minlength=K),
                         class_names=class_names, image_shape=image_shape, d=d),
         normalization=pre.card(),
-        release={"n_samples": T, "hard_label": "argmax of the soft label",
+        release={"n_samples": T, "hard_label": "argmax of the soft label (ties on the grid broken at random)",
                  "soft_label": "noisy mixture of the one-hot labels", "device": dev.type})
     return Release(X=mixed.X, y=mixed.y, y_soft=mixed.y_soft, card=card, preprocess=pre), mixed
 
@@ -170,9 +173,12 @@ def generate_random_projection(X, y, *, epsilon: float, delta: float = 1e-5, p: 
     p = min(100, d) if p is None else check_int("p", p, 1, d, " (at most the dimension d)")
     pre = fit_preprocessor(X, normalize, c=c, bounds=bounds)
     dev = resolve_device(device)
-    gen = make_generator(dev, seed)
-    R = torch.randn((p, d), generator=gen, device=dev, dtype=torch.float64) / math.sqrt(p)
-    s_R = float(torch.linalg.matrix_norm(R, ord=2))
+    source = SecureRandom(seed)  # the noise's source; R, public, comes from a fast generator
+    gen = public_generator(dev, source)
+    R = (torch.randn((p, d), generator=gen, device=dev, dtype=torch.float64) / math.sqrt(p)).to(
+        torch.float32).to(torch.float64)  # the published float32 R is exactly the R used
+    # The sensitivity needs an upper bound on s(R): the float64 SVD's relative error is ~1e-15.
+    s_R = float(torch.linalg.matrix_norm(R, ord=2)) * (1.0 + 2.0 ** -30)
     if accountant == "gaussian":
         std = gaussian_sigma(eps, delta, sensitivity=2.0 * c * s_R)
     else:  # as published
@@ -180,10 +186,14 @@ def generate_random_projection(X, y, *, epsilon: float, delta: float = 1e-5, p: 
     acc = get_accountant(accountant)
     bound = bound_fields(accountant, "random-projection")  # relation, valid_bound, bound_note
     valid = bound["valid_bound"]
-    R32 = R.to(torch.float32)
-    Z = torch.from_numpy(pre(X)).to(dev) @ R32.T
-    Z.add_(torch.randn(Z.shape, generator=gen, device=dev, dtype=Z.dtype), alpha=std)
-    R_np = R32.cpu().numpy()
+    # Rows (norm <= c) scaled by 1 - 2^-20, products in float64: the rounding of X R^T stays far
+    # below the margin, so two neighbouring releases' centres differ by at most 2 c s(R).
+    rows = torch.from_numpy(pre(X).astype(np.float64) * (1.0 - 2.0 ** -20)).to(dev)
+    centre = (rows @ R.T).cpu().numpy()
+    del rows
+    grid = grid_for(std, c * s_R)
+    Z = add_gaussian(centre, std, source, bound=c * s_R, grid=grid).astype(np.float32)
+    R_np = R.to(torch.float32).cpu().numpy()
     privacy = {"private": True, "epsilon": eps,
                "epsilon_text": epsilon_text(eps) + ("" if valid else f" ({NOT_A_BOUND})"),
                "delta": delta, "accountant": accountant, "accountant_title": acc.title,
@@ -191,6 +201,7 @@ def generate_random_projection(X, y, *, epsilon: float, delta: float = 1e-5, p: 
                "conversion": None, "alpha": None,
                "warnings": [] if delta < 1.0 / N else
                [f"delta={delta:g} is not below 1/N={1.0 / N:.3g}; choose delta < 1/N"]}
+    add_randomness(privacy, source, float_cost((centre.size, grid)))
     card = make_card(
         algorithm="random-projection", title="Random projection (DPPro, Xu et al. 2017)",
         parameters={"p": p, "c": c, "epsilon": eps, "delta": delta, "noise_std": std,
@@ -205,5 +216,5 @@ def generate_random_projection(X, y, *, epsilon: float, delta: float = 1e-5, p: 
                  "labels": "the true labels, unchanged (y_soft is their one-hot code)",
                  "device": dev.type})
     y_soft = np.eye(K, dtype=np.float32)[y]
-    return Release(X=Z.cpu().numpy(), y=y, y_soft=y_soft, card=card,
+    return Release(X=Z, y=y, y_soft=y_soft, card=card,
                    extras={"projection": R_np}, preprocess=ProjectedPreprocessor(pre, R_np))

@@ -106,3 +106,29 @@ def make_card(*, algorithm: str, title: str, parameters: dict, privacy: dict, da
         "release": release,
         "postprocessing": postprocessing or [],
     }
+
+
+#: What an unseeded release's randomness is (docs/security.md).
+RANDOMNESS_TEXT = ("ChaCha20 keyed with 256 bits from the operating system for this release; "
+                   "the key is never stored")
+SEEDED_TEXT = "reproducible: not private (anyone who knows how it was made can replay every draw)"
+
+
+def randomness_fields(source, float_cost=None, *, epsilon=None, delta: float = 0.0) -> dict:
+    """``seeded`` (and, when seeded, the warning), the randomness used and, where noise was
+    rounded to a grid, what floating point adds to the guarantee
+    (:class:`dpcda.randomness.noise.FloatCost`)."""
+    out = {"seeded": bool(source.seeded),
+           "randomness": SEEDED_TEXT if source.seeded else RANDOMNESS_TEXT}
+    if float_cost is not None and float_cost.n_values:
+        out["floating_point"] = float_cost.card(epsilon, delta)
+    return out
+
+
+def add_randomness(privacy: dict, source, float_cost=None) -> dict:
+    """``privacy`` with :func:`randomness_fields` merged in (and a warning when seeded)."""
+    privacy.update(randomness_fields(source, float_cost, epsilon=privacy.get("epsilon"),
+                                     delta=float(privacy.get("delta") or 0.0)))
+    if source.seeded:
+        privacy["warnings"] = [*privacy.get("warnings", []), f"seeded release: {SEEDED_TEXT}"]
+    return privacy

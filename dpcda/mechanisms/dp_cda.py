@@ -21,12 +21,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dpcda.mechanisms._torch import make_generator, resolve_device
-from dpcda.mechanisms.card import data_block, make_card, privacy_from_result
+from dpcda.mechanisms._torch import resolve_device
+from dpcda.mechanisms.card import add_randomness, data_block, make_card, privacy_from_result
 from dpcda.mechanisms.decoding import DEFAULT_DECODER, check_decoder
 from dpcda.mechanisms.mixing import Mixed, mix_classwise
 from dpcda.mechanisms.prepare import DP_NORMALIZE_CHOICES, affine_of, fit_preprocessor
 from dpcda.mechanisms.release import Release
+from dpcda.randomness.secure import SecureRandom
 from dpcda.mechanisms.segments import segment_spans, snap_segments
 from dpcda.privacy.allocation import ALLOCATION_TITLES
 from dpcda.mechanisms.validation import (check_delta, check_features, check_float, check_int,
@@ -167,6 +168,17 @@ def _account_with_stats(cfg: DPCDAConfig, common: dict, mu: float):
     return sx, sy, block
 
 
+def stats_float_cost(pre):
+    """The floating-point cost of ``dp-center``'s one noisy release of d column sums (none for
+    the other normalisations)."""
+    from dpcda.randomness import FloatCost, float_cost, grid_for
+
+    norm = pre.normalizer
+    if pre.stats_mu is None or norm is None or not hasattr(norm, "noise_std"):
+        return FloatCost(0, 0.0, 0.0)
+    return float_cost((len(norm.mean), grid_for(norm.noise_std, float(norm.n), float32=False)))
+
+
 def generate_dpcda_traced(X, y, *, l: int, T: int, c: float = 1.0, sigma_x=None, sigma_y=None,
                           epsilon=None, delta: float = 1e-5, accountant: str | None = None,
                           conversion: str = "mironov", ratio: float = 1.0, max_alpha: int = 256,
@@ -202,20 +214,19 @@ def generate_dpcda_traced(X, y, *, l: int, T: int, c: float = 1.0, sigma_x=None,
 
         share = check_float("stats_share", stats_share, lo=0.0, lo_open=True, hi=1.0, hi_open=True)
         stats_mu = _mu(share * (cfg.epsilon if cfg.epsilon is not None else 1.0), cfg.delta)
-    stats_rng = np.random.default_rng(None if seed is None else [int(seed), 2])
-    pre = fit_preprocessor(X, normalize, c=cfg.c, bounds=bounds, stats_mu=stats_mu, rng=stats_rng)
+    source = SecureRandom(seed)  # every private draw of this release; never stored
+    pre = fit_preprocessor(X, normalize, c=cfg.c, bounds=bounds, stats_mu=stats_mu, rng=source)
     sx, sy, privacy = account(cfg, N=len(X), counts=counts, d=X.shape[1], K=K,
                               compare=compare_accountants, stats_mu=pre.stats_mu)
     dev = resolve_device(device)
-    gen = make_generator(dev, seed)
-    mixed = mix_classwise(pre(X), y, K, cfg.l, t_k, sx, sy, generator=gen, device=dev,
-                          return_indices=return_indices)
+    mixed = mix_classwise(pre(X), y, K, cfg.l, t_k, sx, sy, generator=source, device=dev,
+                          bound=cfg.c, return_indices=return_indices)
+    add_randomness(privacy, source, mixed.float_cost + stats_float_cost(pre))
     Xs = mixed.X
     post = []
     if spans:
         shift, inv = affine_of(pre, X.shape[1])
-        rng = np.random.default_rng(None if seed is None else [int(seed), 1])
-        Xs = snap_segments(Xs, spans, shift, inv, decode=decode, sigma=sx, c=cfg.c, rng=rng,
+        Xs = snap_segments(Xs, spans, shift, inv, decode=decode, sigma=sx, c=cfg.c, rng=source,
                            groups=mixed.y)
         post.append({"step": f"one-hot segments decoded ({DECODE_TEXT[decode]}) and re-encoded",
                      "decode": decode, "segments": len(spans), "costs_privacy": False})
@@ -230,7 +241,8 @@ def generate_dpcda_traced(X, y, *, l: int, T: int, c: float = 1.0, sigma_x=None,
         normalization=pre.card(),
         release={"n_samples": int(t_k.sum()), "samples_per_class": [int(t) for t in t_k],
                  "allocation": ALLOCATION_TITLES[cfg.allocation],
-                 "hard_label": "argmax of the soft label", "row_order": "uniformly shuffled",
+                 "hard_label": "argmax of the soft label (ties on the grid broken at random)",
+                 "row_order": "uniformly shuffled",
                  "device": dev.type},
         postprocessing=post)
     rel = Release(X=Xs, y=mixed.y, y_soft=mixed.y_soft, card=card, preprocess=pre)
@@ -260,7 +272,9 @@ def generate_dpcda(X, y, *, l: int, T: int, c: float = 1.0, sigma_x=None, sigma_
     ``"equal"`` (floor(T/K) samples per class, as published) or ``"proportional"``
     (floor(T N_k / N), the public class balance); accounted per class. ``segments``: one-hot column ranges
     (``Dataset.segments``), decoded and re-encoded after mixing. ``device``: torch device
-    (default cuda, then mps, then cpu). ``seed``: for experiments only; it is never recorded.
+    (default cuda, then mps, then cpu). ``seed``: for tests and teaching only: the release is
+    then reproducible and *not private* (its card says ``privacy.seeded: true``); by default
+    every draw comes from ChaCha20 keyed by the operating system (docs/security.md).
     ``compare_accountants``: also record the epsilon of the same noise under the other compared
     accountants (:func:`dpcda.privacy.compared_accountants`) on the card.
     ``decode``: how a one-hot segment's category is chosen after mixing (post-processing; see

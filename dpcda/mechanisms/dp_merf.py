@@ -31,8 +31,8 @@ import math
 
 import numpy as np
 
-from dpcda.mechanisms._torch import cpu_threads, make_generator, resolve_device
-from dpcda.mechanisms.card import data_block, make_card
+from dpcda.mechanisms._torch import cpu_threads, public_generator, resolve_device
+from dpcda.mechanisms.card import add_randomness, data_block, make_card
 from dpcda.mechanisms.prepare import fit_preprocessor
 from dpcda.mechanisms.release import Release
 from dpcda.mechanisms.rff import (
@@ -43,6 +43,7 @@ from dpcda.mechanisms.rff import (
     matmul_dtype,
     sample,
 )
+from dpcda.randomness import SecureRandom, add_gaussian, float_cost, grid_for
 from dpcda.mechanisms.validation import (
     check_delta,
     check_features,
@@ -101,16 +102,17 @@ def _privacy(plan: dict, *, N: int, delta: float, epsilon) -> dict:
     return block
 
 
-def _proportions(counts: np.ndarray, std, gen, device) -> np.ndarray:
-    import torch
+def _proportions(counts: np.ndarray, std, source) -> np.ndarray:
+    """Class proportions from the counts plus ``N(0, std^2)`` on the public grid (uniform for
+    ``std`` None: labels='uniform')."""
+    from dpcda.randomness import add_gaussian
 
     K = len(counts)
     if std is None:
         return np.full(K, 1.0 / K)
-    noisy = torch.as_tensor(counts, dtype=torch.float64, device=device)
-    if std > 0:
-        noisy = noisy + std * torch.randn(K, generator=gen, device=device, dtype=torch.float64)
-    v = np.clip(noisy.cpu().numpy(), 0.0, None)
+    noisy = add_gaussian(np.asarray(counts, dtype=np.float64), std, source,
+                         bound=float(np.sum(counts)), float32=False)
+    v = np.clip(noisy, 0.0, None)
     return v / v.sum() if v.sum() > 0 else np.full(K, 1.0 / K)
 
 
@@ -135,7 +137,8 @@ def generate_dp_merf(X, y, *, epsilon=None, delta: float = 1e-5, noise_multiplie
     ``device``: torch device (default cuda, then mps, then cpu). ``precision``: the random
     features' two big products in ``"float32"`` or ``"bfloat16"``; ``"auto"`` picks bfloat16
     for d >= 256 on a CPU with native support (:func:`~dpcda.mechanisms.rff.matmul_dtype`; the card records
-    the choice). ``seed``: for experiments only; it is never recorded.
+    the choice). ``seed``: for tests and teaching only (the card then says
+    ``privacy.seeded: true``: reproducible, not private).
     """
     import torch
 
@@ -178,14 +181,21 @@ def generate_dp_merf(X, y, *, epsilon=None, delta: float = 1e-5, noise_multiplie
     bounded = pre.method == "scale"
     dev = resolve_device(device)
     mm_dtype = matmul_dtype(precision, dev, d)
-    gen = make_generator(dev, seed)
+    source = SecureRandom(seed)  # the private draws (embedding and count noise); never stored
+    gen = public_generator(dev, source)  # public draws: frequencies, init, codes, order
     W = draw_frequencies(d, n_features, length_scale, generator=gen, device=dev).to(mm_dtype)
     counts = np.bincount(y, minlength=K)
     E = class_embedding(pre(X), y, K, W, device=dev)
+    costs = []
     if plan["embedding_noise_std"] > 0:
-        E += plan["embedding_noise_std"] * torch.randn(E.shape, generator=gen, device=dev,
-                                                       dtype=E.dtype)
-    p = _proportions(counts, plan["count_noise_std"], gen, dev)
+        g = grid_for(plan["embedding_noise_std"], 1.0, float32=False)
+        E = torch.from_numpy(add_gaussian(E.cpu().numpy(), plan["embedding_noise_std"], source,
+                                          bound=1.0, float32=False, grid=g)).to(dev)
+        costs.append((E.numel(), g))
+    p = _proportions(counts, plan["count_noise_std"], source)
+    if plan["count_noise_std"]:
+        costs.append((K, grid_for(plan["count_noise_std"], float(N), float32=False)))
+    add_randomness(privacy, source, float_cost(*costs))
     del X
     # Many small steps: one CPU thread (see cpu_threads); the init is seeded from `gen`, locally.
     with torch.random.fork_rng(devices=[]), cpu_threads(1, dev):

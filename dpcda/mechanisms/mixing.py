@@ -1,13 +1,19 @@
 """The vectorised mixing kernel: means of random l-subsets of rows, plus Gaussian noise.
 
-Everything runs in torch on one device, in chunks of rows so that temporary tensors stay under
+The means run in torch on one device, in chunks of rows so that temporary tensors stay under
 ``CHUNK_BYTES`` (64 MB): no Python loop runs over the samples. The mean of the selected rows is
 ``torch.nn.functional.embedding_bag(idx, table, mode="mean")``, which reduces while it gathers
 (it never materialises the ``chunk x l x d`` tensor); on MPS, where that kernel may be missing,
 a chunked ``index_select`` + sum does the same. Measured on this project's 2-core CPU
-(6000 x 784 table, 6000 mixtures): embedding_bag 0.01 s (l = 4) / 0.2 s (l = 512), against
-0.1 s / 3.1 s for index_select + sum, 0.3 s / 0.2 s for a dense 0/1 weight matmul and
+(6000 x 784 table, 6000 mixtures, float32): embedding_bag 0.01 s (l = 4) / 0.2 s (l = 512),
+against 0.1 s / 3.1 s for index_select + sum, 0.3 s / 0.2 s for a dense 0/1 weight matmul and
 0.007 s / 0.17 s for a CSR sparse matmul (which needs the beta sparse-CSR API).
+
+Privacy (docs/security.md): every random draw (the subsets, the row order, the noise) comes
+from the release's :class:`~dpcda.randomness.secure.SecureRandom`; the means are
+computed in float64 from rows scaled by :func:`shrink_factor`, so that their rounding errors
+never push the sensitivity above its exact value; the noise is float64 and the noisy value is
+rounded to a public grid (:mod:`dpcda.randomness.noise`), which float32 stores exactly.
 """
 
 from __future__ import annotations
@@ -19,10 +25,28 @@ from dpcda.mechanisms._torch import CHUNK_BYTES
 from dpcda.mechanisms.sampling import sample_subsets
 
 
+def shrink_factor(l: int) -> float:
+    """The public factor ``1 - m`` applied to every row before mixing: a mean of ``l`` float64
+    rows of norm at most ``c`` is off by at most ``l^1.5 u c`` in L2 (``u = 2^-53``), so with
+    ``m = max(2^-20, 4 l^2.5 u)`` the computed means of two neighbouring datasets differ by at
+    most the exact sensitivity ``2 c / l``."""
+    return 1.0 - max(2.0 ** -20, 4.0 * float(l) ** 2.5 * 2.0 ** -53)
+
+
+def private_table(rows, l: int, device, *, noisy: bool = True):
+    """Rows as the float64 tensor the kernel mixes (scaled by :func:`shrink_factor` when the
+    release is ``noisy``; the non-private setting mixes the rows as they are)."""
+    import numpy as np
+    import torch
+
+    t = torch.from_numpy(np.ascontiguousarray(rows, dtype=np.float64)).to(device)
+    return t.mul_(shrink_factor(l)) if noisy else t
+
+
 def _rows_per_chunk(n: int, l: int, width: int) -> int:
-    """Rows of mixtures per chunk: indices and Floyd's tables (24 l), its mask (n), means and
-    noise (8 width)."""
-    return max(1, CHUNK_BYTES // (24 * l + n + 8 * width))
+    """Rows of mixtures per chunk: indices and Floyd's tables (24 l), its mask (n), float64
+    means, three noise words per value and the noisy values (48 width)."""
+    return max(1, CHUNK_BYTES // (24 * l + n + 48 * width))
 
 
 def bag_means(table, idx):
@@ -36,7 +60,7 @@ def bag_means(table, idx):
     if table.device.type != "mps":
         return F.embedding_bag(idx, table, mode="mean")
     out = torch.empty((m, table.shape[1]), dtype=table.dtype, device=table.device)
-    step = max(1, CHUNK_BYTES // (4 * l * table.shape[1]))
+    step = max(1, CHUNK_BYTES // (8 * l * table.shape[1]))
     for s in range(0, m, step):
         part = idx[s:s + step]
         out[s:s + step] = table.index_select(0, part.reshape(-1)).view(len(part), l, -1).mean(1)
@@ -47,7 +71,8 @@ def iter_mixtures(table, m: int, l: int, *, generator):
     """Yield ``(start, stop, means, idx)`` chunks covering ``m`` mixtures of ``l`` distinct rows.
 
     ``idx`` holds the chosen row numbers of ``table`` (each row of ``idx`` a uniform l-subset,
-    drawn afresh for every mixture); ``means`` their average.
+    drawn afresh for every mixture from ``generator``, a ``SecureRandom``); ``means`` their
+    average (on the table's device and dtype).
     """
     n = table.shape[0]
     step = _rows_per_chunk(n, l, table.shape[1])
@@ -58,31 +83,41 @@ def iter_mixtures(table, m: int, l: int, *, generator):
         yield s, e, bag_means(table, idx), idx
 
 
-def add_noise_(x, sigma: float, *, generator):
-    """In place: ``x += N(0, sigma^2)`` element-wise (nothing happens for ``sigma = 0``)."""
-    import torch
+def hard_labels(y_soft, gamma: float, generator):
+    """Argmax of each noisy soft label, ties on the grid broken uniformly at random."""
+    import numpy as np
 
-    if sigma > 0:
-        x.add_(torch.randn(x.shape, generator=generator, device=x.device, dtype=x.dtype),
-               alpha=sigma)
-    return x
+    jitter = generator.random(y_soft.shape) * (0.5 * gamma) if gamma > 0 else 0.0
+    return np.argmax(np.asarray(y_soft, dtype=np.float64) + jitter, axis=1).astype(np.int64)
+
+
+def grids(sigma_x: float, sigma_y: float, bound: float):
+    """The public output grids of features and soft labels (None where the noise is 0)."""
+    from dpcda.randomness.noise import grid_for
+
+    gx = grid_for(sigma_x, bound) if sigma_x > 0 else None
+    gy = grid_for(sigma_y, 1.0) if sigma_y > 0 else None
+    return gx, gy
 
 
 @dataclass(frozen=True)
 class Mixed:
     """Raw output of a mixing run (numpy). ``source`` and ``indices`` are for tests only: with
-    ``y_soft`` they would reveal the label noise, so no release or export carries them."""
+    ``y_soft`` they would reveal the label noise, so no release or export carries them.
+    ``float_cost``: what the floating-point mitigation adds to the guarantee
+    (:class:`dpcda.randomness.noise.FloatCost`)."""
 
     X: object
     y_soft: object
     y: object
     source: object
     indices: object = None
+    float_cost: object = None
 
 
 def mix_classwise(Xp, y, K: int, l: int, per_class, sigma_x: float, sigma_y: float, *,
-                  generator, device, return_indices: bool = False) -> Mixed:
-    """DP-CDA step 4 on preprocessed features ``Xp`` (N x d float32) and labels ``y`` (0..K-1).
+                  generator, device, bound: float = 1.0, return_indices: bool = False) -> Mixed:
+    """DP-CDA step 4 on preprocessed features ``Xp`` (N x d, rows clipped) and labels ``y``.
 
     ``per_class``: one ``T_k`` for every class (a sequence of K integers, e.g. from
     :func:`dpcda.privacy.samples_per_class`), or one integer for all classes.
@@ -90,59 +125,67 @@ def mix_classwise(Xp, y, K: int, l: int, per_class, sigma_x: float, sigma_y: flo
     ``N(0, sigma_x^2 I_d)``; soft label ``onehot(k) + N(0, sigma_y^2 I_K)``; hard label its
     argmax. Rows come out in a uniformly random order (so that the position of a row does not
     reveal its class, which with ``y_soft`` would reveal the label noise).
-    ``return_indices`` also returns, per output row, the original row numbers mixed (tests).
+    ``generator``: the release's :class:`~dpcda.randomness.secure.SecureRandom`.
+    ``bound``: a public bound on every feature's absolute value (the clip norm ``c``); noisy
+    values beyond ``bound + 15 sigma_x`` are clamped. ``return_indices`` also returns, per output
+    row, the original row numbers mixed (tests).
     """
     import numpy as np
-    import torch
+
+    from dpcda.randomness.noise import add_gaussian, float_cost
 
     order = np.argsort(y, kind="stable")
     counts = np.bincount(y, minlength=K)
     starts = np.concatenate([[0], np.cumsum(counts)])
-    X_sorted = torch.from_numpy(np.ascontiguousarray(Xp[order], dtype=np.float32)).to(device)
+    X_sorted = private_table(np.asarray(Xp)[order], l, device, noisy=sigma_x > 0)
     t_k = np.broadcast_to(np.asarray(per_class, dtype=np.int64), (K,))
     first = np.concatenate([[0], np.cumsum(t_k)])  # output slots of class k: first[k]:first[k+1]
     total, d = int(first[-1]), Xp.shape[1]
-    out = torch.empty((total, d), dtype=torch.float32, device=device)
-    source = torch.empty(total, dtype=torch.long, device=device)
-    pos = torch.randperm(total, generator=generator, device=device)
-    indices = torch.empty((total, l), dtype=torch.long) if return_indices else None
-    order_t = torch.from_numpy(order) if return_indices else None
+    gx, gy = grids(sigma_x, sigma_y, bound)
+    out = np.empty((total, d), dtype=np.float32)
+    source = np.empty(total, dtype=np.int64)
+    pos = generator.permutation(total)
+    indices = np.empty((total, l), dtype=np.int64) if return_indices else None
     for k in range(K):
         table = X_sorted[int(starts[k]):int(starts[k + 1])]
         for s, e, means, idx in iter_mixtures(table, int(t_k[k]), l, generator=generator):
             rows = pos[int(first[k]) + s:int(first[k]) + e]
-            out.index_copy_(0, rows, add_noise_(means, sigma_x, generator=generator))
+            out[rows] = add_gaussian(means.cpu().numpy(), sigma_x, generator, bound=bound, grid=gx)
             source[rows] = k
             if return_indices:
-                indices[rows.cpu()] = order_t[idx.cpu() + int(starts[k])]
-    y_soft = torch.nn.functional.one_hot(source, K).to(torch.float32)
-    add_noise_(y_soft, sigma_y, generator=generator)
-    return Mixed(X=out.cpu().numpy(), y_soft=y_soft.cpu().numpy(),
-                 y=y_soft.argmax(dim=1).cpu().numpy().astype(np.int64),
-                 source=source.cpu().numpy(), indices=None if indices is None else indices.numpy())
+                indices[rows] = order[idx.cpu().numpy() + int(starts[k])]
+    y_soft = add_gaussian(np.eye(K)[source], sigma_y, generator, bound=1.0, grid=gy)
+    return Mixed(X=out, y_soft=y_soft.astype(np.float32),
+                 y=hard_labels(y_soft, gy.gamma if gy else 0.0, generator), source=source,
+                 indices=indices, float_cost=float_cost((total * d, gx), (total * K, gy)))
 
 
 def mix_any_class(Xp, y, K: int, l: int, T: int, sigma_x: float, sigma_y: float, *,
-                  generator, device, return_indices: bool = False) -> Mixed:
+                  generator, device, bound: float = 1.0, return_indices: bool = False) -> Mixed:
     """DPMix: ``T`` mixtures of ``l`` distinct rows drawn from the whole dataset (any class),
     weights 1/l; the one-hot labels are mixed with the same weights (soft labels), then noise
-    ``N(0, sigma_x^2)`` on features and ``N(0, sigma_y^2)`` on labels; hard label = argmax."""
+    ``N(0, sigma_x^2)`` on features and ``N(0, sigma_y^2)`` on labels; hard label = argmax.
+    ``generator``, ``bound``: as in :func:`mix_classwise`."""
     import numpy as np
-    import torch
+
+    from dpcda.randomness.noise import add_gaussian, float_cost
 
     d = Xp.shape[1]
-    table = torch.cat([torch.from_numpy(np.ascontiguousarray(Xp, dtype=np.float32)),
-                       torch.nn.functional.one_hot(torch.from_numpy(y), K).to(torch.float32)],
-                      dim=1).to(device)
-    out = torch.empty((T, d + K), dtype=torch.float32, device=device)
-    indices = torch.empty((T, l), dtype=torch.long) if return_indices else None
+    rows = np.concatenate([np.asarray(Xp, dtype=np.float64), np.eye(K)[np.asarray(y)]], axis=1)
+    table = private_table(rows, l, device, noisy=sigma_x > 0 or sigma_y > 0)
+    del rows
+    gx, gy = grids(sigma_x, sigma_y, bound)
+    X = np.empty((T, d), dtype=np.float32)
+    y_soft = np.empty((T, K), dtype=np.float64)
+    indices = np.empty((T, l), dtype=np.int64) if return_indices else None
     for s, e, means, idx in iter_mixtures(table, T, l, generator=generator):
-        add_noise_(means[:, :d], sigma_x, generator=generator)
-        add_noise_(means[:, d:], sigma_y, generator=generator)
-        out[s:e] = means
+        m = means.cpu().numpy()
+        X[s:e] = add_gaussian(m[:, :d], sigma_x, generator, bound=bound, grid=gx)
+        y_soft[s:e] = add_gaussian(m[:, d:], sigma_y, generator, bound=1.0, grid=gy)
         if return_indices:
-            indices[s:e] = idx.cpu()
-    y_soft = out[:, d:]
-    return Mixed(X=out[:, :d].cpu().numpy(), y_soft=y_soft.cpu().numpy(),
-                 y=y_soft.argmax(dim=1).cpu().numpy().astype(np.int64), source=None,
-                 indices=None if indices is None else indices.numpy())
+            indices[s:e] = idx.cpu().numpy()
+    return Mixed(X=X, y_soft=y_soft.astype(np.float32),
+                 y=hard_labels(y_soft, gy.gamma if gy else 0.0, generator), source=None,
+                 indices=indices, float_cost=float_cost((T * d, gx), (T * K, gy)))
+
+

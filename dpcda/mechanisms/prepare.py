@@ -80,8 +80,8 @@ def fit_preprocessor(X, normalize, *, c: float | None, bounds=None, stats_mu: fl
     ``transform``, ``method`` and ``uses_private_statistics``, e.g. from
     :func:`dpcda.data.fit_normalizer`). ``c``: clip norm, or None for no clipping.
     ``"dp-center"`` (:mod:`dpcda.data.dp_normalize`) needs ``stats_mu``, the GDP parameter of
-    its one Gaussian release, which the caller must compose into its epsilon; ``rng`` is for
-    tests and experiments only.
+    its one Gaussian release, which the caller must compose into its epsilon; ``rng``: the
+    release's :class:`dpcda.randomness.SecureRandom`.
     """
     if isinstance(normalize, str):
         if normalize in DP_NORMALIZE_CHOICES:

@@ -113,7 +113,8 @@ class Release:
         ntxt = norm.get("method", "?") + (" (statistics from the private data, not covered by the "
                                           "guarantee)" if norm.get("statistics_from_private_data")
                                           else "")
-        return (f"{c.get('algorithm_title', c.get('algorithm'))} release of "
+        warn = ("SEEDED RELEASE: reproducible, NOT PRIVATE. " if p.get("seeded") else "")
+        return (f"{warn}{c.get('algorithm_title', c.get('algorithm'))} release of "
                 f"{c.get('dataset') or 'the input data'}: {self.n} samples x {self.X.shape[1]} "
                 f"features, {self.n_classes} classes (hard labels y, soft labels y_soft). "
                 f"epsilon = {eps}{head} at delta = {p.get('delta')} under the {acc} accountant"

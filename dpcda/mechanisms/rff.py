@@ -116,20 +116,28 @@ def matmul_dtype(precision: str, device, d: int):
 
 
 def class_embedding(X: np.ndarray, y: np.ndarray, K: int, W, *, device):
-    """``E`` (D x K) = ``(1/N) sum_i phi(x_i) onehot(y_i)^T`` in float64, in row chunks."""
+    """``E`` (D x K) = ``(1/N) sum_i phi(x_i) onehot(y_i)^T`` in float64, in row chunks.
+
+    The private path: the phases ``X W^T`` may be rounded (bfloat16/float32; any phase gives a
+    unit-norm feature), but cos, sin and the sum are float64, and the sum is scaled by
+    ``1 - max(2^-20, 4 N^2 2^-53)`` so that its rounding never lifts the sensitivity above
+    ``2 / N`` (docs/security.md)."""
     import torch
 
     N, D = len(X), 2 * W.shape[0]
-    rows = max(1, CHUNK_BYTES // (4 * (D + X.shape[1])))
+    rows = max(1, CHUNK_BYTES // (16 * (D + X.shape[1])))
     E = torch.zeros((D, K), dtype=torch.float64, device=device)
     with torch.no_grad():
         for s in range(0, N, rows):
             checkpoint()  # a running job's cancel / time limit takes effect between chunks
             xb = torch.from_numpy(np.ascontiguousarray(X[s:s + rows], dtype=np.float32)).to(device)
             yb = torch.from_numpy(y[s:s + rows]).to(device)
-            onehot = torch.nn.functional.one_hot(yb, K).to(torch.float32)
-            E += weighted_features(xb, W, onehot).to(torch.float64)
-    return E / (N * math.sqrt(W.shape[0]))
+            onehot = torch.nn.functional.one_hot(yb, K).to(torch.float64)
+            Z = (xb.to(W.dtype) @ W.T).to(torch.float64)
+            E[:D // 2] += torch.cos(Z).T @ onehot
+            E[D // 2:] += Z.sin_().T @ onehot
+    shrink = 1.0 - max(2.0 ** -20, 4.0 * float(N) ** 2 * 2.0 ** -53)
+    return E * (shrink / (N * math.sqrt(W.shape[0])))
 
 
 def make_generator_net(code_dim: int, K: int, d: int, hidden: tuple[int, ...], bounded: bool):

@@ -12,9 +12,9 @@ distinct; their order carries no meaning). No Python loop runs over the ``m`` ro
   membership kept in an ``m x n`` boolean mask); for ``l > n/2`` the complement, of size
   ``n - l``, is drawn instead and inverted.
 
-Uniform integers below a bound are ``floor(u * bound)`` with ``u`` a 53-bit uniform float, so
-their bias is at most ``n / 2**53`` (torch's own ``randint`` is modulo 2**32 for small ranges);
-see :func:`_below` for MPS.
+Every random integer is drawn on the host from the release's cryptographically secure source
+(:class:`~dpcda.randomness.secure.SecureRandom`, exactly uniform below its bound) and
+moved to the device; the device only gathers and compares.
 """
 
 from __future__ import annotations
@@ -23,27 +23,15 @@ import math
 
 from dpcda.mechanisms._torch import CHUNK_BYTES, cpu_threads
 
-# Use the float32-only integer construction (MPS's) on every device; tests set it on CPU.
-FLOAT32_ONLY = False
 
 def _below(bound, shape, gen, device):
-    """Uniform integers in ``[0, bound)`` (int64); ``bound`` an int or an int64 tensor that
-    broadcasts to ``shape``. ``floor(u * bound)`` with ``u`` a 53-bit uniform float (bias at
-    most ``bound / 2**53``); on MPS, which has no float64, a 40-bit integer built from two
-    float32 draws, times ``bound``, shifted right by 40 (bias at most ``bound / 2**40``; needs
-    ``bound < 2**23``)."""
+    """Exactly uniform integers in ``[0, bound)`` (an int64 tensor on ``device``); ``bound`` an
+    int or an integer array broadcasting to ``shape``."""
+    import numpy as np
     import torch
 
-    dev = torch.device(device)
-    if dev.type != "mps" and not FLOAT32_ONLY:
-        out = (torch.rand(shape, generator=gen, device=dev, dtype=torch.float64) * bound).long()
-    else:
-        hi = (torch.rand(shape, generator=gen, device=dev) * 2**24).long()
-        lo = (torch.rand(shape, generator=gen, device=dev) * 2**16).long()
-        out = ((hi * 2**16 + lo) * bound) >> 40
-    if isinstance(bound, int):
-        return out.clamp_(max=bound - 1)  # float rounding can reach bound itself
-    return torch.minimum(out, bound - 1, out=out)
+    b = bound if isinstance(bound, int) else np.asarray(bound, dtype=np.int64)
+    return torch.from_numpy(gen.below(b, shape)).to(device)
 
 
 def _all_distinct_probability(n: int, l: int) -> float:
@@ -71,15 +59,16 @@ def _floyd_mask(n: int, l: int, m: int, gen, device):
     ``t`` is already in the row's set. All candidates ``t`` are drawn before the loop, as flat
     positions in the mask, so that each step is three tensor operations.
     """
+    import numpy as np
     import torch
 
     mask = torch.zeros((m, n), dtype=torch.bool, device=device)
     flat = mask.view(-1)
     base = torch.arange(m, device=device) * n  # flat offset of each row
-    bound = torch.arange(n - l + 1, n + 1, device=device)  # j + 1 for each step
+    bound = np.arange(n - l + 1, n + 1, dtype=np.int64)  # j + 1 for each step
     pos = _below(bound[:, None], (l, m), gen, device)
     pos += base
-    fallback = base + (bound - 1)[:, None]  # flat position of j in each row
+    fallback = base + torch.from_numpy(bound - 1).to(device)[:, None]  # position of j per row
     with cpu_threads(1, device):
         for s in range(l):
             p = pos[s]
@@ -112,7 +101,8 @@ def subset_method(n: int, l: int) -> str:
 def sample_subsets(n: int, l: int, m: int, *, generator, device=None):
     """``m`` independent uniform ``l``-subsets of ``range(n)`` as an ``(m, l)`` int64 tensor.
 
-    ``generator`` is a ``torch.Generator`` on ``device`` (see :func:`make_generator`).
+    ``generator``: the release's :class:`~dpcda.randomness.secure.SecureRandom`;
+    ``device``: where the tensor goes (default cpu).
     """
     import torch
 
@@ -121,7 +111,7 @@ def sample_subsets(n: int, l: int, m: int, *, generator, device=None):
             raise ValueError(f"{name} must be an integer >= {lo}, got {name}={v!r}")
     if l > n:
         raise ValueError(f"l must be an integer in [1, {n}] (the set size n), got l={l}")
-    device = torch.device(device) if device is not None else generator.device
+    device = torch.device(device) if device is not None else torch.device("cpu")
     method = subset_method(n, l)
     if m == 0:
         return torch.empty((0, l), dtype=torch.long, device=device)

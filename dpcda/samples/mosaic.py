@@ -165,12 +165,12 @@ def mosaic_cells(table: np.ndarray, *, sigma_for: Callable[[int, float], float],
     """
     import torch
 
-    from dpcda.mechanisms._torch import make_generator
     from dpcda.mechanisms.mixing import mix_classwise
+    from dpcda.randomness import SecureRandom
 
     n = len(table)
     dev = torch.device("cpu")
-    gen = make_generator(dev, seed)
+    gen = SecureRandom(seed)
     zeros = np.zeros(n, dtype=np.int64)
     cells = []
     for l in (int(v) for v in ls if int(v) <= n):

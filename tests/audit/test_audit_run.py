@@ -9,6 +9,8 @@ import math
 import numpy as np
 import pytest
 
+from dpcda.randomness import SecureRandom
+
 from dpcda.audit import AuditSettings, claimed_epsilons, gdp_epsilon, run_audit
 from dpcda.audit.simulate import canary_table, run_trials
 from dpcda.privacy import ACCOUNTANTS, list_accountants
@@ -57,7 +59,7 @@ def test_the_kernel_moves_only_mixtures_with_the_canary():
     s = AuditSettings(l=2, sigma_x=1e-3, n_class=4, T_class=50, trials=20, statistic="sum")
     assert canary_table(s, False).ravel().tolist() == [-1.0] * 4
     assert canary_table(s, True).ravel().tolist() == [-1.0, -1.0, -1.0, 1.0]
-    g = torch.Generator().manual_seed(3)
+    g = SecureRandom(3)
     # With almost no noise the summed shift counts the mixtures that picked the canary:
     # 2c/l each, chosen with probability l/N_k = 1/2.
     sums = run_trials(s, True, 400, generator=g, device=torch.device("cpu"))

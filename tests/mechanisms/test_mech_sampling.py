@@ -10,14 +10,15 @@ import pytest
 import torch
 from scipy import stats
 
-from dpcda.mechanisms._torch import make_generator, resolve_device
+from dpcda.mechanisms._torch import resolve_device
 from dpcda.mechanisms.sampling import sample_subsets, subset_method
+from dpcda.randomness import SecureRandom
 
 P_MIN = 1e-4  # a correct sampler fails one of these checks with probability ~1e-4 per test
 
 
 def _draw(n, l, m, seed=0):
-    idx = sample_subsets(n, l, m, generator=make_generator("cpu", seed)).numpy()
+    idx = sample_subsets(n, l, m, generator=SecureRandom(seed)).numpy()
     assert idx.shape == (m, l) and idx.dtype == np.int64
     assert idx.min() >= 0 and idx.max() < n
     srt = np.sort(idx, axis=1)
@@ -40,15 +41,17 @@ def test_each_subset_equally_likely(n, l, method):
     assert stats.chisquare(counts).pvalue > P_MIN
 
 
-@pytest.mark.parametrize("n,l,method", [(60, 2, "rejection"), (8, 3, "floyd")])
-def test_float32_only_integer_path_is_uniform_too(monkeypatch, n, l, method):
-    """The construction used on MPS (no float64), exercised on CPU."""
-    import dpcda.mechanisms.sampling as sampling
-
-    monkeypatch.setattr(sampling, "FLOAT32_ONLY", True)
-    test_each_subset_equally_likely(n, l, method)
-    srt = _draw(6000, 40, 3000, seed=9)
-    assert stats.chisquare(np.bincount(srt.ravel(), minlength=6000)).pvalue > P_MIN
+@pytest.mark.parametrize("bound", [3, 5, 6000, 2 ** 33 + 7])
+def test_secure_integers_below_a_bound_are_exactly_uniform(bound):
+    """Rejection on masked words: no modulo bias even where the bound is just above a power of
+    two (the mask then rejects almost half the words)."""
+    rng = SecureRandom(bound)
+    v = rng.below(bound, 200_000)
+    assert v.dtype == np.int64 and v.min() >= 0 and v.max() < bound
+    bins = min(bound, 64)
+    counts = np.bincount((v * bins // bound).astype(np.int64), minlength=bins)
+    expected = np.diff(np.ceil(np.arange(bins + 1) * bound / bins)) / bound * len(v)
+    assert stats.chisquare(counts, expected).pvalue > P_MIN
 
 
 @pytest.mark.parametrize("n,l", [(6000, 3), (6000, 20), (300, 64), (300, 250)])
@@ -94,10 +97,10 @@ def test_chunked_floyd_matches_shape_and_law(monkeypatch):
 
 
 def test_seeded_generator_is_reproducible_and_unseeded_is_not():
-    a = sample_subsets(1000, 8, 50, generator=make_generator("cpu", 7))
-    b = sample_subsets(1000, 8, 50, generator=make_generator("cpu", 7))
-    c = sample_subsets(1000, 8, 50, generator=make_generator("cpu"))
-    d = sample_subsets(1000, 8, 50, generator=make_generator("cpu"))
+    a = sample_subsets(1000, 8, 50, generator=SecureRandom(7))
+    b = sample_subsets(1000, 8, 50, generator=SecureRandom(7))
+    c = sample_subsets(1000, 8, 50, generator=SecureRandom())
+    d = sample_subsets(1000, 8, 50, generator=SecureRandom())
     assert torch.equal(a, b)
     assert not torch.equal(c, d)
 
@@ -108,15 +111,15 @@ def test_seeded_generator_is_reproducible_and_unseeded_is_not():
                                       (dict(n=5, l=2, m=-1), "m must be an integer")])
 def test_bad_arguments(kw, match):
     with pytest.raises(ValueError, match=match):
-        sample_subsets(generator=make_generator("cpu", 0), **kw)
+        sample_subsets(generator=SecureRandom(0), **kw)
 
 
 def test_zero_samples_and_device_resolution():
-    out = sample_subsets(5, 2, 0, generator=make_generator("cpu", 0))
+    out = sample_subsets(5, 2, 0, generator=SecureRandom(0))
     assert tuple(out.shape) == (0, 2)
     assert resolve_device("cpu").type == "cpu"
     assert resolve_device(None).type in ("cpu", "cuda", "mps")
     with pytest.raises(ValueError, match="device"):
         resolve_device("not-a-device")
     with pytest.raises(ValueError, match="seed"):
-        make_generator("cpu", -1)
+        SecureRandom(-1)

@@ -1,0 +1,219 @@
+"""Gaussian noise that is safe in floating point: float64 from the secure source, on a public grid.
+
+``add_gaussian(values, sigma, source, bound=...)`` returns ``values + N(0, sigma^2)`` rounded to
+the nearest point of the public grid ``gamma Z`` (:func:`grid_for`: ``gamma`` a power of two with
+``sigma / gamma`` in [8, 16), coarser only where float32 storage needs it). Why and the proof
+(docs/security.md, "Floating point"):
+
+* Noise drawn and added in float32 (or float64) leaks through the set of representable outputs
+  (Mironov 2012; Jin et al., IEEE S&P 2022). Rounding the noisy value to a public grid far
+  coarser than float64's resolution makes the set of possible outputs the same for every input;
+  the released value is a post-processing of the ideal Gaussian mechanism up to the sampler's
+  error, which is bounded below.
+* Sampler: ``Z = +-Phi^-1(V / 2)`` with ``V`` uniform on a grid of 2^191 points (three 64-bit
+  words of ChaCha20, one bit of them the sign) and ``Phi^-1`` = ``scipy.special.ndtri`` (Cephes:
+  peak relative error 7.2e-16; bounded by :data:`NDTRI_REL_ERR`). The cell index is computed
+  as ``floor(a) + floor(frac + 1/2 + s Z)`` so no float error scales with the data's magnitude.
+* :func:`float_cost`: every cell of width ``gamma`` within :data:`TAIL_B` standard deviations
+  of the centre has a realised probability within a factor ``1 +- eta`` of the ideal rounded
+  Gaussian's; beyond, the mass is at most ``2 G(TAIL_B - 1)``. A release of ``n`` noisy values
+  is then ``(eps + eps_added, delta + delta_added)``-DP whenever the ideal mechanism is
+  ``(eps, delta)``-DP; the card records both terms.
+
+Released values are exact in float32 (``|value| < 2^24 gamma`` up to the clamp at that range,
+itself post-processing).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+import numpy as np
+
+#: Cells of the output grid per noise standard deviation: sigma / gamma in [GRID_MIN, 2 GRID_MIN).
+GRID_MIN = 8
+#: The bulk of the noise (in standard deviations) where the per-cell error bound is proved.
+TAIL_B = 14.0
+#: Bound on scipy.special.ndtri's relative error (Cephes documents a peak of 7.2e-16 on
+#: [0.125, 1] and 4.6e-16 on [3e-308, 0.135]; tests/mechanisms/test_noise.py checks it).
+NDTRI_REL_ERR = 1e-15
+_U = 2.0 ** -53  # unit roundoff of float64
+_MASK63 = np.uint64((1 << 63) - 1)
+_CHUNK = 1 << 20  # values per transform task
+_POOL: ThreadPoolExecutor | None = None
+
+
+@dataclass(frozen=True)
+class Grid:
+    """The public output grid ``gamma Z`` of one noise scale ``sigma`` (``gamma`` a power of 2)."""
+
+    sigma: float
+    gamma: float
+
+    @property
+    def s(self) -> float:
+        """Grid cells per standard deviation, ``sigma / gamma``."""
+        return self.sigma / self.gamma
+
+    def eta(self) -> float:
+        """Per-value bound on ``|realised / ideal - 1|`` for every cell in the bulk."""
+        s, h = self.s, self.gamma / self.sigma
+        spread = s * (NDTRI_REL_ERR * TAIL_B + 4 * _U) + 4 * _U * (s * TAIL_B + 2)
+        width = spread * h  # error band at each cell edge, in standard deviations
+        grid_v = 2.0 ** -190 / (h * _phi(TAIL_B + h))  # the uniform's own grid (2^-192 steps)
+        return 2.0 * spread * math.exp((TAIL_B + h) * (h + width)) + grid_v
+
+    def card(self) -> dict:
+        return {"sigma": self.sigma, "grid": self.gamma, "cells_per_sigma": self.s}
+
+
+def _phi(z: float) -> float:
+    return math.exp(-0.5 * z * z) / math.sqrt(2.0 * math.pi)
+
+
+def grid_for(sigma: float, bound: float, *, float32: bool = True) -> Grid:
+    """The public grid for noise ``sigma`` on values with ``|value| <= bound`` (both public).
+
+    ``gamma = 2^(floor(log2 sigma) - 3)``; with ``float32`` coarsened until
+    ``bound + TAIL_B sigma`` stays below ``2^24 gamma`` (every grid value then is a float32)."""
+    if not (sigma > 0 and math.isfinite(sigma)):
+        raise ValueError(f"sigma must be a finite number > 0, got sigma={sigma!r}")
+    if not (bound >= 0 and math.isfinite(bound)):
+        raise ValueError(f"bound must be a finite number >= 0, got bound={bound!r}")
+    e = math.floor(math.log2(sigma)) - int(math.log2(GRID_MIN))
+    top = bound + (TAIL_B + 1.0) * sigma
+    if float32:
+        e = max(e, math.ceil(math.log2(top)) - 24)
+    elif top / 2.0 ** e >= 2.0 ** 52:
+        raise ValueError(f"sigma={sigma:g} is too small for values up to {bound:g}: the grid "
+                         "would exceed float64's exact integers")
+    return Grid(sigma=float(sigma), gamma=math.ldexp(1.0, e))
+
+
+def standard_normal_from(words: np.ndarray) -> np.ndarray:
+    """Standard normals (float64) from a ``(3, n)`` uint64 array of random words."""
+    from scipy.special import ndtri
+
+    v = (words[0] & _MASK63).astype(np.float64)
+    v *= 2.0 ** -63
+    v += words[1].astype(np.float64) * 2.0 ** -127
+    v += (words[2].astype(np.float64) + 0.5) * 2.0 ** -191
+    v *= 0.5
+    z = ndtri(v, out=v)  # < 0 here: -|Z|
+    return np.negative(z, out=z, where=(words[0] >> np.uint64(63)) == 0)
+
+
+def standard_normal(source, n: int) -> np.ndarray:
+    """``n`` standard normals (float64) from a :class:`~dpcda.randomness.secure.SecureRandom`."""
+    words = source.words((3, int(n)))
+    out = np.empty(int(n))
+
+    def task(a, b):
+        out[a:b] = standard_normal_from(words[:, a:b])
+
+    _parallel(task, int(n))
+    return out
+
+
+def _round_noisy(q: np.ndarray, words: np.ndarray, s: float, limit: float) -> np.ndarray:
+    """Grid index of ``q + s Z`` (``q`` the values in grid units), clamped to ``+-limit``."""
+    z = standard_normal_from(words)
+    a = np.floor(q)
+    t = q - a  # exact
+    t += 0.5
+    z *= s
+    t += z
+    np.floor(t, out=t)
+    t += a
+    return np.clip(t, -limit, limit, out=t)
+
+
+def add_gaussian(values, sigma: float, source, *, bound: float, float32: bool = True,
+                 grid: Grid | None = None) -> np.ndarray:
+    """``values + N(0, sigma^2)`` element-wise, rounded to the public grid (float64 array of
+    grid values; exact in float32 when ``float32``). ``sigma = 0`` returns the values as they
+    are (the non-private setting). ``bound``: a public bound on ``|values|``."""
+    x = np.asarray(values)
+    if x.dtype != np.float64:  # a private value rounded to float32 first would leak its rounding
+        raise TypeError(f"private values must be float64 before noise is added, got {x.dtype}")
+    if sigma == 0:
+        return x.copy()
+    g = grid if grid is not None else grid_for(sigma, bound, float32=float32)
+    limit = 2.0 ** 24 - 1 if float32 else 2.0 ** 52
+    flat = x.reshape(-1)
+    words = source.words((3, flat.size))
+    out = np.empty(flat.size)
+    inv, s = 1.0 / g.gamma, g.s
+
+    def task(a, b):
+        out[a:b] = _round_noisy(flat[a:b] * inv, words[:, a:b], s, limit)
+
+    _parallel(task, flat.size)
+    out *= g.gamma
+    return out.reshape(x.shape)
+
+
+def _parallel(task, n: int) -> None:
+    """Run ``task(a, b)`` over ``[0, n)`` in chunks on a small thread pool (numpy and scipy's
+    element-wise kernels release the GIL; the random words were drawn before, in order)."""
+    global _POOL
+    spans = [(a, min(n, a + _CHUNK)) for a in range(0, n, _CHUNK)]
+    if len(spans) <= 1:
+        for a, b in spans:
+            task(a, b)
+        return
+    if _POOL is None:
+        _POOL = ThreadPoolExecutor(max_workers=max(1, min(4, os.cpu_count() or 1)),
+                                   thread_name_prefix="dpcda-noise")
+    for f in [_POOL.submit(task, a, b) for a, b in spans]:
+        f.result()
+
+
+@dataclass(frozen=True)
+class FloatCost:
+    """What floating point adds to a release's guarantee (docs/security.md, "Floating point")."""
+
+    n_values: int
+    eta: float
+    tail: float
+
+    def __add__(self, other: "FloatCost") -> "FloatCost":
+        return FloatCost(self.n_values + other.n_values, max(self.eta, other.eta),
+                         max(self.tail, other.tail))
+
+    @property
+    def epsilon_added(self) -> float:
+        return self.n_values * math.log1p(2 * self.eta / (1 - self.eta))
+
+    def delta_added(self, epsilon: float | None, delta: float) -> float:
+        """For a mechanism whose ideal version is ``(epsilon, delta)``-DP."""
+        if epsilon is None or not math.isfinite(epsilon):
+            return 0.0
+        ea = self.epsilon_added
+        grow = math.expm1(self.n_values * math.log1p(self.eta)) * delta
+        with np.errstate(over="ignore"):
+            far = self.n_values * self.tail * (1.0 + math.exp(min(epsilon + ea, 700.0)))
+        return float(grow + far)
+
+    def card(self, epsilon: float | None, delta: float) -> dict:
+        return {"method": "float64 Gaussian (inverse CDF of a 191-bit ChaCha20 uniform), rounded "
+                          "to a public power-of-two grid",
+                "noisy_values": int(self.n_values), "epsilon_added": self.epsilon_added,
+                "delta_added": self.delta_added(epsilon, delta)}
+
+
+def float_cost(*parts: tuple[int, Grid | None]) -> FloatCost:
+    """The cost of releasing ``n`` grid-rounded values for each ``(n, grid)`` part (grid None:
+    no noise, no cost). ``eta``: the largest per-value bound; ``tail``: the bulk's complement."""
+    live = [(int(n), g) for n, g in parts if g is not None and n > 0]
+    if not live:
+        return FloatCost(0, 0.0, 0.0)
+    n = sum(k for k, _ in live)
+    eta = max(g.eta() for _, g in live)
+    from scipy.special import ndtr
+
+    tail = 2.0 * float(ndtr(-(TAIL_B - 1.0)))
+    return FloatCost(n_values=n, eta=eta, tail=tail)
