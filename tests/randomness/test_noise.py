@@ -1,0 +1,99 @@
+"""Floating-point-safe Gaussian noise: the sampler's law, the public grid and the stated cost."""
+
+from __future__ import annotations
+
+import math
+
+import mpmath
+import numpy as np
+import pytest
+from scipy import stats
+from scipy.special import ndtri
+
+from normal_law import check_standard_normal
+
+from dpcda.randomness import SecureRandom, add_gaussian, float_cost, grid_for
+from dpcda.randomness.noise import NDTRI_REL_ERR, TAIL_B, standard_normal
+
+N_DRAWS = 1_000_000
+
+
+def test_standard_normals_have_the_normal_law():
+    check_standard_normal(standard_normal(SecureRandom(seed=1), N_DRAWS))
+
+
+def test_grid_rounded_noise_is_the_rounded_gaussian():
+    """Released values sit on the public grid; jittered within their cell they follow the cell-
+    averaged N(mu, sigma^2) (variance sigma^2 + gamma^2 / 12) for any centre mu."""
+    rng = np.random.default_rng(0)
+    sigma = 0.37
+    mu = rng.uniform(-1, 1, N_DRAWS)
+    g = grid_for(sigma, 1.0)
+    out = add_gaussian(mu, sigma, SecureRandom(seed=2), bound=1.0)
+    k = out / g.gamma
+    assert np.array_equal(k, np.round(k))  # on the grid
+    assert np.array_equal(out.astype(np.float32).astype(np.float64), out)  # exact in float32
+    jitter = rng.uniform(-0.5, 0.5, N_DRAWS) * g.gamma
+    check_standard_normal((out + jitter - mu) / sigma, extra_var=(g.gamma / sigma) ** 2 / 12)
+
+
+def test_the_set_of_possible_outputs_does_not_depend_on_the_input():
+    """The float attack reads which outputs are representable: with the grid, neighbouring
+    inputs a hair apart land on the very same lattice."""
+    sigma = 0.25
+    g = grid_for(sigma, 1.0)
+    a = add_gaussian(np.full(50_000, 0.1), sigma, SecureRandom(seed=3), bound=1.0)
+    b = add_gaussian(np.full(50_000, 0.1 + 1e-12), sigma, SecureRandom(seed=4), bound=1.0)
+    for v in (a, b):
+        assert np.all(np.mod(v, g.gamma) == 0.0)
+    assert g.gamma == 2.0 ** (math.floor(math.log2(sigma)) - 3)  # depends on sigma alone
+    assert 8 <= g.s < 16
+
+
+def test_private_values_must_be_float64():
+    with pytest.raises(TypeError, match="float64"):
+        add_gaussian(np.zeros(4, dtype=np.float32), 1.0, SecureRandom(seed=1), bound=1.0)
+
+
+def test_zero_sigma_is_the_identity():
+    x = np.linspace(-1, 1, 7)
+    assert np.array_equal(add_gaussian(x, 0.0, SecureRandom(seed=1), bound=1.0), x)
+
+
+def test_float32_storage_coarsens_the_grid_only_for_tiny_sigma():
+    assert grid_for(0.25, 1.0).s >= 8
+    tiny = grid_for(1e-7, 1.0)  # 1 + 15 sigma must stay below 2^24 gamma
+    assert (1.0 + 15e-7) < 2 ** 24 * tiny.gamma
+    with pytest.raises(ValueError, match="sigma"):
+        grid_for(0.0, 1.0)
+    with pytest.raises(ValueError, match="bound"):
+        grid_for(1.0, -1.0)
+
+
+def test_ndtri_is_as_accurate_as_the_proof_assumes():
+    """The proof's one assumption about the float routine: ndtri's relative error on (0, 1/2]
+    down to the smallest probability the sampler reaches (2^-192) is below NDTRI_REL_ERR."""
+    mpmath.mp.dps = 130  # 1 - 2p keeps its digits down to p = 1e-57
+    ps = np.concatenate([np.logspace(-57, math.log10(0.5), 1500),
+                         SecureRandom(seed=9).random(500) * 0.5 + 1e-300])
+    worst = 0.0
+    for p in ps:
+        exact = -mpmath.sqrt(2) * mpmath.erfinv(1 - 2 * mpmath.mpf(float(p)))
+        got = float(ndtri(float(p)))
+        if exact != 0:
+            worst = max(worst, abs(float((got - exact) / exact)))
+    assert worst < NDTRI_REL_ERR, worst
+
+
+def test_float_cost_is_small_and_grows_with_the_release():
+    g = grid_for(0.25, 1.0)
+    assert 0 < g.eta() < 5e-12
+    mnist = float_cost((60_000 * 784, g), (60_000 * 10, grid_for(0.25, 1.0)))
+    digits = float_cost((1_797 * 64, g))
+    assert digits.epsilon_added < mnist.epsilon_added < 1e-3
+    assert mnist.delta_added(10.0, 1e-5) < 1e-8
+    # beyond the bulk the tail is astronomically small
+    assert mnist.tail == pytest.approx(2 * stats.norm.sf(TAIL_B - 1), rel=1e-6)
+    card = mnist.card(10.0, 1e-5)
+    assert card["noisy_values"] == 60_000 * 794 and card["epsilon_added"] == mnist.epsilon_added
+    assert float_cost((10, None)).n_values == 0
