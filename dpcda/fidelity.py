@@ -272,9 +272,39 @@ def real_in_release_space(dataset, card: dict, preprocess=None) -> tuple[np.ndar
     return X, how
 
 
+def check_release(release, dataset) -> None:
+    """``ValueError`` unless the release has rows, finite features and labels in
+    ``0..K-1`` (K: the dataset's classes), one label per row."""
+    X, y = np.asarray(release.X), np.asarray(release.y)
+    if X.ndim != 2 or X.shape[0] == 0 or X.shape[1] == 0:
+        raise ValueError(f"the release must have at least one row and one feature (X of shape "
+                         f"N x d), got X of shape {X.shape}")
+    if not np.issubdtype(X.dtype, np.number) or not np.isfinite(X).all():
+        bad = int(np.count_nonzero(~np.isfinite(X))) if np.issubdtype(X.dtype, np.number) else X.size
+        raise ValueError(f"the release's features X must be finite numbers, got {bad} of "
+                         f"{X.size} values that are not (NaN, inf or not a number)")
+    K = len(dataset.class_names)
+    if y.ndim != 1 or len(y) != len(X):
+        raise ValueError(f"the release's labels y must be one per row ({len(X)}), got y of shape "
+                         f"{y.shape}")
+    if not (np.issubdtype(y.dtype, np.integer) or (
+            np.issubdtype(y.dtype, np.floating) and np.isfinite(y).all()
+            and np.array_equal(y, np.round(y)))):
+        raise ValueError(f"the release's labels y must be integers in 0..{K - 1}, got dtype "
+                         f"{y.dtype}")
+    if y.size and (y.min() < 0 or y.max() >= K):
+        raise ValueError(f"the release's labels y must be in 0..{K - 1} ({dataset.name} has {K} "
+                         f"classes), got labels {int(y.min())}..{int(y.max())}")
+
+
 def release_fidelity(release, dataset, *, preprocess=None):
     """:class:`TabularFidelity` (tables) or :class:`ImageFidelity` (images) of a release of
-    ``dataset`` against its real test split (see :func:`real_in_release_space`)."""
+    ``dataset`` against its real test split (see :func:`real_in_release_space`).
+
+    A release that cannot be compared raises ``ValueError``: no rows, features that are not
+    finite numbers (a NaN-filled file), labels outside ``0..K-1`` for the dataset's K
+    classes."""
+    check_release(release, dataset)
     Xr, how = real_in_release_space(dataset, release.card, preprocess)
     if release.X.shape[1] != Xr.shape[1]:
         raise ValueError(f"the release has {release.X.shape[1]} features but {dataset.name} has "

@@ -31,6 +31,7 @@ def _cmd_fidelity(args) -> int:
     from dpcda.fidelity import TabularFidelity, release_fidelity
     from dpcda.mechanisms import load_npz
 
+    _check_files(args.release)
     rel = load_npz(args.release)
     ds = load_dataset(args.dataset, data_dir=args.data_dir)
     card_ds = rel.card.get("dataset") or (rel.card.get("data") or {}).get("dataset")
@@ -51,3 +52,24 @@ def _cmd_fidelity(args) -> int:
     for w in rep.warnings:
         print(f"warning [{w.code}]: {w.text}")
     return 0
+
+
+MAX_CARD_BYTES = 16 << 20  # a data card is a few KB of JSON
+
+
+def _check_files(release: str) -> None:
+    """Before anything is read: the release's arrays within the limits of
+    :mod:`dpcda.data.array_limits` (by their headers), its card a plausible size."""
+    from pathlib import Path
+
+    from dpcda.data.array_limits import check_arrays
+
+    npz = Path(release)
+    npz = npz if npz.suffix == ".npz" else npz.with_name(npz.name + ".npz")  # as load_npz
+    if not npz.is_file():
+        return  # load_npz says "no release file"
+    check_arrays(npz, what=f"--release {str(npz)!r}")
+    card = npz.with_suffix(".json")
+    if card.is_file() and card.stat().st_size > MAX_CARD_BYTES:
+        raise ValueError(f"--release's data card {str(card)!r} is {card.stat().st_size:,} bytes; "
+                         f"a data card is at most {MAX_CARD_BYTES:,} bytes")

@@ -133,14 +133,14 @@ def _params(args) -> dict:
 
 
 def _cmd_generate(args) -> int:
-    from pathlib import Path
+    from dpcda.cli.outpath import check_out
+    from dpcda.jobs.preflight import check_numbers
 
     kw = _params(args)
-    out = Path(args.out)
-    if out.suffix != ".npz":
-        raise ValueError(f"--out must end in .npz, got {args.out!r}")
-    if not out.parent.is_dir():
-        raise ValueError(f"--out: the folder {str(out.parent)!r} does not exist")
+    check_numbers(epsilon=args.epsilon, sigma_x=args.sigma_x, sigma_y=args.sigma_y, c=args.c,
+                  T=args.T)
+    out = check_out(args.out, suffix=".npz")  # before any work: a folder, a read-only place
+    check_out(out.with_suffix(".json"), option="--out's data card")
     from dpcda.data import load_dataset
     from dpcda.mechanisms import denoise, generate_from_dataset, save_npz
 
@@ -150,7 +150,7 @@ def _cmd_generate(args) -> int:
     rel = generate_from_dataset(ds, args.mechanism, **kw)
     if args.denoise is not None:
         rel = denoise(rel, sigma=args.denoise)
-    npz, card = save_npz(rel, out)
+    npz, card = _save(save_npz, rel, out)
     print(rel.summary())
     print(f"Wrote {npz} (arrays X {list(rel.X.shape)}, y {list(rel.y.shape)}, y_soft "
           f"{list(rel.y_soft.shape)}{', ' + ', '.join(rel.extras) if rel.extras else ''}) and "
@@ -162,3 +162,24 @@ def _mech_params(args) -> tuple[str, ...]:
     from dpcda.mechanisms import MECHANISMS
 
     return MECHANISMS.get(args.mechanism).param_names
+
+
+def _save(save_npz, rel, out):
+    """Write the release and its card into a fresh folder beside ``out``, then rename both
+    into place: a failure (a full disk) leaves neither half-written. OSError: one line."""
+    import os
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    from dpcda.cli.outpath import translated
+
+    with translated(out):
+        tmp = Path(tempfile.mkdtemp(prefix=f".{out.stem}.", dir=out.parent))
+        try:
+            npz, card = (Path(p) for p in save_npz(rel, tmp / out.name))
+            os.replace(card, out.with_name(card.name))
+            os.replace(npz, out.with_name(npz.name))
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+    return out.with_name(npz.name), out.with_name(card.name)

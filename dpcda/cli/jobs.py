@@ -149,6 +149,9 @@ def register(subparsers) -> None:
     s.add_argument("--stall-after", type=_positive_float("--stall-after"), metavar="SECONDS",
                    help="a job whose progress counter does not move for this long is stalled: "
                         "requeued once, then failed (default 600)")
+    s.add_argument("--max-attempts", type=_int_at_least("--max-attempts", 1), metavar="N",
+                   help="times a job is started before it fails for good when its worker dies "
+                        "or it stalls (default 2)")
     s.add_argument("--quiet", action="store_true", help="no per-job lines on stderr")
     _executor_args(s)
     s.set_defaults(handler=_sweep)
@@ -269,11 +272,16 @@ def _sweep(args) -> int:
         ls = [l for l in parse_ls(DEFAULT_LS) if max_l is None or l <= max_l] if mixes else [1]
     else:
         ls = parse_ls(args.ls, max_l=max_l, what=what)
+    if args.out:  # before anything is queued, not after every job has run
+        from dpcda.cli.outpath import check_out
+
+        check_out(args.out)
     executor = _executor(args)  # no ray package: exit 2 before anything is queued
     store = JobStore(args.db)
     sweep_id = submit_sweep(store, _base_config(args), epsilons=epsilons, sigmas=sigmas, ls=ls,
                             Ts=Ts, runs=args.runs, x=args.x, name=args.name, force=args.force,
-                            time_limit=args.time_limit, stall_after=args.stall_after)
+                            time_limit=args.time_limit, stall_after=args.stall_after,
+                            max_attempts=args.max_attempts)
     jobs = store.jobs(sweep_id=sweep_id)
     reused = sum(j.reused_from is not None for j in jobs)
     print(f"sweep {sweep_id}: {len(jobs)} job(s), {reused} reused from earlier results; store "
@@ -332,7 +340,9 @@ def _sweep(args) -> int:
           f"model per point: {', '.join(f'{e}: {m}' for e, m in models.items())}")
     print(format_table(table))
     if args.out:
-        table.to_csv(args.out, index=False)
+        from dpcda.cli.outpath import write_atomic
+
+        write_atomic(args.out, lambda tmp: table.to_csv(tmp, index=False))
         print(f"wrote {args.out}", file=sys.stderr)
     bad = [j for j in store.jobs(sweep_id=sweep_id) if j.status != "done"]
     for j in bad:

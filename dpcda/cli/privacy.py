@@ -115,6 +115,15 @@ def _setting(args) -> dict:
             and n is None:
         n = sum(counts)
     T = args.T if args.T is not None else (n if n is not None else sum(counts))
+    from dpcda.checks import check_int
+    from dpcda.jobs.preflight import T_MAX, check_numbers
+
+    # Beyond these ranges the accountants' arithmetic overflows (one line, not a traceback).
+    check_numbers(c=args.c, T=T, sigma_x=getattr(args, "sigma_x", None),
+                  sigma_y=getattr(args, "sigma_y", None),
+                  epsilon=getattr(args, "epsilon", None))
+    if n is not None:
+        check_int("n", n, 1, T_MAX)
     return dict(c=args.c, T=T, delta=args.delta, n=n,
                 class_counts=tuple(counts) if counts else None, d_x=d_x, d_y=d_y,
                 allocation=args.allocation)

@@ -6,7 +6,10 @@
 - **NPZ**: ``numpy.savez`` file with ``X`` (N x d, or N x H x W / N x C x H x W images, which are
   flattened and keep their shape) and ``y`` (N labels). Pickled object arrays are refused.
 - At most :data:`MAX_UPLOAD_BYTES` (200 MB, Streamlit's default upload limit) and
-  :data:`MAX_CLASSES` classes. Cells must be finite numbers (no NaN, inf or text); each class
+  :data:`MAX_CLASSES` classes. An NPZ's arrays are also bounded by what their headers declare
+  (shape x itemsize, read before anything is unpacked; :mod:`dpcda.data.array_limits`: 2 GiB
+  and 2**28 values), so a small file of compressed zeros or a lying header is refused.
+  Cells must be finite numbers (no NaN, inf or text); each class
   needs at least 2 rows.
 - Labels are mapped to ``0..K-1`` in sorted order (numeric labels numerically); the original
   values become ``class_names``.
@@ -122,6 +125,9 @@ def parse_csv(data: bytes) -> tuple[np.ndarray, np.ndarray, tuple[str, ...] | No
 
 
 def parse_npz(data: bytes) -> tuple[np.ndarray, np.ndarray, tuple[int, ...] | None]:
+    from dpcda.data.array_limits import check_arrays
+
+    check_arrays(data, what="NPZ upload")  # by the headers, before anything is unpacked
     try:
         with np.load(io.BytesIO(data), allow_pickle=False) as z:
             missing = [k for k in ("X", "y") if k not in z.files]

@@ -107,18 +107,25 @@ def default_x(*, n_privacy: int, n_l: int, n_T: int, fixed_sigma: bool) -> str:
 def submit_sweep(db, base: dict, *, epsilons: Iterable[float] | None = None, ls: Iterable[int],
                  runs: int, sigmas: Iterable[float] | None = None, Ts: Iterable[int] | None = None,
                  x: str | None = None, name: str | None = None, force: bool = False,
-                 time_limit: float | None = None, stall_after: float | None = None) -> int:
+                 time_limit: float | None = None, stall_after: float | None = None,
+                 max_attempts: int | None = None) -> int:
     """Queue a sweep of ``experiment`` jobs; returns the sweep id. Grid points already computed
-    with an identical configuration are linked, not rerun (unless ``force``).
+    with an identical configuration are linked, not rerun (unless ``force``). Every grid point
+    is checked first (:func:`dpcda.jobs.preflight.check_grid`): one refused point queues
+    nothing.
 
     ``x`` records the axis the sweep is about (one of :data:`AXES`; default :func:`default_x`).
     ``time_limit`` / ``stall_after``: seconds each job may run / go without progress (see
-    :meth:`dpcda.jobs.JobStore.submit`; None: the defaults).
+    :meth:`dpcda.jobs.JobStore.submit`; None: the defaults); ``max_attempts``: how many times a
+    job is started before it fails for good (None: the store's default, 2).
     """
     epsilons = None if epsilons is None else list(epsilons)
     sigmas = None if sigmas is None else list(sigmas)
     ls, Ts = list(ls), (list(Ts) if Ts else None)
     configs = grid_configs(base, epsilons=epsilons, sigmas=sigmas, ls=ls, Ts=Ts, runs=runs)
+    from dpcda.jobs.preflight import check_grid
+
+    check_grid(configs)  # what generate refuses is refused here, before anything is queued
     values = epsilons if epsilons is not None else sigmas
     if x is None:
         x = default_x(n_privacy=len(values), n_l=len(ls), n_T=len(Ts or [None]),
@@ -139,6 +146,8 @@ def submit_sweep(db, base: dict, *, epsilons: Iterable[float] | None = None, ls:
         sweep_config["Ts"] = Ts
     limits = {k: v for k, v in (("time_limit", time_limit), ("stall_after", stall_after)) if v is not None}
     sweep_config.update(limits)
+    if max_attempts is not None:
+        limits["max_attempts"] = max_attempts
     return _store(db).create_sweep(name, sweep_config, [("experiment", c) for c in configs], force=force,
                                    **limits)
 

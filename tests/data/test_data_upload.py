@@ -140,3 +140,56 @@ def test_csv_header_names_the_features_and_reaches_the_release_csv():
     assert to_csv_bytes(rel).decode().startswith("label,x0,x1,x2,x3\n")
     with pytest.raises(ValueError, match="feature_names must have 4 entries"):
         to_csv_bytes(rel, feature_names=("a",))
+
+
+# --- bounded by what the headers declare (issue 18, item 2) ---------------------------------
+
+
+def _lying_npz(shape=(2**40,), descr="<f8") -> bytes:
+    """An NPZ whose X header claims ``shape`` (8 TiB by default) over a few bytes of data."""
+    import zipfile
+
+    head = io.BytesIO()
+    np.lib.format.write_array_header_1_0(head, {"descr": descr, "fortran_order": False,
+                                                "shape": shape})
+    y = io.BytesIO()
+    np.save(y, np.zeros(8, np.int64))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as z:
+        z.writestr("X.npy", head.getvalue() + b"\0" * 64)
+        z.writestr("y.npy", y.getvalue())
+    return out.getvalue()
+
+
+def test_an_npy_header_claiming_8_tib_is_refused_before_allocating():
+    with pytest.raises(ValueError, match=r"too large once unpacked.*X \[1099511627776\] float64"
+                                         r".*limit 2 GiB"):
+        load_upload(_lying_npz(), "huge.npz")
+
+
+def test_deflated_zeros_are_refused_by_declared_size_not_compressed_size():
+    """1.5 MB of compressed zeros declaring 1.5 GiB (400 M values, over the 2**28 limit): refused
+    from the headers, in well under the time unpacking takes."""
+    import time
+
+    buf = io.BytesIO()
+    np.savez_compressed(buf, X=np.zeros((100_000, 4_000), np.float32), y=np.zeros(100_000, np.int64))
+    data = buf.getvalue()
+    assert len(data) < 3 * 2**20
+    t0 = time.perf_counter()
+    with pytest.raises(ValueError, match=r"400,100,000 values.*268,435,456 values"):
+        load_upload(data, "zeros.npz")
+    assert time.perf_counter() - t0 < 1.0
+
+
+def test_declared_limits_count_every_member_and_refuse_pickles(monkeypatch):
+    import dpcda.data.array_limits as limits
+
+    monkeypatch.setattr(limits, "MAX_ARRAY_BYTES", 1000)
+    X = np.zeros((20, 5), np.float64)  # 800 bytes
+    ok = _npz(X=X, y=np.arange(20) % 2)  # + 160 bytes: 960, within 1000
+    assert load_upload(ok, "ok.npz").n_train > 0
+    with pytest.raises(ValueError, match="too large once unpacked"):
+        load_upload(_npz(X=X, y=np.arange(20) % 2, extra=np.zeros(10)), "extra.npz")
+    with pytest.raises(ValueError, match="Python objects"):
+        load_upload(_lying_npz(shape=(3,), descr="|O"), "objects.npz")

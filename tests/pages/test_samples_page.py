@@ -347,3 +347,26 @@ def test_a_published_headline_is_labelled_not_a_bound():
              if c.value.startswith(f"The `{DEFAULT_ACCOUNTANT}` accountant gives")]
     ratio = float(re.search(r"\(([0-9.]+)× the headline", valid[0]).group(1))
     assert ratio > 0 and NOT_A_BOUND not in valid[0]  # the valid bound beside it, no caveat
+
+
+def test_an_upload_whose_headers_declare_too_much_is_one_message():
+    """An NPZ whose X header claims 8 TiB: the page shows the library's refusal (no
+    MemoryError, no traceback) and stops."""
+    head = io.BytesIO()
+    np.lib.format.write_array_header_1_0(head, {"descr": "<f8", "fortran_order": False,
+                                                "shape": (2**40,)})
+    y = io.BytesIO()
+    np.save(y, np.zeros(8, np.int64))
+    data = io.BytesIO()
+    with zipfile.ZipFile(data, "w") as z:
+        z.writestr("X.npy", head.getvalue() + b"\0" * 64)
+        z.writestr("y.npy", y.getvalue())
+    at = page()
+    at.selectbox(key="samples_dataset").set_value("upload")
+    run(at)
+    at.file_uploader(key="samples_upload").set_value(("huge.npz", data.getvalue(),
+                                                      "application/octet-stream"))
+    run(at)
+    assert not at.exception, at.exception
+    (error,) = at.error
+    assert "Upload rejected" in error.value and "too large once unpacked" in error.value
