@@ -52,10 +52,16 @@ def parse_idx(data: bytes, *, what: str = "IDX data") -> np.ndarray:
 def read_idx(path: Path) -> np.ndarray:
     raw = Path(path).read_bytes()
     if raw[:2] == b"\x1f\x8b":  # gzip magic, whatever the suffix
-        try:
-            raw = zlib.decompress(raw, 16 + zlib.MAX_WBITS)
+        from dpcda.data.array_limits import MAX_ARRAY_BYTES
+
+        try:  # never more than the limit unpacked (a small file may inflate to gigabytes)
+            unpack = zlib.decompressobj(16 + zlib.MAX_WBITS)
+            raw = unpack.decompress(raw, MAX_ARRAY_BYTES + 1)
         except zlib.error as e:
             raise ValueError(f"{path}: corrupt gzip file ({e})") from None
+        if len(raw) > MAX_ARRAY_BYTES:
+            raise ValueError(f"{path}: unpacks to more than {MAX_ARRAY_BYTES / 2**30:g} GiB "
+                             "(limit dpcda.data.array_limits.MAX_ARRAY_BYTES)")
     return parse_idx(raw, what=str(path))
 
 

@@ -334,3 +334,21 @@ def test_download_fallback_lands_in_cache(isolated, tiny_data_dir, monkeypatch):
     assert ds.source.startswith("downloaded by torchvision into ")
     assert str(isolated / "cache" / "FashionMNIST" / "raw") in ds.source
     assert ds.class_counts == IDX_TRAIN_COUNTS
+
+
+def test_a_gzip_idx_file_is_unpacked_only_up_to_the_limit(tmp_path, monkeypatch):
+    """A small .gz that inflates past the array limit is refused without unpacking it all
+    (issue 18, item 2: every file the CLI loads is bounded)."""
+    import dpcda.data.array_limits as limits
+    from dpcda.data.idx import read_idx
+
+    monkeypatch.setattr(limits, "MAX_ARRAY_BYTES", 1 << 20)
+    header = bytes([0, 0, 8, 1]) + (4 << 20).to_bytes(4, "big")  # 4 MiB of uint8, ndim 1
+    path = tmp_path / "bomb-idx1-ubyte.gz"
+    path.write_bytes(gzip.compress(header + bytes(4 << 20)))
+    assert path.stat().st_size < 64 << 10
+    with pytest.raises(ValueError, match=r"unpacks to more than 0.00097\d* GiB"):
+        read_idx(path)
+    small = tmp_path / "ok-idx1-ubyte.gz"
+    small.write_bytes(gzip.compress(bytes([0, 0, 8, 1]) + (3).to_bytes(4, "big") + b"\x01\x02\x03"))
+    assert read_idx(small).tolist() == [1, 2, 3]
