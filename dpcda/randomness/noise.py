@@ -10,8 +10,9 @@ the nearest point of the public grid ``gamma Z`` (:func:`grid_for`: ``gamma`` a 
   coarser than float64's resolution makes the set of possible outputs the same for every input;
   the released value is a post-processing of the ideal Gaussian mechanism up to the sampler's
   error, which is bounded below.
-* Sampler: ``Z = +-Phi^-1(V / 2)`` with ``V`` uniform on a grid of 2^191 points (three 64-bit
-  words of ChaCha20, one bit of them the sign) and ``Phi^-1`` = ``scipy.special.ndtri`` (Cephes:
+* Sampler: ``Z = +-Phi^-1(V / 2)`` with ``V`` uniform on a grid of 2^127 points (two 64-bit
+  words of ChaCha20, one bit of them the sign), refined to 2^191 points by a third word where
+  ``V < 2^-23`` and ``Phi^-1`` = ``scipy.special.ndtri`` (Cephes:
   peak relative error 7.2e-16; bounded by :data:`NDTRI_REL_ERR`). The cell index is computed
   as ``floor(a) + floor(frac + 1/2 + s Z)`` so no float error scales with the data's magnitude.
 * :func:`float_cost`: every cell of width ``gamma`` within :data:`TAIL_B` standard deviations
@@ -61,7 +62,7 @@ class Grid:
     def eta(self) -> float:
         """Per-value bound on ``|realised / ideal - 1|`` for every cell in the bulk."""
         s, h = self.s, self.gamma / self.sigma
-        spread = s * (NDTRI_REL_ERR * TAIL_B + 4 * _U) + 4 * _U * (s * TAIL_B + 2)
+        spread = s * (NDTRI_REL_ERR * TAIL_B + 8 * _U) + 4 * _U * (s * TAIL_B + 2)
         width = spread * h  # error band at each cell edge, in standard deviations
         grid_v = 2.0 ** -190 / (h * _phi(TAIL_B + h))  # the uniform's own grid (2^-192 steps)
         return 2.0 * spread * math.exp((TAIL_B + h) * (h + width)) + grid_v
@@ -93,49 +94,78 @@ def grid_for(sigma: float, bound: float, *, float32: bool = True) -> Grid:
     return Grid(sigma=float(sigma), gamma=math.ldexp(1.0, e))
 
 
-def standard_normal_from(words: np.ndarray) -> np.ndarray:
-    """Standard normals (float64) from a ``(3, n)`` uint64 array of random words."""
+def _half_uniform(words: np.ndarray) -> np.ndarray:
+    """``V / 2`` (float64) from a ``(2, n)`` uint64 block: ``V = A 2^-63 + (B + 1/2) 2^-127``,
+    ``A`` the first word's low 63 bits, ``B`` the second word (see :func:`_deepen`)."""
+    v = (words[0] & _MASK63).astype(np.float64)
+    v *= 2.0 ** -64
+    t = words[1].astype(np.float64)
+    t += 0.5
+    t *= 2.0 ** -128
+    v += t
+    return v
+
+
+def _deepen(v: np.ndarray, words: np.ndarray, source) -> None:
+    """Where ``A < 2^40`` (``V < 2^-23``, about 6 values in an MNIST release) a third word ``C``
+    makes ``V = A 2^-63 + B 2^-127 + (C + 1/2) 2^-191``: uniform on a 2^191-point grid, so ``V``
+    keeps 53 significant random bits down to 2^-138 and the tail out to 14 sigma is exact."""
+    deep = np.flatnonzero(v < 2.0 ** -24)
+    if deep.size:
+        c = source.words(deep.size).astype(np.float64)
+        a = (words[0][deep] & _MASK63).astype(np.float64)
+        v[deep] = 0.5 * (a * 2.0 ** -63 + words[1][deep].astype(np.float64) * 2.0 ** -127
+                         + (c + 0.5) * 2.0 ** -191)
+
+
+def _transform(source, n: int, finish) -> None:
+    """Draw two words per value (in order), build ``V / 2`` in parallel, extend the rare deep
+    ones, then ``finish(a, b, half_uniforms, negative)`` per chunk in parallel."""
+    words = source.words((2, n))
+    v = np.empty(n)
+
+    def uniforms(a, b):
+        v[a:b] = _half_uniform(words[:, a:b])
+
+    _parallel(uniforms, n)
+    _deepen(v, words, source)
+    negative = words[0].view(np.int64)  # < 0: the sign bit is set
+
+    def task(a, b):
+        finish(a, b, v[a:b], negative[a:b] < 0)
+
+    _parallel(task, n)
+
+
+def _abs_normal(half_v: np.ndarray) -> np.ndarray:
+    """``|Z| = -ndtri(V / 2)`` in place."""
     from scipy.special import ndtri
 
-    v = (words[0] & _MASK63).astype(np.float64)
-    v *= 2.0 ** -63
-    v += words[1].astype(np.float64) * 2.0 ** -127
-    v += (words[2].astype(np.float64) + 0.5) * 2.0 ** -191
-    v *= 0.5
-    z = ndtri(v, out=v)  # < 0 here: -|Z|
-    return np.negative(z, out=z, where=(words[0] >> np.uint64(63)) == 0)
+    z = ndtri(half_v, out=half_v)
+    return np.negative(z, out=z)
 
 
 def standard_normal(source, n: int) -> np.ndarray:
-    """``n`` standard normals (float64) from a :class:`~dpcda.randomness.secure.SecureRandom`."""
-    words = source.words((3, int(n)))
+    """``n`` standard normals (float64) from a :class:`~dpcda.randomness.SecureRandom`."""
     out = np.empty(int(n))
 
-    def task(a, b):
-        out[a:b] = standard_normal_from(words[:, a:b])
+    def finish(a, b, half_v, neg):
+        z = _abs_normal(half_v)
+        out[a:b] = np.negative(z, out=z, where=neg)
 
-    _parallel(task, int(n))
+    _transform(source, int(n), finish)
     return out
-
-
-def _round_noisy(q: np.ndarray, words: np.ndarray, s: float, limit: float) -> np.ndarray:
-    """Grid index of ``q + s Z`` (``q`` the values in grid units), clamped to ``+-limit``."""
-    z = standard_normal_from(words)
-    a = np.floor(q)
-    t = q - a  # exact
-    t += 0.5
-    z *= s
-    t += z
-    np.floor(t, out=t)
-    t += a
-    return np.clip(t, -limit, limit, out=t)
 
 
 def add_gaussian(values, sigma: float, source, *, bound: float, float32: bool = True,
                  grid: Grid | None = None) -> np.ndarray:
     """``values + N(0, sigma^2)`` element-wise, rounded to the public grid (float64 array of
     grid values; exact in float32 when ``float32``). ``sigma = 0`` returns the values as they
-    are (the non-private setting). ``bound``: a public bound on ``|values|``."""
+    are (the non-private setting). ``bound``: a public bound on ``|values|``.
+
+    The grid index is ``floor(q) + floor(frac(q) + 1/2 + s Z)`` with ``q = value / gamma``
+    (exact: ``gamma`` is a power of two) and ``s = sigma / gamma``: no rounding error grows
+    with the value's magnitude."""
     x = np.asarray(values)
     if x.dtype != np.float64:  # a private value rounded to float32 first would leak its rounding
         raise TypeError(f"private values must be float64 before noise is added, got {x.dtype}")
@@ -144,15 +174,25 @@ def add_gaussian(values, sigma: float, source, *, bound: float, float32: bool = 
     g = grid if grid is not None else grid_for(sigma, bound, float32=float32)
     limit = 2.0 ** 24 - 1 if float32 else 2.0 ** 52
     flat = x.reshape(-1)
-    words = source.words((3, flat.size))
     out = np.empty(flat.size)
     inv, s = 1.0 / g.gamma, g.s
 
-    def task(a, b):
-        out[a:b] = _round_noisy(flat[a:b] * inv, words[:, a:b], s, limit)
+    def finish(a, b, half_v, neg):
+        z = _abs_normal(half_v)
+        z *= s
+        np.negative(z, out=z, where=neg)  # s Z
+        q = flat[a:b] * inv
+        k = np.floor(q)
+        q -= k  # frac(q), exact
+        q += 0.5
+        q += z
+        np.floor(q, out=q)
+        q += k
+        np.clip(q, -limit, limit, out=q)
+        q *= g.gamma
+        out[a:b] = q
 
-    _parallel(task, flat.size)
-    out *= g.gamma
+    _transform(source, flat.size, finish)
     return out.reshape(x.shape)
 
 
