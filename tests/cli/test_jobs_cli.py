@@ -231,3 +231,33 @@ def test_sweep_over_fixed_sigmas_and_T(db, tmp_path, capsys, fake_experiment):
     assert {(r["sigma_target"], r["epsilon_achieved"]) for r in rows} == {("0.5", "4.0"), ("1.0", "2.0")}
     (sweep,) = JobStore(db).sweeps()
     assert sweep.config["x"] == "T" and sweep.config["Ts"] == [200, 400]
+
+
+def test_jobs_cancel_by_id_and_by_sweep(db, capsys):
+    """``dpcda jobs cancel ID`` (issue 18, item 6): a queued job is cancelled at once, a running
+    one is flagged for its worker, a finished one is left alone; unknown ids change nothing."""
+    store = JobStore(db)
+    queued, running, other = store.submit_many(
+        [("experiment", {"dataset": "digits", "epsilon": e, "l": 4}) for e in (5, 10, 20)])
+    assert store.claim("w-test", ["experiment"]).id == queued  # oldest first
+    running, queued = queued, running
+    assert main(["jobs", "cancel", str(queued), str(running), "--db", str(db)]) == 0
+    out = capsys.readouterr().out
+    assert f"job {queued}: cancelled" in out
+    assert f"job {running}: running: cancel requested" in out
+    assert store.get_job(queued).status == "cancelled" and store.cancel_requested(running)
+    assert main(["jobs", "cancel", str(queued), "--db", str(db)]) == 0
+    assert "cancelled already: nothing to cancel" in capsys.readouterr().out
+    assert main(["jobs", "cancel", str(other), "999", "--db", str(db)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "job_id=999" in err
+    assert store.get_job(other).status == "queued"  # nothing cancelled when one id is unknown
+    assert main(["jobs", "cancel", "--db", str(db)]) == 2
+    assert "needs job ids or --sweep" in capsys.readouterr().err
+    sweep = store.create_sweep("s", {}, [("experiment", {"dataset": "digits", "epsilon": 7,
+                                                         "l": 4})])
+    assert main(["jobs", "cancel", "--sweep", str(sweep), "--json", "--db", str(db)]) == 0
+    import json
+
+    (row,) = json.loads(capsys.readouterr().out)
+    assert row["status"] == "cancelled" and store.get_sweep(sweep).status == "cancelled"
