@@ -3,7 +3,8 @@
     python -m dpcda generate --dataset mnist --l 4 --epsilon 10 --T 60000 --out synth.npz
 
 torch and the data loaders are imported inside the handler, never when the parser is built.
-The summary printed names epsilon, its accountant and the shapes; never a seed. The mechanism
+The summary printed names epsilon, its accountant and the shapes; never a seed. ``--seed``
+(tests, teaching) makes a reproducible release that is not private: a warning says so. The mechanism
 and accountant choices, and every default, come from the mechanism registry
 (:mod:`dpcda.mechanisms.spec`): a registered mechanism appears here without any edit.
 """
@@ -88,6 +89,10 @@ def register(sub) -> None:
     p.add_argument("--device", default=None,
                    help="torch device (default: cuda, then mps, then cpu)")
     p.add_argument("--out", required=True, help="output .npz path (the card goes to <stem>.json)")
+    p.add_argument("--seed", type=int, default=None,
+                   help="tests and teaching only: a reproducible release that is NOT private "
+                        "(anyone who knows the seed replays every draw; the card says seeded: "
+                        "true). Default: fresh randomness from the operating system")
     p.set_defaults(handler=_cmd_generate)
 
 
@@ -129,6 +134,10 @@ def _params(args) -> dict:
     if args.normalize is not None:
         kw["normalize"] = args.normalize
     kw["device"] = args.device
+    if args.seed is not None:
+        if args.seed < 0:
+            raise ValueError(f"--seed must be a non-negative integer, got {args.seed}")
+        kw["seed"] = args.seed
     return kw
 
 
@@ -144,6 +153,12 @@ def _cmd_generate(args) -> int:
     from dpcda.data import load_dataset
     from dpcda.mechanisms import denoise, generate_from_dataset, save_npz
 
+    if args.seed is not None:
+        import sys
+
+        print("warning: --seed makes a reproducible release that is NOT private: anyone who "
+              "knows the seed can replay its noise and recover the records; its card says "
+              "seeded: true", file=sys.stderr)
     ds = load_dataset(args.dataset, data_dir=args.data_dir)
     if "T" in _mech_params(args) and kw.get("T") is None:
         kw["T"] = ds.n_train

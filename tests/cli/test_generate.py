@@ -144,3 +144,32 @@ def test_decode_is_a_registry_parameter_and_a_flag_where_declared(tmp_path, caps
     assert main(["generate", "--dataset", "digits", "--l", "2", "--epsilon", "10",
                  "--decode", "vote", "--out", str(out)]) == 2
     assert "invalid choice" in capsys.readouterr().err
+
+
+def test_seeded_generate_warns_and_marks_the_card_not_private(tmp_path, capsys):
+    """--seed (tests, teaching): reproducible, a warning on stderr, ``privacy.seeded: true``;
+    without it the card says ``seeded: false``. The seed itself goes nowhere."""
+    args = ["generate", "--dataset", "digits", "--l", "4", "--sigma-x", "0.4", "--T", "300"]
+    a, b, c = (tmp_path / f"{n}.npz" for n in "abc")
+    assert main([*args, "--seed", "4242", "--out", str(a)]) == 0
+    err = capsys.readouterr().err
+    assert "NOT private" in err and "4242" not in err
+    assert main([*args, "--seed", "4242", "--out", str(b)]) == 0
+    assert main([*args, "--out", str(c)]) == 0
+    with np.load(a) as za, np.load(b) as zb, np.load(c) as zc:
+        assert np.array_equal(za["X"], zb["X"]) and not np.array_equal(za["X"], zc["X"])
+    ca, cc = (json.loads(p.with_suffix(".json").read_text()) for p in (a, c))
+    assert ca["privacy"]["seeded"] is True and "not private" in ca["privacy"]["randomness"]
+    assert cc["privacy"]["seeded"] is False and "operating system" in cc["privacy"]["randomness"]
+    assert "4242" not in a.with_suffix(".json").read_text()
+    fp = cc["privacy"]["floating_point"]
+    assert fp["noisy_values"] == cc["release"]["n_samples"] * (64 + 10)
+    assert 0 < fp["epsilon_added"] < 1e-5
+
+
+def test_negative_seed_is_one_line_exit_2(tmp_path):
+    r = subprocess.run([sys.executable, "-m", "dpcda", "generate", "--dataset", "digits", "--l",
+                        "4", "--sigma-x", "0.4", "--seed", "-1", "--out", str(tmp_path / "x.npz")],
+                       capture_output=True, text=True, cwd=REPO)
+    assert r.returncode == 2 and r.stderr.strip().count("\n") == 0
+    assert "--seed must be a non-negative integer" in r.stderr
