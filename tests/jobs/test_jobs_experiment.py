@@ -247,3 +247,28 @@ def test_a_worker_with_other_code_refuses_the_job():
                                            f"was submitted for version {EXPERIMENT_VERSION + 1}"):
         run_experiment(dict(cfg, experiment_version=EXPERIMENT_VERSION + 1))
     assert run_experiment(cfg)["accuracy"] > 0.5  # its own version runs
+
+
+@pytest.mark.parametrize("mechanism", ["dp-cda", "dpmix", "local"])
+def test_the_job_runner_never_seeds_a_release(monkeypatch, mechanism):
+    """A job's release draws from a fresh OS-keyed source: a seeded one would not be private."""
+    import dpcda.training as training
+    from dpcda.jobs.experiment import run_experiment
+    from dpcda.randomness.secure import SecureRandom
+
+    seeds = []
+    real_init = SecureRandom.__init__
+
+    def spy_init(self, seed=None):
+        seeds.append(seed)
+        real_init(self, seed)
+
+    monkeypatch.setattr(SecureRandom, "__init__", spy_init)
+    monkeypatch.setattr(training, "train_and_evaluate",
+                        lambda *a, **k: {"accuracy": 0.5, "per_epoch": [], "epochs_run": 1})
+    cfg = {"dataset": "digits", "mechanism": mechanism, "epsilon": 10,
+           "train": {"model": "linear", "epochs": 1}}
+    if mechanism != "local":
+        cfg["l"] = 4
+    run_experiment(cfg)
+    assert seeds and all(s is None for s in seeds)
