@@ -263,6 +263,7 @@ class RayRunner:
         from ray.exceptions import RayError, RayTaskError, TaskCancelledError, WorkerCrashedError
 
         job, status, result, message, error, payload = f.job, "done", None, None, None, {}
+        crashed = None  # attempts Ray made when every one of them lost its worker process
         try:
             payload = ray.get(f.ref)
             result = payload["result"]
@@ -275,14 +276,17 @@ class RayRunner:
             else:
                 status, message, error = "failed", f"{type(cause).__name__}: {cause}", str(exc)
         except WorkerCrashedError:
-            retries = task_options(job, max_retries=self.max_retries)["max_retries"]
+            crashed = task_options(job, max_retries=self.max_retries)["max_retries"] + 1
             status = "failed"
-            message = f"its Ray worker process died on each of {retries + 1} attempt(s)"
+            message = (f"failed: its Ray worker process died (killed, e.g. by a signal or for "
+                       f"memory) on each of {crashed} attempt(s)")
         except RayError as exc:
             status, message, error = "failed", f"{type(exc).__name__}: {str(exc).splitlines()[0]}", str(exc)
         if f.cancel_sent and status != "failed":
             status = "cancelled"
         reason = {"cancelled": "cancelled", "failed": "error"}.get(status)
+        if crashed is not None and status == "failed":
+            reason = "worker-gone"
         if f.timed_out:
             status, reason = "failed", "time-limit"
             message = f"failed: ran past its time limit of {job.time_limit:g} s (Ray task cancelled)"
@@ -292,8 +296,9 @@ class RayRunner:
                 self.store.report_progress(job.id, self.worker_id, p["epoch"], p["n_epochs"], p["metrics"])
         elif status == "cancelled":
             message = "cancelled (Ray task cancelled)"
+        attempts = crashed if reason == "worker-gone" else None  # Ray's retries count too
         if not self.store.finish(job.id, self.worker_id, status, result=result, message=message,
-                                 error=error, reason=reason):
+                                 error=error, reason=reason, attempts=attempts):
             log.warning("job %d is no longer this driver's (recovered elsewhere); result dropped", job.id)
             return
         log.info("job %d %s: %s", job.id, status, message)

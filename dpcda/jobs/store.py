@@ -228,11 +228,13 @@ class JobStore:
 
     def finish(self, job_id: int, worker_id: str, status: str, *, result: dict | None = None,
                message: str | None = None, error: str | None = None, reason: str | None = None,
-               refund: bool = True) -> bool:
+               refund: bool = True, attempts: int | None = None) -> bool:
         """Record the outcome (``reason``: a code of :data:`dpcda.jobs.reasons.REASONS`); False
         (and nothing written) if the job is no longer this worker's (it was recovered from
         under a worker presumed dead). ``status="queued"`` hands the job back; ``refund``: the
-        attempt does not count (the worker stopped, not the job's fault)."""
+        attempt does not count (the worker stopped, not the job's fault). ``attempts``: the
+        number of times the job was really started, when its executor retried it without a new
+        claim (Ray reruns a task whose worker process died); None keeps the store's count."""
         if status not in _db.TERMINAL_STATUSES and status != "queued":
             raise ValueError(f"status must be one of done, failed, cancelled, queued, got status={status!r}")
         now = time.time()
@@ -246,9 +248,10 @@ class JobStore:
             else:
                 row = conn.execute(
                     "UPDATE jobs SET status = ?, result = ?, message = ?, error = ?, finished = ?, "
-                    "reason = ? WHERE id = ? AND worker_id = ? AND status = 'running' RETURNING sweep_id",
+                    "reason = ?, attempts = MAX(attempts, COALESCE(?, 0)) WHERE id = ? AND "
+                    "worker_id = ? AND status = 'running' RETURNING sweep_id",
                     (status, None if result is None else _db.dumps(result), message, error, now,
-                     reason, job_id, worker_id)).fetchone()
+                     reason, attempts, job_id, worker_id)).fetchone()
             conn.execute("UPDATE workers SET current_job = NULL WHERE id = ?", (worker_id,))
             if row is None:
                 return False

@@ -121,6 +121,18 @@ def test_a_task_that_dies_on_every_attempt_fails_with_a_message(local_ray, tmp_p
     assert len(marker.read_text().split()) == 1  # max_attempts=1: no retry
 
 
+def test_a_task_killed_on_both_attempts_says_so_and_counts_both(local_ray, tmp_path, store):
+    """Issue 18, item 6: killed twice (max_attempts=2) is "worker-gone", not "error", and both
+    attempts are counted."""
+    marker = tmp_path / "attempts.txt"
+    job_id = store.submit("fake-die-once", {"marker": str(marker), "always": True}, max_attempts=2)
+    RayRunner(store).run(until=_all_terminal(store, [job_id]))
+    job = store.get_job(job_id)
+    assert len(marker.read_text().split()) == 2  # Ray ran it twice; both were killed
+    assert job.status == "failed" and job.reason == "worker-gone"
+    assert job.attempts == 2 and "died" in job.message and "2 attempt(s)" in job.message
+
+
 def test_a_job_error_fails_the_job_without_retry(local_ray, store):
     job_id = store.submit("fake-fail", {"why": "on purpose"})
     RayRunner(store).run(until=_all_terminal(store, [job_id]))
