@@ -65,7 +65,8 @@ class Grid:
         spread = s * (NDTRI_REL_ERR * TAIL_B + 8 * _U) + 4 * _U * (s * TAIL_B + 2)
         width = spread * h  # error band at each cell edge, in standard deviations
         grid_v = 2.0 ** -190 / (h * _phi(TAIL_B + h))  # the uniform's own grid (2^-192 steps)
-        return 2.0 * spread * math.exp((TAIL_B + h) * (h + width)) + grid_v
+        # band mass / cell mass <= width * max phi / (h * min phi) over |z| <= B + h + width
+        return 2.0 * spread * math.exp((TAIL_B + h + width) * (h + 2.0 * width)) + grid_v
 
     def card(self) -> dict:
         return {"sigma": self.sigma, "grid": self.gamma, "cells_per_sigma": self.s}
