@@ -4,7 +4,10 @@ Life of a job: ``queued`` -> ``running`` (claimed by exactly one worker) -> ``do
 ``failed`` | ``cancelled``. A job whose worker died goes back to ``queued`` (while
 ``attempts < max_attempts``) or to ``failed`` with a message: see :meth:`JobStore.recover`.
 An identical configuration (same kind, same canonical JSON) already done is not recomputed:
-a new submission links to it (``reused_from``) unless ``force=True``.
+a new submission links to it (``reused_from``) unless ``force=True``. One that is queued or
+running joins it: a queued job is not claimed while an identical job runs, and when it is
+claimed after that job is done it reuses the result (see :meth:`JobStore.claim`), so two
+identical sweeps compute each configuration once and report the same value for each cell.
 """
 
 from __future__ import annotations
@@ -125,17 +128,24 @@ class JobStore:
 
     def claim(self, worker_id: str, kinds: Iterable[str], *, sweep_id: int | None = None) -> Job | None:
         """Atomically take the oldest queued job of one of ``kinds`` (None if there is none).
-        Two workers never get the same job: the read and the update share one write lock."""
+        Two workers never get the same job: the read and the update share one write lock. A
+        job with an identical twin running is passed over until the twin ends (then it reuses
+        the twin's result, or runs if the twin failed or was cancelled)."""
         kinds = list(kinds)
         if not kinds:
             return None
         marks = ",".join("?" * len(kinds))
-        pick = f"SELECT id FROM jobs WHERE status = 'queued' AND kind IN ({marks})"
+        # A job whose identical twin (same configuration key) is running waits for it (it is
+        # not claimed; once the twin is done, its claim reuses the result): identical
+        # submissions join one computation. ``force`` jobs recompute regardless.
+        pick = (f"SELECT q.id FROM jobs AS q WHERE q.status = 'queued' AND q.kind IN ({marks}) "
+                "AND (q.force = 1 OR NOT EXISTS (SELECT 1 FROM jobs AS twin WHERE "
+                "twin.config_hash = q.config_hash AND twin.status = 'running'))")
         args: list[Any] = list(kinds)
         if sweep_id is not None:
-            pick += " AND sweep_id = ?"
+            pick += " AND q.sweep_id = ?"
             args.append(int(sweep_id))
-        pick += " ORDER BY id LIMIT 1"
+        pick += " ORDER BY q.id LIMIT 1"
         with _db.transaction(self.path) as conn:
             while True:
                 now = time.time()

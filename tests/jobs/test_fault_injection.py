@@ -193,3 +193,43 @@ def test_move_aside_takes_every_malformed_store_and_check_finds_index_damage(tmp
     assert again.returncode == 0, again.stderr
     assert len(list(tmp_path.glob("*.corrupt-*"))) == 2
     assert "not corrupt" in _one_line_exit_2(["store", "--move-aside"], db)
+
+
+# --- identical sweeps on one store (issue 18, item 5) ---------------------------------------
+
+
+def test_identical_concurrent_sweeps_compute_each_configuration_once(tmp_path):
+    """Two sweeps of the same 8 configurations, each run by its own worker at the same time:
+    every configuration is computed once (the log of computations has 8 lines, not 16), the
+    other sweep's job joins it (reuses its result), and both report the same value per cell."""
+    import threading
+
+    from dpcda.jobs import JobStore
+    from dpcda.jobs.worker import Worker
+
+    store = JobStore(tmp_path / "jobs.sqlite3")
+    log = tmp_path / "computed.log"
+    configs = [("fake-record", {"log": str(log), "i": i, "seconds": 0.15}) for i in range(8)]
+    sweeps = [store.create_sweep(name, {}, configs) for name in ("a", "b")]
+
+    def finished(sweep_id):
+        return lambda: all(j.terminal for j in store.jobs(sweep_id=sweep_id))
+
+    threads = [threading.Thread(target=Worker(store, sweep_id=s, poll_interval=0.05).run,
+                                kwargs={"until": finished(s)}) for s in sweeps]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    assert not any(t.is_alive() for t in threads)
+    computed = log.read_text().split("\n")[:-1]
+    assert len(computed) == 8, computed
+    by_sweep = [{j.config["i"]: j for j in store.jobs(sweep_id=s)} for s in sweeps]
+    for i in range(8):
+        a, b = by_sweep[0][i], by_sweep[1][i]
+        assert a.status == b.status == "done"
+        assert a.result == b.result  # one value per cell, whichever sweep computed it
+        assert (a.reused_from is None) != (b.reused_from is None)
+    ran = {int(line.split()[0]) for line in computed}
+    origins = {j.reused_from or j.id for s in by_sweep for j in s.values()}
+    assert ran == origins  # each result comes from the one computation of its configuration
