@@ -74,7 +74,7 @@ def marginal_estimate(s: np.ndarray, shift: np.ndarray, m: float) -> np.ndarray:
     return p / tot if tot > 0 else np.full(len(p), 1.0 / len(p))
 
 
-def _draw(prob: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+def _draw(prob: np.ndarray, rng) -> np.ndarray:
     """One category per row from row-stochastic ``prob`` (inverse CDF)."""
     cdf = np.cumsum(prob, axis=1)
     u = rng.random(len(prob))[:, None] * cdf[:, -1:]
@@ -104,13 +104,17 @@ def posterior_codes(s, shift, sigma_raw, m, target, rng) -> np.ndarray:
 
 
 def choose_codes(s: np.ndarray, shift: np.ndarray, inv: np.ndarray, *, decoder: str,
-                 sigma: float, fallback_m: float, rng: np.random.Generator | None,
+                 sigma: float, fallback_m: float, rng,
                  groups: np.ndarray | None = None) -> np.ndarray:
-    """Category index (into the columns of ``s``) per row; ``s`` is the raw centred segment."""
+    """Category index (into the columns of ``s``) per row; ``s`` is the raw centred segment.
+    ``rng``: the release's :class:`dpcda.randomness.SecureRandom` (default: a new one)."""
     check_decoder(decoder)
     if decoder == "argmax" or len(s) == 0:
         return np.argmax(s, axis=1)
-    rng = rng if rng is not None else np.random.default_rng()
+    if rng is None:
+        from dpcda.randomness import SecureRandom
+
+        rng = SecureRandom()
     m = amplitude(s, shift, fallback_m)
     if decoder == "sample" or sigma <= 0:
         if sigma <= 0:

@@ -126,8 +126,9 @@ def mix_classwise(Xp, y, K: int, l: int, per_class, sigma_x: float, sigma_y: flo
     argmax. Rows come out in a uniformly random order (so that the position of a row does not
     reveal its class, which with ``y_soft`` would reveal the label noise).
     ``generator``: the release's :class:`~dpcda.randomness.secure.SecureRandom`.
-    ``bound``: a public bound on every feature's absolute value (the clip norm ``c``); noisy
-    values beyond ``bound + 15 sigma_x`` are clamped. ``return_indices`` also returns, per output
+    ``bound``: a public bound on every feature's absolute value (the clip norm ``c``); it sets
+    the grid's float32 range (at least ``bound + 15 sigma_x``), beyond which values are clamped.
+    ``return_indices`` also returns, per output
     row, the original row numbers mixed (tests).
     """
     import numpy as np

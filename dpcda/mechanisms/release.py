@@ -109,6 +109,10 @@ class Release:
         note = p.get("bound_note")  # older cards: the epsilon text may not carry it yet
         head = f" ({note})" if note and note not in str(eps) else ""
         rel = f" Neighbours: {p['relation']}" if p.get("relation") else ""
+        fp = p.get("floating_point") or {}
+        if fp.get("epsilon_total") is not None:
+            rel += (f" Floating point adds at most {fp['epsilon_added']:.1g} to epsilon and "
+                    f"{fp['delta_added']:.1g} to delta (docs/security.md).")
         norm = c.get("normalization", {})
         ntxt = norm.get("method", "?") + (" (statistics from the private data, not covered by the "
                                           "guarantee)" if norm.get("statistics_from_private_data")

@@ -53,7 +53,7 @@ def segment_spans(segments, d: int) -> list[tuple[int, int]]:
 
 def snap_segments(Z: np.ndarray, spans: Sequence[tuple[int, int]], shift: np.ndarray,
                   inv_scale: np.ndarray, *, decode: str = "argmax", sigma: float = 0.0,
-                  c: float = 1.0, rng: np.random.Generator | None = None,
+                  c: float = 1.0, rng=None,
                   groups: np.ndarray | None = None) -> np.ndarray:
     """A copy of ``Z`` with every segment decoded and re-encoded (see the module docstring).
 

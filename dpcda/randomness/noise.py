@@ -47,6 +47,16 @@ _CHUNK = 1 << 20  # values per transform task
 _POOL: ThreadPoolExecutor | None = None
 
 
+def _forget_pool() -> None:
+    """A forked child inherits the parent's pool object but not its threads: start afresh."""
+    global _POOL
+    _POOL = None
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_pool)
+
+
 @dataclass(frozen=True)
 class Grid:
     """The public output grid ``gamma Z`` of one noise scale ``sigma`` (``gamma`` a power of 2)."""
@@ -240,10 +250,15 @@ class FloatCost:
         return float(grow + far)
 
     def card(self, epsilon: float | None, delta: float) -> dict:
-        return {"method": "float64 Gaussian (inverse CDF of a 191-bit ChaCha20 uniform), rounded "
-                          "to a public power-of-two grid",
+        """The card's ``privacy.floating_point`` block, with the totals the release satisfies."""
+        added_d = self.delta_added(epsilon, delta)
+        finite = epsilon is not None and math.isfinite(epsilon)
+        return {"method": "float64 Gaussian (inverse CDF of a ChaCha20 uniform with up to 191 "
+                          "bits), rounded to a public power-of-two grid (docs/security.md)",
                 "noisy_values": int(self.n_values), "epsilon_added": self.epsilon_added,
-                "delta_added": self.delta_added(epsilon, delta)}
+                "delta_added": added_d,
+                "epsilon_total": epsilon + self.epsilon_added if finite else None,
+                "delta_total": delta + added_d if finite else None}
 
 
 def float_cost(*parts: tuple[int, Grid | None]) -> FloatCost:

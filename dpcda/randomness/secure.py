@@ -27,6 +27,8 @@ import os
 import numpy as np
 
 KEY_BYTES = 32
+#: ChaCha20 (RFC 8439) counts 64-byte blocks in 32 bits: one key, one nonce, 256 GiB at most.
+MAX_BYTES = 64 << 32
 #: Bytes of keystream produced per call into the cipher (bounded temporary memory).
 _BLOCK = 1 << 22
 _ZEROS = bytes(_BLOCK)
@@ -54,7 +56,7 @@ class SecureRandom:
     derives the key from ``s`` and sets :attr:`seeded`. The object is not thread-safe.
     """
 
-    __slots__ = ("_enc", "seeded")
+    __slots__ = ("_enc", "_used", "seeded")
 
     def __init__(self, seed: int | None = None) -> None:
         if seed is None:
@@ -66,6 +68,7 @@ class SecureRandom:
             key = seed_key(seed)
             self.seeded = True
         self._enc = _cipher(key)
+        self._used = 0
         del key
 
     def __repr__(self) -> str:
@@ -77,7 +80,11 @@ class SecureRandom:
     # -- raw bits -----------------------------------------------------------------------------
     def bytes(self, n: int) -> np.ndarray:
         """``n`` bytes of keystream (a uint8 array)."""
-        out = np.empty(int(n), dtype=np.uint8)
+        n = int(n)
+        self._used += n
+        if self._used > MAX_BYTES:  # ChaCha20's 32-bit block counter would wrap (nonce reuse)
+            raise RuntimeError("one key's keystream is exhausted (256 GiB): use a new source")
+        out = np.empty(n, dtype=np.uint8)
         view = memoryview(out)
         for s in range(0, n, _BLOCK):
             e = min(n, s + _BLOCK)

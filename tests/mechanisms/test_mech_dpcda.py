@@ -121,9 +121,17 @@ def test_feature_and_label_noise_have_variance_sigma_squared():
     sx, sy = 0.3, 0.7
     rel, tr = generate_dpcda_traced(X, y, l=4, T=3000, sigma_x=sx, sigma_y=sy, seed=11,
                                     **IDENTITY)
+    # Released values sit on a public grid (docs/security.md): jittered uniformly within their
+    # cell they follow the cell-averaged normal, whose variance is s^2 + gamma^2 / 12.
+    from dpcda.randomness import grid_for
+
+    jit = np.random.default_rng(0)
+    gx, gy = grid_for(sx, IDENTITY["c"]).gamma, grid_for(sy, 1.0).gamma
     nx = (rel.X - V[tr.source]).ravel().astype(np.float64)
+    nx += jit.uniform(-0.5, 0.5, nx.size) * gx
     ny = (rel.y_soft - np.eye(3)[tr.source]).ravel().astype(np.float64)
-    for noise, s in ((nx, sx), (ny, sy)):
+    ny += jit.uniform(-0.5, 0.5, ny.size) * gy
+    for noise, s in ((nx, math.hypot(sx, gx / math.sqrt(12))), (ny, math.hypot(sy, gy / math.sqrt(12)))):
         n = noise.size
         assert abs(noise.mean()) < 5 * s / math.sqrt(n)
         # (n-1) s^2 / sigma^2 ~ chi^2(n-1); its standard deviation is sqrt(2(n-1))

@@ -97,3 +97,24 @@ def test_float_cost_is_small_and_grows_with_the_release():
     card = mnist.card(10.0, 1e-5)
     assert card["noisy_values"] == 60_000 * 794 and card["epsilon_added"] == mnist.epsilon_added
     assert float_cost((10, None)).n_values == 0
+
+
+def test_a_forked_child_can_draw_noise_after_its_parent_did():
+    """The thread pool does not survive fork(): the child starts its own (no hang)."""
+    import os
+    import signal
+
+    if not hasattr(os, "fork"):
+        pytest.skip("no fork() on this platform")
+    big = 3 * (1 << 20)  # more than one chunk: the pool is used
+    add_gaussian(np.zeros(big), 1.0, SecureRandom(seed=1), bound=1.0)
+    pid = os.fork()
+    if pid == 0:  # child
+        signal.alarm(60)
+        try:
+            out = add_gaussian(np.zeros(big), 1.0, SecureRandom(seed=2), bound=1.0)
+            os._exit(0 if out.shape == (big,) else 1)
+        except BaseException:
+            os._exit(1)
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0

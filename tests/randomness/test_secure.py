@@ -117,3 +117,11 @@ def test_releases_seeded_s_and_s_plus_2_to_the_32_differ():
     assert a.card["privacy"]["seeded"] is True
     assert "not private" in a.card["privacy"]["randomness"]
     assert a.summary().startswith("SEEDED RELEASE: reproducible, NOT PRIVATE.")
+
+
+def test_one_key_never_wraps_chacha20s_block_counter(monkeypatch):
+    monkeypatch.setattr(secure, "MAX_BYTES", 1000)
+    r = SecureRandom(seed=1)
+    r.bytes(900)
+    with pytest.raises(RuntimeError, match="exhausted"):
+        r.bytes(200)
