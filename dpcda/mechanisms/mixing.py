@@ -1,18 +1,19 @@
 """The vectorised mixing kernel: means of random l-subsets of rows, plus Gaussian noise.
 
 The means run in torch on one device, in chunks of rows so that temporary tensors stay under
-``CHUNK_BYTES`` (64 MB): no Python loop runs over the samples. The mean of the selected rows is
-``torch.nn.functional.embedding_bag(idx, table, mode="mean")``, which reduces while it gathers
-(it never materialises the ``chunk x l x d`` tensor); on MPS, where that kernel may be missing,
-a chunked ``index_select`` + sum does the same. Measured on this project's 2-core CPU
+``CHUNK_BYTES`` (64 MB): no Python loop runs over the samples. The sum of the selected rows is
+``torch.nn.functional.embedding_bag(idx, table, mode="sum")`` over blocks of 32 indices, which
+reduces while it gathers (it never materialises the ``chunk x l x d`` tensor); the block sums
+are added in float64 (:func:`bag_means`); on MPS, where that kernel may be missing, a chunked
+``index_select`` + sum does the same. Measured on this project's 2-core CPU
 (6000 x 784 table, 6000 mixtures, float32): embedding_bag 0.01 s (l = 4) / 0.2 s (l = 512),
 against 0.1 s / 3.1 s for index_select + sum, 0.3 s / 0.2 s for a dense 0/1 weight matmul and
 0.007 s / 0.17 s for a CSR sparse matmul (which needs the beta sparse-CSR API).
 
 Privacy (docs/security.md): every random draw (the subsets, the row order, the noise) comes
-from the release's :class:`~dpcda.randomness.secure.SecureRandom`; the means are
-computed in float64 from rows scaled by :func:`shrink_factor`, so that their rounding errors
-never push the sensitivity above its exact value; the noise is float64 and the noisy value is
+from the release's :class:`~dpcda.randomness.secure.SecureRandom`; the means are computed
+(float32 blocks, float64 sums) from rows scaled by :func:`shrink_factor`, so that their rounding
+errors never push the sensitivity above its exact value; the noise is float64 and the noisy value is
 rounded to a public grid (:mod:`dpcda.randomness.noise`), which float32 stores exactly.
 """
 
@@ -25,46 +26,73 @@ from dpcda.mechanisms._torch import CHUNK_BYTES
 from dpcda.mechanisms.sampling import sample_subsets
 
 
+#: Indices summed in float32 before the running sum moves to float64 (see :func:`bag_means`).
+BLOCK = 32
+_U32 = 2.0 ** -24
+
+
 def shrink_factor(l: int) -> float:
-    """The public factor ``1 - m`` applied to every row before mixing: a mean of ``l`` float64
-    rows of norm at most ``c`` is off by at most ``l^1.5 u c`` in L2 (``u = 2^-53``), so with
-    ``m = max(2^-20, 4 l^2.5 u)`` the computed means of two neighbouring datasets differ by at
-    most the exact sensitivity ``2 c / l``."""
-    return 1.0 - max(2.0 ** -20, 4.0 * float(l) ** 2.5 * 2.0 ** -53)
+    """The public factor ``1 - m`` applied to every row before mixing (noisy releases only).
+
+    :func:`bag_means` sums blocks of ``b = min(l, BLOCK)`` float32 rows (error at most
+    ``(b - 1) u32 sum_j |x_j|`` per coordinate, ``u32 = 2^-24``) and adds the block sums in
+    float64: in L2 the mean is off by at most ``(b - 1) u32 c`` (plus float64 terms), so two
+    neighbouring means differ by at most ``2c/l (1 - m) + 2 (b - 1) u32 c + ...``, which stays
+    below ``2c/l`` with ``m = max(2^-20, (l (b - 1) + 4) u32 + 2^-30)``: under 1e-4 for
+    l <= 64, 9.5e-4 at l = 512 (docs/security.md, "The sensitivity survives rounding")."""
+    b = min(int(l), BLOCK)
+    return 1.0 - max(2.0 ** -20, (l * (b - 1) + 4) * _U32 + 2.0 ** -30)
 
 
 def private_table(rows, l: int, device, *, noisy: bool = True):
-    """Rows as the float64 tensor the kernel mixes (scaled by :func:`shrink_factor` when the
-    release is ``noisy``; the non-private setting mixes the rows as they are)."""
+    """Rows as the float32 tensor the kernel mixes, scaled by :func:`shrink_factor` when the
+    release is ``noisy`` (the non-private setting mixes the rows as they are)."""
     import numpy as np
     import torch
 
-    t = torch.from_numpy(np.ascontiguousarray(rows, dtype=np.float64)).to(device)
+    t = torch.from_numpy(np.ascontiguousarray(rows, dtype=np.float32)).to(device)
     return t.mul_(shrink_factor(l)) if noisy else t
 
 
 def _rows_per_chunk(n: int, l: int, width: int) -> int:
-    """Rows of mixtures per chunk: indices and Floyd's tables (24 l), its mask (n), float64
-    means, three noise words per value and the noisy values (48 width)."""
-    return max(1, CHUNK_BYTES // (24 * l + n + 48 * width))
+    """Rows of mixtures per chunk: indices and Floyd's tables (24 l), its mask (n), a float32
+    block sum, float64 means, two noise words per value and the noisy values (44 width)."""
+    return max(1, CHUNK_BYTES // (24 * l + n + 44 * width))
 
 
-def bag_means(table, idx):
-    """``out[i] = mean(table[idx[i, j]] for j)`` for an ``(m, l)`` index tensor."""
+def _bag_sums(table, idx):
+    """``out[i] = sum(table[idx[i, j]] for j)`` in the table's dtype."""
     import torch
     import torch.nn.functional as F
 
-    m, l = idx.shape
-    if l == 1:  # a plain gather (3x faster than embedding_bag for one row per bag)
+    m, k = idx.shape
+    if k == 1:  # a plain gather (3x faster than embedding_bag for one row per bag)
         return table.index_select(0, idx[:, 0])
     if table.device.type != "mps":
-        return F.embedding_bag(idx, table, mode="mean")
+        return F.embedding_bag(idx, table, mode="sum")
     out = torch.empty((m, table.shape[1]), dtype=table.dtype, device=table.device)
-    step = max(1, CHUNK_BYTES // (8 * l * table.shape[1]))
+    step = max(1, CHUNK_BYTES // (4 * k * table.shape[1]))
     for s in range(0, m, step):
         part = idx[s:s + step]
-        out[s:s + step] = table.index_select(0, part.reshape(-1)).view(len(part), l, -1).mean(1)
+        out[s:s + step] = table.index_select(0, part.reshape(-1)).view(len(part), k, -1).sum(1)
     return out
+
+
+def bag_means(table, idx):
+    """``out[i] = mean(table[idx[i, j]] for j)`` for an ``(m, l)`` index tensor, as float64.
+
+    Blocks of :data:`BLOCK` indices are summed in the table's float32 (``embedding_bag``,
+    which reduces while it gathers), the block sums added in float64 and divided by ``l``; the
+    error this leaves is what :func:`shrink_factor` pays for. On MPS (no float64) the float64
+    part runs on the CPU."""
+    import torch
+
+    m, l = idx.shape
+    acc = table.device if table.device.type != "mps" else torch.device("cpu")
+    out = _bag_sums(table, idx[:, :BLOCK]).to(acc, torch.float64)
+    for a in range(BLOCK, l, BLOCK):  # float64 += float32: exact conversion, one rounding
+        out.add_(_bag_sums(table, idx[:, a:a + BLOCK]).to(acc))
+    return out.div_(l)
 
 
 def iter_mixtures(table, m: int, l: int, *, generator):
