@@ -20,7 +20,7 @@ For each l it prints
   same run: the price of the secure source, float64 means and the grid together.
 
 Before the table, the noise alone for a T x (d + K) release, in one run: the legacy float32
-``torch.randn``; the secure source's keystream (three 64-bit words per value); float64 normals
+``torch.randn``; the secure source's keystream (two 64-bit words per value); float64 normals
 from it (inverse CDF); the same rounded to the public grid (:func:`dpcda.randomness.add_gaussian`).
 
 Timings are wall-clock on whatever else the machine is running; the output says how many
@@ -83,11 +83,11 @@ def noise_costs(T: int, width: int, sigma: float) -> None:
     x64 = np.zeros(n)
     src = SecureRandom()
     legacy = _timed(lambda: x32.add_(torch.randn(n, generator=legacy_generator(1)), alpha=sigma))
-    words = _timed(lambda: src.words((3, n)))
+    words = _timed(lambda: src.words((2, n)))
     normals = _timed(lambda: standard_normal(src, n))
     grid = _timed(lambda: add_gaussian(x64, sigma, src, bound=1.0))
     print(f"noise for {T} x {width} = {n / 1e6:.1f} M values: legacy float32 torch.randn "
-          f"{legacy:.2f} s; secure source (ChaCha20 keystream, 3 words/value) {words:.2f} s; "
+          f"{legacy:.2f} s; secure source (ChaCha20 keystream, 2 words/value) {words:.2f} s; "
           f"+ float64 inverse-CDF normals {normals:.2f} s; + public grid (add_gaussian, all "
           f"included) {grid:.2f} s; ratio {grid / legacy:.1f}x the legacy noise")
 
