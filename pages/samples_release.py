@@ -77,4 +77,6 @@ def show_downloads(rel, ds) -> None:
                        mime="application/json", key="samples_dl_card", on_click="ignore")
     st.caption("NPZ: arrays X (normalized, clipped, noisy features), y (hard labels), y_soft (soft "
                "labels). CSV: label, x0.., p0.. (soft labels). The data card records the parameters, "
-               "ε with its accountant and assumptions, and the normalization; never a seed or the noise.")
+               "ε with its accountant and assumptions, and the normalization; never a seed or the noise. "
+               "Every draw came from ChaCha20 keyed with 256 bits from the operating system for this "
+               "release; the noisy values sit on a public grid (docs/security.md).")

@@ -172,6 +172,7 @@ def test_preview_shows_grid_statement_and_downloads_without_seed(media):
     assert find_keys(card, "seed") == [] and card["privacy"]["accountant"] == DEFAULT_ACCOUNTANT
     assert card["parameters"]["l"] == 4 and card["privacy"]["epsilon"] <= 10.0
     assert card["privacy"]["seeded"] is False  # the dashboard never seeds a release
+    assert any("ChaCha20" in c.value and "security" in c.value for c in at.caption)
     npz_zip = zipfile.ZipFile(io.BytesIO(next(f for n, f in media.deferred.items() if "npz" in n)()))
     names = sorted(npz_zip.namelist())
     assert [n.rsplit(".", 1)[1] for n in names] == ["json", "npz"]
