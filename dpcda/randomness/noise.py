@@ -39,7 +39,7 @@ GRID_MIN = 8
 #: The bulk of the noise (in standard deviations) where the per-cell error bound is proved.
 TAIL_B = 14.0
 #: Bound on scipy.special.ndtri's relative error (Cephes documents a peak of 7.2e-16 on
-#: [0.125, 1] and 4.6e-16 on [3e-308, 0.135]; tests/mechanisms/test_noise.py checks it).
+#: [0.125, 1] and 4.6e-16 on [3e-308, 0.135]; tests/randomness/test_noise.py checks it).
 NDTRI_REL_ERR = 1e-15
 _U = 2.0 ** -53  # unit roundoff of float64
 _MASK63 = np.uint64((1 << 63) - 1)
@@ -77,9 +77,6 @@ class Grid:
         grid_v = 2.0 ** -190 / (h * _phi(TAIL_B + h))  # the uniform's own grid (2^-192 steps)
         # band mass / cell mass <= width * max phi / (h * min phi) over |z| <= B + h + width
         return 2.0 * spread * math.exp((TAIL_B + h + width) * (h + 2.0 * width)) + grid_v
-
-    def card(self) -> dict:
-        return {"sigma": self.sigma, "grid": self.gamma, "cells_per_sigma": self.s}
 
 
 def _phi(z: float) -> float:
