@@ -2,10 +2,10 @@
 
 Self-contained on purpose so the figures do not move while the library's generators change:
 an IDX reader, z-score (population std, zero variance -> 0), row clipping, and a DP-CDA
-release per SPEC §1 (per class, floor(T/K) samples; each the mean of l distinct random
+release per docs/specification.md §1 (per class, floor(T/K) samples; each the mean of l distinct random
 same-class rows + N(0, sigma_x^2 I); soft label onehot(k) + N(0, sigma_y^2 I); hard label
 its argmax). Noise scales come from ``dpcda.privacy.calibrate`` (paper accountant, Mironov
-conversion) when it is importable, else from PITFALLS.md's value for l = 4, eps = 10.
+conversion) when it is importable, else from the published reference value for l = 4, eps = 10.
 Data from DPCDA_DATA_DIR (default ../shared/datasets relative to the repository).
 """
 
@@ -18,8 +18,8 @@ from pathlib import Path
 import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
-# PITFALLS.md: paper accountant, mironov, delta 1e-5, c = 1, T = N = 60000, l = 4, eps = 10.
-# (PITFALLS' 0.1969 for eps = 20 is not used: dpcda.privacy's paper accountant, orders 3..256,
+# Reference value: paper accountant, mironov, delta 1e-5, c = 1, T = N = 60000, l = 4, eps = 10.
+# (The 0.1969 sometimes quoted for eps = 20 is not used: dpcda.privacy's paper accountant, orders 3..256,
 # gives eps(0.1969) ~ 3.6e4 and sigma = 0.2346 for eps = 20; 0.1969 matches order alpha = 2.)
 FALLBACK_SIGMA = {(4, 10.0): 0.2422}
 
@@ -104,4 +104,4 @@ def sigma_for(eps: float, l: int, *, T: int = 60000, n: int = 60000, delta: floa
                         conversion="mironov")
         return float(cal.sigma_x), "dpcda.privacy.calibrate(paper, mironov)"
     except ImportError:
-        return FALLBACK_SIGMA[(l, float(eps))], "PITFALLS.md value (paper, mironov)"
+        return FALLBACK_SIGMA[(l, float(eps))], "reference value (paper, mironov)"

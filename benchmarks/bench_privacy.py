@@ -4,8 +4,9 @@
     .venv/bin/python benchmarks/bench_privacy.py --quick    # one repeat of each baseline
     .venv/bin/python benchmarks/bench_privacy.py --profile  # cProfile of the dpcda timings
 
-Setting (SPEC §2 reference figure): MNIST scale, N = T = 60000, l = 4, sigma_x = sigma_y = 0.5,
-c = 1, delta = 1e-5, paper accountant (WBK Theorem 27), orders 3..256, Mironov conversion.
+Setting (the reference figure of docs/specification.md §2): MNIST scale, N = T = 60000, l = 4,
+sigma_x = sigma_y = 0.5, c = 1, delta = 1e-5, paper accountant (WBK Theorem 27), orders 3..256, Mironov
+conversion.
 - dpcda: ``compute_epsilon`` (parameter validation included), median over repeats.
 - autodp 0.2.3.1: ``anaRDPacct(m=256)`` + ``compose_subsampled_mechanism(func, l/N, coeff=T,
   improved_bound_flag=True)`` + ``get_eps(delta)`` (orders from 2; it may extend them).

@@ -4,7 +4,7 @@
 sample: ``np.random.choice(n, l, replace=False)``, a dense weight vector ``C_t`` of length n,
 ``X.T @ C_t``, fresh Gaussian noise). The thesis's DP-CDA variant (its §4: "we will mix only
 the images having the same labels") runs that loop once per class on the class's rows;
-:func:`thesis_dpcda` does exactly that, with ``floor(T/K)`` samples per class as in SPEC §1,
+:func:`thesis_dpcda` does exactly that, with ``floor(T/K)`` samples per class as in docs/specification.md §1,
 and takes the argmax of the soft label as the hard label. It is a baseline for timing only:
 it uses numpy's global random state and is not used by the library.
 """

@@ -68,7 +68,7 @@ class DatasetChoice:
         return ", ".join(parts)
 
 
-# --- the published accountant against the valid one (SPEC §2) ----------------------------------
+# --- the published accountant against the valid one (docs/specification.md §2) -------------------
 
 #: Ratio class-aware / paper beyond which one is called larger (5%).
 AGREE_WITHIN = 0.05
@@ -97,7 +97,8 @@ def published_vs_valid(paper: float | None, class_aware: float | None) -> Publis
 
 
 def paper_vs_class_aware(paper: float | None, class_aware: float | None) -> str:
-    """Markdown: the published accountant's ε beside the valid class-aware bound (SPEC §2)."""
+    """Markdown: the published accountant's ε beside the valid class-aware bound
+    (docs/specification.md §2)."""
     from dpcda.privacy import NOT_A_BOUND
 
     what = ("`class-aware` is a valid bound for Algorithm 1 as implemented: a record only enters "

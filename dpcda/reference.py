@@ -1,6 +1,6 @@
 """The DP-CDA paper's reported accuracies as data (for overlays and "paper vs ours" tables).
 
-Source: the DP-CDA paper, latest version (``seeds/002_*``): Table 3 (MNIST, Fashion-MNIST,
+Source: the DP-CDA paper, latest version (cited in docs/specification.md): Table 3 (MNIST, Fashion-MNIST,
 CIFAR-10; Table 2 CNN; mean +- std over 10 runs), Table 4 (UCI Adult; decision tree) and
 Table 5 (comparison at equal epsilon). The paper does not state T, c or delta for these
 runs, nor its accountant's conversion beyond Theorem 1 (Mironov). ``tests/test_reference.py``
@@ -146,8 +146,8 @@ def table5(dataset: str | None = None) -> list[PaperResult]:
 
 @dataclass(frozen=True)
 class ThesisResult:
-    """One cell of the thesis's Table 4.2 (``seeds/004_*``, section 4.2.2): test accuracy of its
-    CNN on MNIST, class-wise mixing with a *fixed* noise scale sigma_x = sigma_y (not a target
+    """One cell of the thesis's Table 4.2 (section 4.2.2; cited in docs/specification.md): test
+    accuracy of its CNN on MNIST, class-wise mixing with a *fixed* noise scale sigma_x = sigma_y (not a target
     epsilon). Its setup (section 4.2.1): features scaled to [0, 1], T = 12,000 (1,200 per digit),
     n taken as 6,000, delta = 1/n, noisy soft labels with a KL loss; its epsilon uses orders
     alpha >= 2. Its accuracy-versus-sigma (Fig. 4.3) and versus-T (Fig. 4.5) results are figures
@@ -160,7 +160,7 @@ class ThesisResult:
     accuracy: float
 
 
-THESIS_SOURCE = "thesis (seeds/004), Table 4.2"
+THESIS_SOURCE = "thesis, Table 4.2"
 THESIS_TABLE_4_2: tuple[ThesisResult, ...] = tuple(
     ThesisResult("mnist", l, 0.7, 12000, acc)
     for l, acc in ((32, 0.7750), (64, 0.7760), (128, 0.7930), (256, 0.7870), (512, 0.7860)))

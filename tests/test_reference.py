@@ -27,7 +27,8 @@ def _paper_text() -> str | None:
 
 
 TEXT = _paper_text()
-needs_paper = pytest.mark.skipif(TEXT is None, reason="the DP-CDA paper text (seeds/002_*.txt) is not here")
+needs_paper = pytest.mark.skipif(TEXT is None,
+                                 reason="the DP-CDA paper's text is not here (DPCDA_SEEDS_DIR: its folder)")
 CELL = re.compile(r"(\d\.\d+)\s*±(?:\\pm)?\s*(\d\.\d+)")
 EPS = (math.inf, 20.0, 10.0)
 
@@ -100,7 +101,7 @@ def test_table5_matches_paper_text():
 
 @needs_paper
 def test_spec_quoted_cells_agree_with_paper():
-    """Cells SPEC §5 quotes, looked up through the public helpers."""
+    """Cells docs/specification.md §5 quotes, looked up through the public helpers."""
     parsed = _parse_table3()
     for ds, l, eps in [("mnist", 4, 10.0), ("fashion-mnist", 64, 20.0), ("cifar10", 1, math.inf)]:
         cell = ref.paper_accuracy(ds, l, eps)
@@ -162,7 +163,7 @@ def _thesis_text() -> str | None:
 THESIS = _thesis_text()
 
 
-@pytest.mark.skipif(THESIS is None, reason="the thesis text (seeds/004_*.txt) is not here")
+@pytest.mark.skipif(THESIS is None, reason="the thesis's text is not here (DPCDA_SEEDS_DIR: its folder)")
 def test_thesis_table_4_2_matches_thesis_text():
     section = THESIS[THESIS.index("4.2.2 Accuracy vs"):THESIS.index("Table 4.2")]
     assert "0.7" in section.split("plot")[0] or "= 0.7" in section

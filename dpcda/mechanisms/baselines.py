@@ -1,4 +1,4 @@
-"""Baselines of the paper's Table 5 (SPEC §3): DPMix, local perturbation, random projection.
+"""Baselines of the paper's Table 5 (docs/specification.md §3): DPMix, local perturbation, random projection.
 
 * :func:`generate_dpmix` — DPMix (Lee et al.): features in [0, 1] (public scaling), ``T``
   mixtures of ``l`` distinct points drawn from the whole dataset (any class), weights 1/l;

@@ -1,4 +1,4 @@
-"""DP-CDA (Algorithm 1 of the paper, as fixed by SPEC §1): class-centric mixing plus noise.
+"""DP-CDA (Algorithm 1 of the paper, as fixed by docs/specification.md §1): class-centric mixing plus noise.
 
 >>> from dpcda.mechanisms import generate_dpcda
 >>> rel = generate_dpcda(X, y, l=4, T=60000, epsilon=10, delta=1e-5)     # doctest: +SKIP

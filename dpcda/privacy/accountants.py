@@ -1,4 +1,4 @@
-"""The accountants of SPEC §2 as a registry, and :func:`compute_epsilon`.
+"""The accountants of docs/specification.md §2 as a registry, and :func:`compute_epsilon`.
 
 An RDP accountant maps a batch of settings (arrays ``l``, ``sigma_x``, ``sigma_y`` plus the
 shared scalars of a :class:`~dpcda.privacy.params.PrivacyParams`) to the RDP of the whole release

@@ -3,7 +3,7 @@
 Both rules use only public facts (T and the class counts N_k, which the class-aware relation
 treats as public), so the split itself costs no privacy:
 
-- ``"equal"`` (SPEC §1, Algorithm 1 as published): ``T_k = floor(T / K)`` for every class;
+- ``"equal"`` (docs/specification.md §1, Algorithm 1 as published): ``T_k = floor(T / K)`` for every class;
 - ``"proportional"``: ``T_k = floor(T * N_k / N)``, so the release keeps the class balance of the
   private data (UCI Adult is 76% / 24%).
 

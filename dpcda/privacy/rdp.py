@@ -1,6 +1,6 @@
 """Rényi-DP of a Gaussian-type mechanism under subsampling without replacement.
 
-Pure, vectorized numpy functions in log space; no state. Notation follows ``SPEC.md`` §2.
+Pure, vectorized numpy functions in log space; no state. Notation follows ``docs/specification.md`` §2.
 
 A base mechanism on ``l`` records has RDP ``eps(alpha) = alpha * r`` (a Gaussian mechanism with
 ``r = Delta^2 / (2 sigma^2)``). Run on a uniformly random ``l``-subset of ``n`` records
@@ -108,8 +108,8 @@ def _log_b_quadrature(r: np.ndarray, m: np.ndarray, log_sabs: np.ndarray) -> np.
 def log_b_even(r: np.ndarray, m_max: int, m_need: np.ndarray | None = None) -> np.ndarray:
     """``log B(m)`` for ``m = 0, 2, 4, ..., m_max`` and each ``r`` (shape ``(P, m_max//2 + 1)``).
 
-    ``B(m) = sum_{i=0..m} (-1)^i C(m, i) exp(r i (i-1))`` (SPEC §2), accurate to ~1e-12 relative
-    for every ``r >= 0``; ``B(0) = 1`` and ``B(m) = 0`` (log ``-inf``) when ``r = 0``.
+    ``B(m) = sum_{i=0..m} (-1)^i C(m, i) exp(r i (i-1))`` (docs/specification.md §2), accurate to
+    ~1e-12 relative for every ``r >= 0``; ``B(0) = 1`` and ``B(m) = 0`` (log ``-inf``) when ``r = 0``.
     With ``m_need`` (one bound per ``r``), entries with ``m > m_need`` are not evaluated and come
     back as ``+inf`` (an upper bound: callers use them only inside a minimum).
     """

@@ -93,7 +93,7 @@ def train_and_evaluate(X_train, y_train, X_test, y_test, *, y_soft=None, image_s
 
     ``X_test``/``y_test`` must be the *real, unmixed* test split, already preprocessed by the
     caller exactly like the data the release was made from (same normaliser fitted on the
-    training split, same clip norm c; SPEC §1 step 5). The test data is used for evaluation
+    training split, same clip norm c; docs/specification.md §1 step 5). The test data is used for evaluation
     only. The loop itself then applies the same input scaling to both (``config.input_scale``);
     denoising (``config.denoise_sigma``) touches the training images only unless
     ``config.denoise_test`` (then the filter is part of the model and applies to both).

@@ -9,7 +9,7 @@ The normalisation layer after each convolution is selectable (``norm``):
 
 - ``"bn"`` - BatchNorm2d exactly as published. Trained on DP-CDA releases it learns running
   statistics of noise-dominated inputs; clean test images are far from them and accuracy
-  collapses (PITFALLS: Fashion-MNIST, eps = 10, l = 4 -> 0.55, 0.27, 0.10 after epochs 1-3).
+  collapses (a known pitfall: Fashion-MNIST, eps = 10, l = 4 -> 0.55, 0.27, 0.10 after epochs 1-3).
 - ``"bn-batch"`` - BatchNorm2d without running statistics: batch statistics are used at
   evaluation too. Works, but is transductive (a prediction depends on the other test images
   in its batch; the evaluation batch size matters).

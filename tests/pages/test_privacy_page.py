@@ -143,7 +143,7 @@ def test_switching_accountant_changes_epsilon():
     assert "class-aware" in eps_metric(at).label
     class_aware = headline(at)
     assert class_aware != pytest.approx(paper, rel=0.01)
-    # SPEC section 2: at l = 64 on MNIST the class-aware epsilon is about 2.9 x the paper's.
+    # docs/specification.md §2: at l = 64 on MNIST the class-aware epsilon is about 2.9 x the paper's.
     assert 2.0 < class_aware / paper < 4.0
     assert any("Privacy footnote" in c.value and "class-aware" in c.value for c in at.caption)
 
@@ -226,7 +226,7 @@ def test_calibration_reaches_the_target_for_every_l():
     sx20, _, eps20 = calibration_table(rerun(at))
     assert all(10.0 < e <= 20.0 for e in eps20)
     assert all(a < b for a, b in zip(sx20, sx10))  # a looser target needs less noise
-    # Measured independently for the published accountant at MNIST scale (shared PITFALLS notes):
+    # Measured independently for the published accountant at MNIST scale (reference notes):
     # epsilon = 10 at l = 4 needs sigma = 0.2422 (the paper's Table 3 setting, reproduced).
     at.text_input(key="privacy_target_eps").input("10.0")
     at.selectbox(key="privacy_accountant").select("paper")

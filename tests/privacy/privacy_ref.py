@@ -2,7 +2,7 @@
 
 Nothing here imports :mod:`dpcda`: these are the yardsticks the library is measured against.
 
-- :func:`mp_log_b` / :func:`mp_rdp` evaluate SPEC §2 (Wang, Balle, Kasiviswanathan 2019,
+- :func:`mp_log_b` / :func:`mp_rdp` evaluate docs/specification.md §2 (Wang, Balle, Kasiviswanathan 2019,
   Theorem 27 with the per-term minimum of their Theorem 9) literally, term by term, in mpmath.
   The alternating sum ``B(m)`` needs no special care once enough digits are carried; both
   functions check themselves by evaluating twice at different precisions.
@@ -73,7 +73,8 @@ def _mp_rdp_at(r, gamma, alpha: int, dps: int):
 
 
 def mp_rdp(r: float, gamma: float, alpha: int, dps: int = 300) -> float:
-    """SPEC §2's ``eps'(alpha)`` for base RDP ``alpha * r`` at rate ``gamma``, as a float.
+    """The ``eps'(alpha)`` of docs/specification.md §2 for base RDP ``alpha * r`` at rate
+    ``gamma``, as a float.
 
     Evaluated at ``dps`` and ``dps + 40`` digits; raises if the two differ (too few digits).
     """

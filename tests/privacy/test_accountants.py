@@ -1,9 +1,9 @@
-"""The four accountants of SPEC §2 (the table), the two conversions, limits, warnings, validation
-and the SPEC's measured claims about class-aware vs paper on MNIST.
+"""The four accountants of docs/specification.md §2 (the table), the two conversions, limits,
+warnings, validation and the measured claims of docs/specification.md §2 about class-aware vs paper on MNIST.
 
 The subsampled RDP itself (``rdp_subsampled_gaussian``) is checked against dp_accounting, autodp
 and mpmath in ``test_rdp.py``; here each accountant's base slope, sampling rate, number of
-compositions, orders and conversion are rebuilt from the SPEC table and compared.
+compositions, orders and conversion are rebuilt from the table of docs/specification.md §2 and compared.
 """
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ def test_dpmix_clipped_is_the_paper_formula_valid_for_dpmix_and_local():
 
 
 # --------------------------------------------------------------------------------------------
-# Each accountant's formula, from the SPEC §2 table.
+# Each accountant's formula, from the table of docs/specification.md §2.
 
 @pytest.mark.parametrize("conversion", CONVERSIONS)
 @pytest.mark.parametrize("l, sx, sy, c, T, n, delta", [
@@ -149,7 +149,7 @@ def test_dpmix_low_closed_form(l, sigma, T, n, delta):
     res = compute_epsilon(p, accountant="dpmix-low", conversion="mironov")
     prob = l / n
     d2 = dx / sigma ** 2 + dy / sigma ** 2                       # Delta^2
-    a = 1 + math.sqrt(2 * l ** 2 * math.log(1 / delta) / (T * prob * d2))   # SPEC's a*
+    a = 1 + math.sqrt(2 * l ** 2 * math.log(1 / delta) / (T * prob * d2))   # a* of docs/specification.md §2
     eps = a * T * prob * d2 / (2 * l ** 2) + math.log(1 / delta) / (a - 1)
     assert a < 256
     assert res.alpha == pytest.approx(a, rel=1e-12)
@@ -342,7 +342,7 @@ def test_bad_conversion_and_params_type():
 
 
 # --------------------------------------------------------------------------------------------
-# SPEC §2's measured claims (MNIST: N = T = 60000, c = 1, delta = 1e-5, sigma_x = sigma_y).
+# docs/specification.md §2's measured claims (MNIST: N = T = 60000, c = 1, delta = 1e-5, sigma_x = sigma_y).
 # Measured with this implementation (max_alpha = 256), class-aware / paper:
 #   sigma:   0.05 0.1  0.2  0.3  0.4  0.5  1    | 1.5  2
 #   l = 64:  2.96 2.95 2.92 2.91 2.90 2.89 2.88 | 2.72 2.39
@@ -350,7 +350,7 @@ def test_bad_conversion_and_params_type():
 #   l = 4:   1.013 0.944 0.996 at sigma 0.3 0.4 0.5;  < 0.001-0.04 at sigma <= 0.2
 # Above sigma ~ 1.2 the paper's best order reaches max_alpha = 256 and its epsilon sits near
 # the conversion floor, so the ratio falls (2.39 at sigma = 2). With max_alpha = 1024 it stays
-# 2.88 at sigma 1.5 and 2: the SPEC's "2.9x at every sigma from 0.05 to 2" needs a larger
+# 2.88 at sigma 1.5 and 2: the specification's "2.9x at every sigma from 0.05 to 2" needs a larger
 # max_alpha than the default.
 
 SIG = np.array([0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 1.0, 2.0])

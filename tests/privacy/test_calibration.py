@@ -55,10 +55,10 @@ def test_table3_noise_levels():
     """The paper's Table 3 sets the noise per l by calibration (paper accountant, Mironov,
     delta = 1e-5, N = T = 60000, c = 1, sigma_x = sigma_y)."""
     cal10 = calibrate(epsilon=10, delta=1e-5, l=4, T=60000, n=60000)
-    assert cal10.sigma_x == pytest.approx(0.2422, abs=5e-5)     # PITFALLS: 0.2422
+    assert cal10.sigma_x == pytest.approx(0.2422, abs=5e-5)     # the reference value: 0.2422
     assert cal10.alpha == 3
-    # PITFALLS quotes sigma = 0.1969 for epsilon = 20. That figure minimises over orders from
-    # alpha = 2; the SPEC fixes the paper accountant at alpha >= 3, which gives 0.2346. Both
+    # A figure sometimes quoted, sigma = 0.1969, for epsilon = 20. That figure minimises over orders from
+    # alpha = 2; docs/specification.md §2 fixes the paper accountant at alpha >= 3, which gives 0.2346. Both
     # checked here with dp_accounting (orders 2..12 and 3..12; the best order is 2 resp. 3):
     # at 0.2346 dp_accounting's orders >= 3 give epsilon 20, its orders >= 2 give epsilon 20 only
     # at 0.1969. (At epsilon = 10 both order sets agree: the best order is 3 either way.)

@@ -1,11 +1,11 @@
-"""dpcda.privacy.rdp against independent references (SPEC §2).
+"""dpcda.privacy.rdp against independent references (docs/specification.md §2).
 
 - ``dp_accounting`` (Google) per order and through the epsilon, on 56 settings at realistic
   dataset sizes (N = 60000, 50000, 32561, 1797) with small l, where its float64 forward
   differences are accurate (they agree with ours to ~1e-8; we require 1e-6).
 - ``autodp`` end to end (epsilon) on a few settings whose best order is interior and >= 3.
-- mpmath, evaluating SPEC §2 literally at high precision: ``log_b_even`` (the stable alternating
-  sum, including its quadrature branch) and the bound itself at large sampling rates, where
+- mpmath, evaluating docs/specification.md §2 literally at high precision: ``log_b_even`` (the
+  stable alternating sum, including its quadrature branch) and the bound itself at large sampling rates, where
   dp_accounting's forward differences lose precision (e.g. l = 512, n = 1797, gamma = 0.285:
   already 1e-7 off at alpha = 40, 1e-3 at alpha = 64 and a factor ~70 at alpha >= 128; measured
   while writing these tests).
@@ -25,7 +25,7 @@ from tests.privacy.privacy_ref import CONVERT, autodp_eps, dpa_rdp, mp_log_b, mp
 
 
 def paper_r(l: int, sigma_x: float, sigma_y: float, c: float = 1.0) -> float:
-    """The paper accountant's base slope (SPEC §2 table), written out independently."""
+    """The paper accountant's base slope (table of docs/specification.md §2), written out independently."""
     return (2.0 * c * c / sigma_x ** 2 + 1.0 / sigma_y ** 2) / l ** 2
 
 
@@ -103,7 +103,8 @@ def test_matches_autodp(n, l, sigma, T, delta):
 
 
 # --------------------------------------------------------------------------------------------
-# mpmath: log B(m) and the bound itself, evaluated from the SPEC formula at high precision.
+# mpmath: log B(m) and the bound itself, evaluated at high precision from the formula of
+# docs/specification.md §2.
 
 LOG_B_R = (1e-6, 1e-4, 3e-3, 0.0102, 0.3, 2.0, 10.0)
 LOG_B_M = (2, 4, 8, 32, 128, 200, 256)
