@@ -114,7 +114,7 @@ def fit_dp_center(X_train: np.ndarray, *, bounds, mu: float, rng=None) -> DPCent
         U = (X[i:i + _CHUNK].astype(np.float64) - low) / (high - low)
         total += np.sqrt(np.clip(U, 0.0, 1.0)).sum(axis=0) * shrink
     noise_std = math.sqrt(d) / mu
-    noisy_total = add_gaussian(total, noise_std, rng, bound=float(n), float32=False)
+    noisy_total = add_gaussian(total, noise_std, rng, bound=float(n))
     mean = np.clip(noisy_total / n, 0.0, 1.0)
     return DPCenterNormalizer(low=low.copy(), high=high.copy(), mean=mean, mu=mu,
                               noise_std=noise_std, n=n)

@@ -177,8 +177,9 @@ def generate_random_projection(X, y, *, epsilon: float, delta: float = 1e-5, p: 
     gen = public_generator(dev, source)
     R = (torch.randn((p, d), generator=gen, device=dev, dtype=torch.float64) / math.sqrt(p)).to(
         torch.float32).to(torch.float64)  # the published float32 R is exactly the R used
-    # The sensitivity needs an upper bound on s(R): the float64 SVD's relative error is ~1e-15.
-    s_R = float(torch.linalg.matrix_norm(R, ord=2)) * (1.0 + 2.0 ** -30)
+    # The sensitivity needs an upper bound on s(R): LAPACK's float64 SVD (on the CPU, backward
+    # stable) is within ~1e-15 relative; 2^-30 covers it.
+    s_R = float(torch.linalg.matrix_norm(R.cpu(), ord=2)) * (1.0 + 2.0 ** -30)
     if accountant == "gaussian":
         std = gaussian_sigma(eps, delta, sensitivity=2.0 * c * s_R)
     else:  # as published
@@ -186,9 +187,10 @@ def generate_random_projection(X, y, *, epsilon: float, delta: float = 1e-5, p: 
     acc = get_accountant(accountant)
     bound = bound_fields(accountant, "random-projection")  # relation, valid_bound, bound_note
     valid = bound["valid_bound"]
-    # Rows (norm <= c) scaled by 1 - 2^-20, products in float64: the rounding of X R^T stays far
-    # below the margin, so two neighbouring releases' centres differ by at most 2 c s(R).
-    rows = torch.from_numpy(pre(X).astype(np.float64) * (1.0 - 2.0 ** -20)).to(dev)
+    # Rows (norm <= c) scaled by 1 - m, products in float64: a row of X R^T is off by at most
+    # d sqrt(p) u c s(R) in L2, below the margin, so neighbouring centres differ by <= 2 c s(R).
+    margin = max(2.0 ** -20, 4.0 * d * math.sqrt(p) * 2.0 ** -53)
+    rows = torch.from_numpy(pre(X).astype(np.float64) * (1.0 - margin)).to(dev)
     centre = (rows @ R.T).cpu().numpy()
     del rows
     grid = grid_for(std, c * s_R)

@@ -111,7 +111,7 @@ def _proportions(counts: np.ndarray, std, source) -> np.ndarray:
     if std is None:
         return np.full(K, 1.0 / K)
     noisy = add_gaussian(np.asarray(counts, dtype=np.float64), std, source,
-                         bound=float(np.sum(counts)), float32=False)
+                         bound=float(np.sum(counts)))
     v = np.clip(noisy, 0.0, None)
     return v / v.sum() if v.sum() > 0 else np.full(K, 1.0 / K)
 
@@ -188,13 +188,13 @@ def generate_dp_merf(X, y, *, epsilon=None, delta: float = 1e-5, noise_multiplie
     E = class_embedding(pre(X), y, K, W, device=dev)
     costs = []
     if plan["embedding_noise_std"] > 0:
-        g = grid_for(plan["embedding_noise_std"], 1.0, float32=False)
+        g = grid_for(plan["embedding_noise_std"], 1.0)
         E = torch.from_numpy(add_gaussian(E.cpu().numpy(), plan["embedding_noise_std"], source,
-                                          bound=1.0, float32=False, grid=g)).to(dev)
+                                          bound=1.0, grid=g)).to(dev)
         costs.append((E.numel(), g))
     p = _proportions(counts, plan["count_noise_std"], source)
     if plan["count_noise_std"]:
-        costs.append((K, grid_for(plan["count_noise_std"], float(N), float32=False)))
+        costs.append((K, grid_for(plan["count_noise_std"], float(N))))
     add_randomness(privacy, source, float_cost(*costs))
     del X
     # Many small steps: one CPU thread (see cpu_threads); the init is seeded from `gen`, locally.

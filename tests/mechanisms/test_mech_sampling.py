@@ -123,3 +123,26 @@ def test_zero_samples_and_device_resolution():
         resolve_device("not-a-device")
     with pytest.raises(ValueError, match="seed"):
         SecureRandom(-1)
+
+
+@pytest.mark.parametrize("l", [1, 3, 32, 33, 64, 200])
+def test_neighbouring_means_move_only_where_the_record_is_and_at_most_2c_over_l(l):
+    """What the accountants assume of the computed means (docs/security.md, section 1): a bag
+    without the replaced record is bitwise the same, and one with it moves by at most 2c/l
+    after the public shrink, rounding included (rows of norm exactly c, the record flipped)."""
+    from dpcda.data.preprocess import clip_rows
+    from dpcda.mechanisms.mixing import bag_means, private_table
+
+    rng = np.random.default_rng(l)
+    n, d, c = 400, 97, 1.0
+    X = clip_rows(rng.normal(size=(n, d)) * 10, c)
+    Y = X.copy()
+    Y[7] = -X[7]  # the farthest replacement: ||x - x'|| = 2c
+    idx = sample_subsets(n, l, 3000, generator=SecureRandom(l))
+    a = bag_means(private_table(X, l, "cpu"), idx).numpy()
+    b = bag_means(private_table(Y, l, "cpu"), idx).numpy()
+    assert a.dtype == np.float64
+    has = (idx == 7).any(dim=1).numpy()
+    assert has.any() and (~has).any()
+    assert np.array_equal(a[~has], b[~has])
+    assert np.linalg.norm(a[has] - b[has], axis=1).max() <= 2 * c / l

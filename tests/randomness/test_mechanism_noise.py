@@ -88,7 +88,7 @@ def test_random_projection_noise():
     y = rng.integers(0, 3, 10_000)
     rel = generate_random_projection(X, y, epsilon=2.0, c=1.0, seed=9, **NONE)
     R = rel.extras["projection"].astype(np.float64)
-    centre = (X.astype(np.float64) * (1.0 - 2.0 ** -20)) @ R.T
+    centre = (X.astype(np.float64) * (1.0 - 2.0 ** -20)) @ R.T  # margin 2^-20 at d = p = 100
     std = rel.card["parameters"]["noise_std"]
     bound = rel.card["parameters"]["spectral_norm_R"] * 1.0
     assert rel.X.size >= 1_000_000
@@ -132,7 +132,7 @@ def test_dp_center_statistics_noise(spy):
     X = np.random.default_rng(12).uniform(0, 255, (2, 1_000_000)).astype(np.float32)
     fit_dp_center(X, bounds=None, mu=50.0, rng=SecureRandom(13))
     ((dtype, sigma, total, out, kw),) = spy.calls
-    assert dtype == np.float64 and kw["float32"] is False
+    assert dtype == np.float64 and kw["bound"] == 2.0  # n rows of values in [0, 1]
     check_standard_normal(*_residuals(out, total, sigma, 2.0))
 
 
