@@ -12,6 +12,7 @@ import streamlit as st
 
 from dpcda.background import foreground
 from dpcda.guide import STEPS, Step
+from pages.pipeline import pipeline_dot, pipeline_summary
 
 ROOT = Path(__file__).resolve().parent
 
@@ -34,33 +35,8 @@ FAVICON = ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 64 64">'
            '<text x="32" y="44" font-size="34" text-anchor="middle" fill="white" '
            'font-family="Georgia, serif" font-style="italic">ε</text></svg>')
 
-PIPELINE_DOT = r"""
-digraph dpcda {
-  rankdir=TB; bgcolor="transparent"; nodesep=0.3; ranksep=0.28;
-  node [shape=box, style="rounded,filled", fillcolor="#f0f2f6", color="#8a8f98",
-        fontname="Helvetica", fontsize=12, margin="0.15,0.06"];
-  edge [color="#5f6570", fontname="Helvetica", fontsize=10, arrowsize=0.7];
-  data   [label="private data (X, y)\nN records, K classes", fillcolor="#fde2e1"];
-  norm   [label="normalize\nz-score, or pixel / 255"];
-  clip   [label="clip every row to L2 norm c"];
-  subgraph cluster_k {
-    label="for every class k, floor(T/K) times"; labeljust=l; fontname="Helvetica";
-    fontsize=11; style="rounded,dashed"; color="#8a8f98";
-    pick   [label="pick l distinct records of class k"];
-    avg    [label="average them"];
-    noisex [label="features\nmean + N(0, σx² I)"];
-    noisey [label="label\nonehot(k) + N(0, σy² I)"];
-  }
-  synth  [label="synthetic set: floor(T/K) per class", fillcolor="#dff3e3"];
-  acct   [label="RDP accountant", fillcolor="#e3ecfb"];
-  eps    [label="(ε, δ)", shape=ellipse, fillcolor="#e3ecfb"];
-  data -> norm -> clip -> pick -> avg;
-  avg -> noisex; avg -> noisey;
-  noisex -> synth; noisey -> synth;
-  synth -> acct [style=dashed, label="  l, σx, σy, c, T, N_k, δ\l  (never the data)\l"];
-  acct -> eps;
-}
-"""
+# The pipeline diagram and its paragraph are drawn from today's defaults (pages/pipeline.py reads
+# them from the library), so they cannot fall behind a changed default.
 
 
 def home() -> None:
@@ -76,7 +52,7 @@ def home() -> None:
     st.subheader("How DP-CDA works")
     text, diagram = st.columns([3, 2], gap="large")
     with diagram:
-        st.graphviz_chart(PIPELINE_DOT, width="stretch")
+        st.graphviz_chart(pipeline_dot(), width="stretch")
     with text:
         _home_text()
 
@@ -97,13 +73,7 @@ def _step_card(step: Step) -> None:
 def _home_text() -> None:
     from dpcda.privacy import ACCOUNTANT_INFO, list_accountants
 
-    st.markdown(
-        "Each synthetic sample is the **average of l random records of one class**, plus "
-        "**Gaussian noise** on the features (σ_x) and on the one-hot label (σ_y). Every class "
-        "gets ⌊T/K⌋ samples. The privacy cost is tracked with **Rényi differential privacy "
-        "(RDP)** and converted to an (ε, δ) guarantee. Averaging more records (larger l) hides "
-        "each one better, so less noise is needed for the same ε, but the samples look more "
-        "like the class average.")
+    st.markdown(pipeline_summary())
     names = list_accountants()
     with st.expander("Accountants (the proofs that turn a setting into ε)"):
         st.markdown("; ".join(f"`{n}` ({ACCOUNTANT_INFO[n].title})" for n in names)

@@ -50,7 +50,7 @@ def test_home_leads_through_four_steps_before_the_diagram():
     order = [getattr(n, "type", "") for n in _walk(at.main)]
     assert order.index("page_link") < order.index("graphviz_chart")
     dot = at.get("graphviz_chart")[0].proto.spec
-    for part in ("normalize", "clip", "pick l", "average", "onehot(k)", "RDP accountant"):
+    for part in ("normalize", "clip", "pick l", "average", "onehot(k)", "accountant"):
         assert part in dot
     assert "arxiv.org/abs/2411.16121" in text and "DPMix" in text
     for name in list_accountants():
