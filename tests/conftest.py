@@ -17,12 +17,20 @@ from pathlib import Path
 
 import pytest
 
+from lanes import assign_lanes
 from tiny_data import write_tiny_datasets
 
 REPO = Path(__file__).resolve().parents[1]
 os.environ.setdefault("DPCDA_DATA_DIR", str(REPO.parent / "shared" / "datasets"))
 # Absolute, so tests that chdir or link files keep finding the data.
 os.environ["DPCDA_DATA_DIR"] = str(Path(os.environ["DPCDA_DATA_DIR"]).resolve())
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    """Test lanes (tests/lanes.py): the browser, ray and slow markers, added before ``-m``
+    selects (pytest.ini's default leaves the three lanes out)."""
+    assign_lanes(items)
+
 
 SESSION_ENV = "DPCDA_TEST_SESSION"
 os.environ[SESSION_ENV] = f"{os.getpid()}-{uuid.uuid4().hex[:12]}"
