@@ -176,7 +176,7 @@ def stats_float_cost(pre):
     norm = pre.normalizer
     if pre.stats_mu is None or norm is None or not hasattr(norm, "noise_std"):
         return FloatCost(0, 0.0, 0.0)
-    return float_cost((len(norm.mean), grid_for(norm.noise_std, float(norm.n), float32=False)))
+    return float_cost((len(norm.mean), grid_for(norm.noise_std, float(norm.n))))
 
 
 def generate_dpcda_traced(X, y, *, l: int, T: int, c: float = 1.0, sigma_x=None, sigma_y=None,
