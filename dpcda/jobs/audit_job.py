@@ -34,7 +34,7 @@ def normalize(config: dict) -> dict:
     return {**out, "device": device, "audit_version": AUDIT_VERSION}
 
 
-@register_kind("audit", normalize=normalize)
+@register_kind("audit", normalize=normalize, isolated=True)
 def run_audit_job(config: dict, ctx: JobContext | None = None) -> dict:
     from dpcda.audit import AuditSettings, json_safe, run_audit
 

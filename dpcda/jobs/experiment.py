@@ -255,7 +255,7 @@ def _generator_params(cfg: dict, ds, gen_fn) -> dict:
     return {k: v for k, v in kw.items() if k in params}
 
 
-@register_kind("experiment", normalize=normalize)
+@register_kind("experiment", normalize=normalize, isolated=True)
 def run_experiment(config: dict, ctx: JobContext | None = None) -> dict:
     """Run one experiment point; returns a plain-JSON result (see the module docstring)."""
     from dpcda.data import load_dataset

@@ -76,8 +76,11 @@ def fork_worker(db: Path, *, fault: str | None = None, once: bool = False,
         torch.set_num_threads(1)
         from dpcda.jobs.worker import Worker
 
-        Worker(db, heartbeat_interval=0.2, stale_after=stale_after, poll_interval=0.05).run(
-            once=once, idle_exit=idle_exit)
+        # isolate=False: the job's code runs in the worker's process, so a planned kill at a
+        # generation or training checkpoint ends the worker, as a machine dying there would
+        # (a worker killed while an isolated job runs takes the job's process with it).
+        Worker(db, heartbeat_interval=0.2, stale_after=stale_after, poll_interval=0.05,
+               isolate=False).run(once=once, idle_exit=idle_exit)
         code = 0
     except BaseException:  # noqa: BLE001 - report, then leave the child without cleanup
         import traceback

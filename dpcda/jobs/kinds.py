@@ -26,19 +26,25 @@ BUILTIN_KIND_MODULES = ("dpcda.jobs.experiment", "dpcda.jobs.audit_job")
 
 @dataclass(frozen=True)
 class JobKind:
+    """``isolated``: a worker runs the job in a child process it can end (see
+    :mod:`dpcda.jobs.isolation`), so that the job stops within seconds of a cancel, a time limit
+    or SIGTERM even inside one long native call; for kinds whose runs can take long."""
+
     name: str
     run: Callable[[dict, "JobContext"], dict]
     normalize: Callable[[dict], dict] | None = None
+    isolated: bool = False
 
 
 JOB_KINDS: Registry[JobKind] = Registry("job kind")
 
 
-def register_kind(name: str, *, normalize: Callable[[dict], dict] | None = None):
+def register_kind(name: str, *, normalize: Callable[[dict], dict] | None = None,
+                  isolated: bool = False):
     """Decorator: ``@register_kind("name")`` on ``def run(config, ctx) -> dict``."""
 
     def deco(fn):
-        JOB_KINDS.add(name, JobKind(name=name, run=fn, normalize=normalize))
+        JOB_KINDS.add(name, JobKind(name=name, run=fn, normalize=normalize, isolated=isolated))
         return fn
 
     return deco

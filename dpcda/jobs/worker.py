@@ -68,15 +68,18 @@ class Worker:
     registered kind (built-in plus ``$DPCDA_JOB_PLUGINS``). A :class:`~dpcda.jobs.watchdog.Watchdog`
     thread beats the heartbeat and enforces cancel, time limit and stall detection; run in a
     process's main thread, the worker also interrupts a job that reaches no checkpoint within
-    ``grace`` seconds of being told to stop. :meth:`request_stop` (what SIGTERM calls) hands the
-    running job back to the queue and makes :meth:`run` return.
+    ``grace`` seconds of being told to stop. A kind registered ``isolated`` (the experiment and
+    audit kinds) runs in a child process that is killed ``grace`` seconds after a stop it did
+    not obey (``isolate=False``: in this process). :meth:`request_stop` (what SIGTERM calls)
+    hands the running job back to the queue and makes :meth:`run` return.
     """
 
     def __init__(self, db=None, *, worker_id: str | None = None,
                  heartbeat_interval: float = DEFAULT_HEARTBEAT,
                  stale_after: float = DEFAULT_STALE_AFTER, poll_interval: float = 0.5,
                  sweep_id: int | None = None, kinds: list[str] | None = None,
-                 on_finish: Callable[[Job], None] | None = None, grace: float = DEFAULT_GRACE) -> None:
+                 on_finish: Callable[[Job], None] | None = None, grace: float = DEFAULT_GRACE,
+                 isolate: bool = True) -> None:
         for name, value in (("heartbeat_interval", heartbeat_interval), ("stale_after", stale_after),
                             ("poll_interval", poll_interval), ("grace", grace)):
             if not value > 0:
@@ -93,6 +96,7 @@ class Worker:
         self.kinds = kinds
         self.on_finish = on_finish
         self.grace = grace
+        self.isolate = isolate  # run isolated kinds in a child process (dpcda.jobs.isolation)
         self._ctx: JobContext | None = None
         self._in_job = False
         self._main: int | None = None  # thread id to interrupt (set when run in the main thread)
@@ -162,6 +166,10 @@ class Worker:
             if main:
                 signal.signal(INTERRUPT_SIGNAL, previous)
             unregister_worker(self.store, self.worker_id)
+            if self.isolate:
+                from dpcda.jobs.isolation import stop_server
+
+                stop_server()  # no process outlives the worker
             log.info("worker %s stopped after %d job(s)", self.worker_id, ran)
         return ran
 
@@ -177,9 +185,16 @@ class Worker:
         try:
             try:
                 self._in_job = True
+                kind = get_kind(job.kind)
                 with watching(ctx.tick):
                     ctx.check_cancelled()
-                    result = get_kind(job.kind).run(job.config, ctx)
+                    if kind.isolated and self.isolate:
+                        from dpcda.jobs.isolation import run_isolated
+
+                        result = run_isolated(job.kind, job.config, ctx, self.store.path,
+                                              grace=self.grace)
+                    else:
+                        result = kind.run(job.config, ctx)
             finally:
                 self._in_job = False
             if result is not None and not isinstance(result, dict):
@@ -196,7 +211,10 @@ class Worker:
             raise
         except Exception as exc:  # the job's failure, not the worker's
             self._in_job = False
-            failure = (f"{type(exc).__name__}: {exc}", traceback.format_exc())
+            from dpcda.jobs.isolation import ChildError
+
+            failure = (exc.summary, exc.tb or traceback.format_exc()) if isinstance(
+                exc, ChildError) else (f"{type(exc).__name__}: {exc}", traceback.format_exc())
         self._release()
         seconds = time.monotonic() - t0
         status, kw = self._outcome(job, ctx, result, failure, seconds)

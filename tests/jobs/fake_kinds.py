@@ -93,3 +93,21 @@ def fake_checkpoints(config: dict, ctx) -> dict:
             time.sleep(float(config.get("hang", 60.0)))  # alive, but no progress
         time.sleep(0.01)
     return {"checkpoints": n}
+
+
+def _native(config: dict, ctx) -> dict:
+    """Appends its pid to ``marker``, then one long native call that releases the GIL and
+    checks no signal (PBKDF2, ``iterations`` rounds; 1.5e8 take about 30 s): like a decision
+    tree's fit on MNIST, no checkpoint and no signal handler runs until it returns."""
+    import hashlib
+
+    with open(config["marker"], "a") as fh:
+        fh.write(f"{os.getpid()}\n")
+    hashlib.pbkdf2_hmac("sha256", b"dpcda", b"salt", int(config.get("iterations", 150_000_000)))
+    return {"pid": os.getpid()}
+
+
+try:  # a kind the worker runs in a child process it can end
+    register_kind("fake-native", isolated=True)(_native)
+except TypeError:  # a dpcda without isolated kinds: runs in the worker's own process
+    register_kind("fake-native")(_native)

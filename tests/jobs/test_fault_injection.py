@@ -233,3 +233,119 @@ def test_identical_concurrent_sweeps_compute_each_configuration_once(tmp_path):
     ran = {int(line.split()[0]) for line in computed}
     origins = {j.reused_from or j.id for s in by_sweep for j in s.values()}
     assert ran == origins  # each result comes from the one computation of its configuration
+
+
+# --- a job inside one long native call stops when told (issue 18, item 3) -------------------
+
+
+def _start_native_job(tmp_path, wait: float = 1.0, **submit):
+    """A real worker process running a ``fake-native`` job (about 30 s in one native call),
+    returned ``wait`` seconds after the job's process started."""
+    import os
+    import time
+
+    from dpcda.jobs import JobStore
+    from tests.jobs.jobs_util import start_worker, wait_for
+
+    store = JobStore(tmp_path / "jobs.sqlite3")
+    marker = tmp_path / "pid.txt"
+    job_id = store.submit("fake-native", {"marker": str(marker)}, **submit)
+    worker = start_worker(store.path, "--once", "--heartbeat", "0.5", "--stale-after", "30")
+    wait_for(lambda: marker.exists() and marker.read_text().strip(), timeout=60,
+             what="the job to start")
+    time.sleep(wait)  # inside the native call
+    pid = int(marker.read_text().split()[0])
+    assert not wait or os.path.exists(f"/proc/{pid}")
+    return store, job_id, worker, pid
+
+
+def _gone(pid: int) -> bool:
+    from dpcda.jobs.procs import pid_alive
+
+    return not pid_alive(pid)
+
+
+def _finish(worker):
+    import subprocess as sp
+
+    try:
+        worker.wait(timeout=30)
+    except sp.TimeoutExpired:
+        worker.kill()
+        worker.wait()
+        raise
+    finally:
+        if worker.stdout is not None:
+            worker.stdout.close()
+
+
+def test_cancel_stops_a_job_inside_a_native_call_within_5_s(tmp_path):
+    import time
+
+    from tests.jobs.jobs_util import wait_for
+
+    store, job_id, worker, pid = _start_native_job(tmp_path)
+    try:
+        t0 = time.monotonic()
+        store.cancel_job(job_id)
+        wait_for(lambda: store.get_job(job_id).terminal, timeout=20, what="the job to end")
+        seconds = time.monotonic() - t0
+    finally:
+        _finish(worker)
+    job = store.get_job(job_id)
+    assert job.status == "cancelled" and job.reason == "cancelled", job
+    assert seconds < 5.0, seconds
+    assert _gone(pid)  # the job's process was ended, not left computing
+
+
+def test_sigterm_hands_back_a_job_inside_a_native_call_within_5_s(tmp_path):
+    import signal
+    import time
+
+    store, job_id, worker, pid = _start_native_job(tmp_path)
+    try:
+        t0 = time.monotonic()
+        worker.send_signal(signal.SIGTERM)
+        worker.wait(timeout=20)
+        seconds = time.monotonic() - t0
+    finally:
+        _finish(worker)
+    job = store.get_job(job_id)
+    assert worker.returncode == 0 and seconds < 5.0, (worker.returncode, seconds)
+    assert job.status == "queued" and job.reason == "worker-stopped", job
+    assert job.attempts == 0  # the stop was not the job's fault
+    assert _gone(pid)
+
+
+def test_time_limit_stops_a_job_inside_a_native_call_within_5_s(tmp_path):
+    import time
+
+    from tests.jobs.jobs_util import wait_for
+
+    store, job_id, worker, pid = _start_native_job(tmp_path, wait=0, time_limit=5.0)
+    try:
+        wait_for(lambda: store.get_job(job_id).terminal, timeout=20, what="the job to end")
+        ended = time.time()
+    finally:
+        _finish(worker)
+    job = store.get_job(job_id)
+    assert job.status == "failed" and job.reason == "time-limit", job
+    assert ended - job.started < 5.0 + 5.0, ended - job.started
+    assert _gone(pid)
+
+
+def test_a_killed_worker_takes_its_jobs_process_with_it(tmp_path):
+    """SIGKILL to a worker while its isolated job computes: the job's process does not run on
+    alone (it would compute for nothing and write progress under a dead worker's id)."""
+    import signal
+
+    from tests.jobs.jobs_util import wait_for
+
+    store, job_id, worker, pid = _start_native_job(tmp_path)
+    try:
+        worker.send_signal(signal.SIGKILL)
+        worker.wait(timeout=20)
+        wait_for(lambda: _gone(pid), timeout=5, what="the job's process to end")
+    finally:
+        _finish(worker)
+    assert store.get_job(job_id).status == "running"  # until recovery requeues it
