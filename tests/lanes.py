@@ -19,8 +19,9 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 
-#: marker -> entries. Chosen with ``pytest --durations=60`` on the shared 2-core machine
-#: (2026-11-27): every test of 2 s or more there, except the accountants' reference checks.
+#: marker -> entries. Chosen with ``pytest --durations=0`` on the shared 2-core machine
+#: (2026-11-27, load 2-3): every test of about 1 s or more there, except two quick checks of
+#: structure (a page's error path, an import that must not pull in torch).
 LANES: dict[str, tuple[str, ...]] = {
     # A real Chromium against a live `streamlit run` (Debian's /usr/bin/chromium).
     "browser": ("tests/browser/",),
@@ -67,6 +68,22 @@ LANES: dict[str, tuple[str, ...]] = {
         "tests/mechanisms/test_seed_attack.py::test_unseeded_release_matches_no_seed_and_its_noise_is_not_reproducible",
         "tests/mechanisms/test_seed_attack.py::test_seeded_release_is_found_reproducible_and_marked",
         "tests/data/test_data_upload.py::test_deflated_zeros_are_refused_by_declared_size_not_compressed_size",
+        "tests/pages/test_samples_fidelity.py::test_adult_categorical_marginals_within_tv_or_warned",
+        "tests/pages/test_samples_page.py::test_mosaic_draws_a_cell_per_l_and_epsilon_when_asked",
+        "tests/randomness/test_mechanism_noise.py::test_dp_merf_embedding_and_count_noise",
+        "tests/audit/test_audit_run.py::test_lower_bound_never_exceeds_a_valid_upper_bound",
+        # reference accountants and property tests at their most expensive settings
+        "tests/privacy/test_pld.py::test_directions_agree_with_dp_accounting",
+        "tests/privacy/test_properties.py::test_calibration_never_overshoots_and_is_monotone",
+        "tests/test_reproduce.py::test_privacy_cli_and_script_give_the_pages_epsilon",
+        # more worker processes, time limits, a hanging browser stopped
+        "tests/jobs/test_jobs_dp_merf.py::test_dp_merf_at_infinite_epsilon_runs_without_noise",
+        "tests/jobs/test_jobs_worker.py::test_ensure_worker_starts_one_background_worker",
+        "tests/jobs/test_jobs_limits.py::test_a_job_without_checkpoints_is_interrupted_at_its_time_limit",
+        "tests/jobs/test_jobs_limits.py::test_cli_time_limit_and_jobs_listing",
+        "tests/jobs/test_jobs_limits.py::test_a_job_past_its_time_limit_fails_with_that_reason",
+        "tests/jobs/test_fault_injection.py::test_damage_in_the_middle_of_the_store_stops_every_writer",
+        "tests/report/test_pdf.py::test_a_hanging_browser_is_stopped_with_its_helpers",
     ),
 }
 
