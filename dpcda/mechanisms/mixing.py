@@ -154,10 +154,10 @@ def mix_classwise(Xp, y, K: int, l: int, per_class, sigma_x: float, sigma_y: flo
     argmax. Rows come out in a uniformly random order (so that the position of a row does not
     reveal its class, which with ``y_soft`` would reveal the label noise).
     ``generator``: the release's :class:`~dpcda.randomness.secure.SecureRandom`.
-    ``bound``: a public bound on every feature's absolute value (the clip norm ``c``); it sets
-    the grid's float32 range (at least ``bound + 15 sigma_x``), beyond which values are clamped.
-    ``return_indices`` also returns, per output
-    row, the original row numbers mixed (tests).
+    ``bound``: a public bound on every feature's absolute value (the clip norm ``c``); the grid
+    values are exact in float32 when ``bound + 15 sigma_x < 2^24 gamma`` (all but near-noiseless
+    settings; otherwise the float32 output is their rounding, post-processing).
+    ``return_indices`` also returns, per output row, the original row numbers mixed (tests).
     """
     import numpy as np
 
@@ -200,7 +200,8 @@ def mix_any_class(Xp, y, K: int, l: int, T: int, sigma_x: float, sigma_y: float,
     from dpcda.randomness.noise import add_gaussian, float_cost
 
     d = Xp.shape[1]
-    rows = np.concatenate([np.asarray(Xp, dtype=np.float64), np.eye(K)[np.asarray(y)]], axis=1)
+    rows = np.concatenate([np.asarray(Xp, dtype=np.float32),
+                           np.eye(K, dtype=np.float32)[np.asarray(y)]], axis=1)
     table = private_table(rows, l, device, noisy=sigma_x > 0 or sigma_y > 0)
     del rows
     gx, gy = grids(sigma_x, sigma_y, bound)
