@@ -18,17 +18,21 @@ as in-process; its result (or error) comes back through a pipe.
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing as mp
 import os
+import sys
 import threading
 import time
 import traceback
+import types
 
 from dpcda.jobs.kinds import JobCancelled, JobContext
 
 #: Modules the fork server imports once, so that children do not (import cost paid once).
-PRELOAD = ["numpy", "torch", "sklearn.tree", "dpcda.jobs.experiment", "dpcda.jobs.audit_job",
-           "dpcda.mechanisms", "dpcda.training", "dpcda.data"]
+PRELOAD = ["numpy", "scipy.io", "torch", "sklearn.tree", "sklearn.datasets", "cryptography",
+           "dpcda.presets", "dpcda.privacy", "dpcda.jobs.experiment", "dpcda.jobs.audit_job",
+           "dpcda.mechanisms", "dpcda.training", "dpcda.data", "dpcda.audit"]
 STOP_CODES = ("cancelled", "time-limit", "stalled", "worker-stopped", "worker-gone")
 POLL = 0.05  # seconds between the worker's looks at the child
 
@@ -163,6 +167,20 @@ def _child_main(kind: str, config: dict, job_id: int, worker_id: str, db: str, s
     conn.close()
 
 
+@contextlib.contextmanager
+def _no_main_module():
+    """Start a child without re-running the caller's ``__main__`` in it (multiprocessing
+    would, and a script without an ``if __name__ == "__main__"`` guard would run again): the
+    child needs only :func:`_child_main` and the importable job kinds."""
+    main = sys.modules.get("__main__")
+    sys.modules["__main__"] = types.ModuleType("__main__")
+    try:
+        yield
+    finally:
+        if main is not None:
+            sys.modules["__main__"] = main
+
+
 def run_isolated(kind: str, config: dict, ctx: JobContext, db: os.PathLike | str, *,
                  grace: float = 2.0) -> dict | None:
     """Run job ``kind`` in a child process and return its result; a stop asked of ``ctx``
@@ -192,7 +210,8 @@ def _run(mpc, kind: str, config: dict, ctx: JobContext, db, grace: float) -> dic
     proc = mpc.Process(target=_child_main, name=f"dpcda-job-{ctx.job_id}",
                        args=(kind, config, ctx.job_id, ctx.worker_id, os.fspath(db), steps, stop,
                              send), daemon=True)
-    proc.start()
+    with _no_main_module():
+        proc.start()
     send.close()
     told = None
     message = None
