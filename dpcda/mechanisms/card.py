@@ -129,6 +129,10 @@ def add_randomness(privacy: dict, source, float_cost=None) -> dict:
     """``privacy`` with :func:`randomness_fields` merged in (and a warning when seeded)."""
     privacy.update(randomness_fields(source, float_cost, epsilon=privacy.get("epsilon"),
                                      delta=float(privacy.get("delta") or 0.0)))
-    if source.seeded:
+    if source.seeded:  # the epsilon stays: what the same noise gives when drawn unseeded
         privacy["warnings"] = [*privacy.get("warnings", []), f"seeded release: {SEEDED_TEXT}"]
+        privacy["private"] = False
+        privacy.setdefault("label", "NOT PRIVATE: a seeded release (reproducible); its epsilon "
+                                    "is what the same noise gives when drawn from the operating "
+                                    "system")
     return privacy

@@ -195,7 +195,8 @@ def test_card_contents_and_no_seed_anywhere(blocks):
     assert priv["assumptions"] == ACCOUNTANT_INFO[DEFAULT_ACCOUNTANT].assumptions
     assert priv["relation"] == ACCOUNTANT_INFO[DEFAULT_ACCOUNTANT].relation
     assert priv["valid_bound"] is True and "bound_note" not in priv
-    assert priv["private"] is True and priv["epsilon"] > 0
+    # seeded: reproducible, so not private (issue 17); the epsilon is the noise's, unseeded
+    assert priv["private"] is False and priv["seeded"] is True and priv["epsilon"] > 0
     assert isinstance(priv["alpha"], float) if rdp else priv["alpha"] is None
     assert priv["other_accountants"]["paper"]["bound_note"] == NOT_A_BOUND
     assert priv["other_accountants"]["paper"]["valid_bound"] is False

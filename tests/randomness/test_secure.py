@@ -114,8 +114,11 @@ def test_releases_seeded_s_and_s_plus_2_to_the_32_differ():
     c = generate_dpcda(d.data, d.target, seed=s, **kw)
     assert np.array_equal(a.X, c.X) and np.array_equal(a.y, c.y)
     assert not np.array_equal(a.X, b.X) and not np.array_equal(a.y, b.y)
-    assert a.card["privacy"]["seeded"] is True
+    assert a.card["privacy"]["seeded"] is True and a.card["privacy"]["private"] is False
     assert "not private" in a.card["privacy"]["randomness"]
+    assert "NOT PRIVATE" in a.card["privacy"]["label"]
+    unseeded = generate_dpcda(d.data, d.target, **kw)
+    assert unseeded.card["privacy"]["private"] is True and "label" not in unseeded.card["privacy"]
     assert a.summary().startswith("SEEDED RELEASE: reproducible, NOT PRIVATE.")
 
 
