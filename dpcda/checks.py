@@ -49,7 +49,7 @@ NOTICE_CODES = {
     "non_private": "sigma_x = sigma_y = 0: no privacy, epsilon is infinite",
     "max_alpha_edge": "the best Renyi order is the largest one tried",
     "delta_not_below_1_over_n": "delta >= 1/N: too weak to mean anything",
-    "pld_rdp_cap": "the PLD was not computed; the RDP bound is shown",
+    "pld_rdp_cap": "the RDP bound is shown: smaller than the PLD, or the PLD out of its range",
 }
 
 

@@ -139,8 +139,9 @@ def notice_text(notice: Notice) -> str:
         return (f"δ = {f.get('delta'):g} is too large for {_num(n)} records: publishing one "
                 f"record at random would meet it. Choose δ below 1/N = {1 / n:.2g}.")
     if notice.code == "pld_rdp_cap":
-        return ("This setting spends so much privacy that the exact (PLD) analysis was skipped; "
-                "the ε shown is the RDP bound, which is also valid.")
+        return ("This setting spends so much privacy (ε in the hundreds or more) that the exact "
+                "(PLD) analysis is out of its numerical range; the ε shown is the RDP bound, which "
+                "is also valid.")
     return _sentence(str(notice))
 
 

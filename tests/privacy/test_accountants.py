@@ -386,3 +386,40 @@ def test_spec_claim_small_l(mnist_curves):
     assert (abs(ratio[2][near] - 1) < 0.07).all(), ratio[2][near]        # l = 4: within ~6%
     for i in (0, 1, 2):                                                  # l = 1, 2, 4
         assert (aware[i][SIG <= 0.2] < paper[i][SIG <= 0.2]).all()       # no label term
+
+
+MNIST_COUNTS = (5923, 6742, 5958, 6131, 5842, 5421, 5918, 6265, 5851, 5949)
+
+
+def _mnist(l, sigma):
+    from dpcda.privacy import PrivacyParams
+
+    return PrivacyParams(l=l, sigma_x=sigma, sigma_y=sigma, c=1.0, T=60000, n=60000, delta=1e-5,
+                         class_counts=MNIST_COUNTS, allocation="proportional")
+
+
+def test_no_silent_jump_to_the_rdp_bound_above_its_old_cap():
+    """The default used to report the RDP bound wherever that exceeded 50 (MNIST, l = 16,
+    sigma = 0.05: 58.8 where its PLD gives 25.4), so epsilon(sigma) jumped and calibration to
+    30 or 40 stopped at the jump (sigma 0.0508, epsilon 23.9). Now: one smooth PLD curve."""
+    from dpcda.privacy import calibrate, compute_epsilon
+
+    sigmas = np.linspace(0.04, 0.08, 17)
+    eps = [compute_epsilon(_mnist(16, s), accountant="class-aware-pld").epsilon for s in sigmas]
+    assert all(a > b for a, b in zip(eps, eps[1:]))  # decreasing
+    assert max(a / b for a, b in zip(eps, eps[1:])) < 1.4  # no jump (the old one: 2.3x)
+    at = compute_epsilon(_mnist(16, 0.05), accountant="class-aware-pld")
+    assert 24 < at.epsilon < 27 and at.epsilon_lower is not None and not at.warnings
+    for target, most in ((30, 0.0485), (40, 0.0450)):
+        cal = calibrate(epsilon=target, delta=1e-5, l=16, T=60000, n=60000,
+                        class_counts=MNIST_COUNTS, accountant="class-aware-pld",
+                        allocation="proportional")
+        assert cal.sigma_x < most and target * 0.999 < cal.result.epsilon <= target
+
+
+def test_where_the_pld_is_out_of_range_the_rdp_bound_is_shown_and_named():
+    from dpcda.privacy import compute_epsilon
+
+    r = compute_epsilon(_mnist(4, 0.05), accountant="class-aware-pld")  # epsilon in the 10^5
+    assert r.epsilon > 1e4 and r.epsilon_lower is None
+    assert [w.code for w in r.warnings] == ["pld_rdp_cap"]
