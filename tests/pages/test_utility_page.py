@@ -48,7 +48,6 @@ def worker_calls(monkeypatch) -> list:
     return calls
 
 
-
 @pytest.fixture
 def files_not_needed(monkeypatch):
     """These tests queue an MNIST / Fashion-MNIST sweep only to finish it with made-up
