@@ -34,7 +34,7 @@ def finish(store, sid, accuracy, *, conversion=None):
             "n_train": 1347, "n_synthetic": c.get("T") or 1347})
 
 
-def test_table_joins_results_jobs_and_the_papers_cells(store):
+def test_table_joins_results_jobs_and_the_papers_cells(store, files_not_needed):
     sid = submit_sweep(store, {"dataset": "fashion-mnist", "train": {"model": "ncm"}},
                        epsilons=[10.0], ls=[1, 4], runs=2)
     acc = {(1, 0): 0.3, (1, 1): 0.4, (4, 0): 0.66, (4, 1): 0.70}
@@ -82,7 +82,7 @@ def test_labels_and_axis():
     assert sweep_x(None) == "l" and sweep_x({"x": "epsilon"}) == "epsilon"
 
 
-def test_figure_data_for_an_epsilon_sweep_places_infinity(store):
+def test_figure_data_for_an_epsilon_sweep_places_infinity(store, files_not_needed):
     sid = submit_sweep(store, {"dataset": "fashion-mnist", "train": {"model": "ncm"}},
                        epsilons=[INF, 20.0, 10.0, 5.0], ls=[4], runs=1)
     finish(store, sid, lambda c: 0.9 if math.isinf(c["epsilon"]) else 0.6 + c["epsilon"] / 200)
@@ -95,7 +95,7 @@ def test_figure_data_for_an_epsilon_sweep_places_infinity(store):
     assert any("Table 3" in n for n in figure_notes(data, dataset="fashion-mnist", accountant="paper"))
 
 
-def test_stored_figure_data_for_a_mechanism_without_l_has_no_paper_overlay(store):
+def test_stored_figure_data_for_a_mechanism_without_l_has_no_paper_overlay(store, files_not_needed):
     sid = submit_sweep(store, {"dataset": "fashion-mnist", "mechanism": "dp-merf",
                                "train": {"model": "ncm"}}, epsilons=[INF, 10.0], ls=[1], runs=1)
     empty = sweep_figure_data(store, sid)

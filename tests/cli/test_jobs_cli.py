@@ -178,7 +178,8 @@ def test_help_states_the_per_dataset_defaults_of_c_and_normalisation(capsys, com
     assert f"dp-cda on {' and '.join(centred)} under class-aware-pld: dp-center" in text
 
 
-def test_sweep_model_defaults_to_auto_resolved_per_epsilon(db, capsys, fake_experiment):
+def test_sweep_model_defaults_to_auto_resolved_per_epsilon(db, capsys, fake_experiment,
+                                                           files_not_needed):
     rc = main(["sweep", "--dataset", "fashion-mnist", "--db", str(db), "--epsilons", "inf,10",
                "--ls", "4", "--epochs", "1"])
     assert rc == 0

@@ -48,16 +48,6 @@ def worker_calls(monkeypatch) -> list:
     return calls
 
 
-@pytest.fixture
-def files_not_needed(monkeypatch):
-    """These tests queue an MNIST / Fashion-MNIST sweep only to finish it with made-up
-    accuracies and look at the page: nothing loads the dataset, so the submission's check that
-    its files are present (right for a real sweep) is lifted, and the tests run without them."""
-    import dpcda.jobs.preflight as preflight
-
-    monkeypatch.setattr(preflight, "_check_dataset", lambda name: None)
-
-
 def page(**query) -> AppTest:
     at = AppTest.from_file(PAGE, default_timeout=60)
     for k, v in query.items():

@@ -248,7 +248,7 @@ def test_no_report_for_another_mechanism():
         settings_for_report(dict(dataset="digits", mechanism="dp-merf", ls=(1,), epsilons=(10.0,)))
 
 
-def test_accuracy_vs_l_is_the_newest_sweep_over_l_in_a_real_store(tmp_path):
+def test_accuracy_vs_l_is_the_newest_sweep_over_l_in_a_real_store(tmp_path, files_not_needed):
     from dpcda.jobs import JobStore, submit_sweep
     from dpcda.report.measured import accuracy_from_sweep
 
