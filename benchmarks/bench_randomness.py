@@ -86,7 +86,7 @@ def main(argv=None) -> int:
                  None, ""))
     rows.append(("cryptography AES-256-CTR keystream", best(keystream("aes", n), r), None, ""))
     src = SecureRandom()
-    rows.append(("chosen: ChaCha20 -> inverse-CDF normals (2-3 words/value)", None,
+    rows.append(("chosen: ChaCha20 -> inverse-CDF normals (3 words/value)", None,
                  best(lambda: standard_normal(src, n), r), "float64"))
     x = np.zeros(n)
     rows.append(("chosen: ... + rounded to the public grid (add_gaussian)", None,
