@@ -96,7 +96,8 @@ class Release:
         """One paragraph: algorithm, epsilon and its accountant, shapes (never a seed)."""
         c, p = self.card, self.card.get("privacy", {})
         eps = p.get("epsilon_text", "?")
-        acc = p.get("accountant_title") or p.get("accountant", "?")
+        name, title = p.get("accountant"), p.get("accountant_title")
+        acc = f"{name} accountant ({title})" if name and title else f"{name or title or '?'} accountant"
         params = c.get("parameters", {})
         ptxt = ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
                          for k, v in params.items() if v is not None)
@@ -121,7 +122,7 @@ class Release:
         return (f"{warn}{c.get('algorithm_title', c.get('algorithm'))} release of "
                 f"{c.get('dataset') or 'the input data'}: {self.n} samples x {self.X.shape[1]} "
                 f"features, {self.n_classes} classes (hard labels y, soft labels y_soft). "
-                f"epsilon = {eps}{head} at delta = {p.get('delta')} under the {acc} accountant"
+                f"epsilon = {eps}{head} at delta = {p.get('delta')} under the {acc}"
                 f"{' (' + p['conversion'] + ' conversion)' if p.get('conversion') else ''}.{rel}"
                 f"{otxt} "
                 f"Parameters: {ptxt}. Normalization: {ntxt}.")

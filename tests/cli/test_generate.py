@@ -156,6 +156,9 @@ def test_seeded_generate_warns_and_marks_the_card_not_private(tmp_path, capsys):
     assert "NOT private" in err and "4242" not in err
     assert main([*args, "--seed", "4242", "--out", str(b)]) == 0
     assert main([*args, "--out", str(c)]) == 0
+    out = capsys.readouterr().out  # the summary names the accountant by its name, then its title
+    assert f"under the {DEFAULT_ACCOUNTANT} accountant (" in out
+    assert out.count("SEEDED RELEASE") == 1  # b's summary; c is unseeded
     with np.load(a) as za, np.load(b) as zb, np.load(c) as zc:
         assert np.array_equal(za["X"], zb["X"]) and not np.array_equal(za["X"], zc["X"])
     ca, cc = (json.loads(p.with_suffix(".json").read_text()) for p in (a, c))
