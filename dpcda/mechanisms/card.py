@@ -114,21 +114,15 @@ RANDOMNESS_TEXT = ("ChaCha20 keyed with 256 bits from the operating system for t
 SEEDED_TEXT = "reproducible: not private (anyone who knows how it was made can replay every draw)"
 
 
-def randomness_fields(source, float_cost=None, *, epsilon=None, delta: float = 0.0) -> dict:
-    """``seeded`` (and, when seeded, the warning), the randomness used and, where noise was
-    rounded to a grid, what floating point adds to the guarantee
-    (:class:`dpcda.randomness.noise.FloatCost`)."""
-    out = {"seeded": bool(source.seeded),
-           "randomness": SEEDED_TEXT if source.seeded else RANDOMNESS_TEXT}
-    if float_cost is not None and float_cost.n_values:
-        out["floating_point"] = float_cost.card(epsilon, delta)
-    return out
-
-
 def add_randomness(privacy: dict, source, float_cost=None) -> dict:
-    """``privacy`` with :func:`randomness_fields` merged in (and a warning when seeded)."""
-    privacy.update(randomness_fields(source, float_cost, epsilon=privacy.get("epsilon"),
-                                     delta=float(privacy.get("delta") or 0.0)))
+    """``privacy`` (modified and returned) with ``seeded``, the randomness used and, where
+    noise was rounded to a grid, what floating point adds to the guarantee
+    (:class:`dpcda.randomness.noise.FloatCost`); a seeded release is marked not private."""
+    privacy["seeded"] = bool(source.seeded)
+    privacy["randomness"] = SEEDED_TEXT if source.seeded else RANDOMNESS_TEXT
+    if float_cost is not None and float_cost.n_values:
+        privacy["floating_point"] = float_cost.card(privacy.get("epsilon"),
+                                                    float(privacy.get("delta") or 0.0))
     if source.seeded:  # the epsilon stays: what the same noise gives when drawn unseeded
         privacy["warnings"] = [*privacy.get("warnings", []), f"seeded release: {SEEDED_TEXT}"]
         privacy["private"] = False
