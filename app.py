@@ -10,8 +10,8 @@ from pathlib import Path
 
 import streamlit as st
 
-from dpcda.background import foreground
-from dpcda.guide import STEPS, Step
+from dpcda.dashboard.background import foreground
+from dpcda.dashboard.guide import STEPS, Step
 from pages.pipeline import pipeline_dot, pipeline_summary
 
 ROOT = Path(__file__).resolve().parent
@@ -20,7 +20,7 @@ PAPER_URL = "https://arxiv.org/abs/2411.16121"
 DPMIX_URL = ("https://scholar.google.com/scholar?q=%22Synthesizing+differentially+private+"
              "datasets+using+random+mixing%22")
 
-# The navigation follows the guided path (dpcda.guide.STEPS); missing files are left out.
+# The navigation follows the guided path (dpcda.dashboard.guide.STEPS); missing files are left out.
 # Material icons are drawn from Streamlit's bundled font. Without an explicit page_icon, a
 # page's Material icon also becomes the tab's favicon, which Streamlit fetches from
 # fonts.gstatic.com (a request to Google on every page view; broken offline): FAVICON below
@@ -101,7 +101,7 @@ def main() -> None:
     pages = [st.Page(home, title="Home", icon=":material/home:", default=True)]
     pages += [st.Page(file, title=title, icon=icon)
               for file, title, icon, _ in PAGES if (ROOT / file).exists()]
-    with foreground():  # background prefetches (dpcda.background) wait while a page runs
+    with foreground():  # background prefetches (dpcda.dashboard.background) wait while a page runs
         st.navigation(pages).run()
 
 

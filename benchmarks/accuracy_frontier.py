@@ -1,10 +1,10 @@
-"""Measure the accuracy table the Privacy page ships (dpcda/accuracy_table.csv).
+"""Measure the accuracy table the Privacy page ships (dpcda/experiments/accuracy_table.csv).
 
 Every row is one DP-CDA release setting (l, sigma_x = sigma_y, default c, T = N, the registry's
 default normalisation and allocation) measured ``--runs`` times with a fresh release each, with
-the fast learner of a one-click measurement (:func:`dpcda.frontier.fast_config`: the project's
+the fast learner of a one-click measurement (:func:`dpcda.experiments.frontier.fast_config`: the project's
 default learner, the noise-aware LDA in place of a neural network). The experiment pipeline is
-the job system's (``dpcda.jobs.experiment.run_experiment``), run in this process.
+the job system's (``dpcda.experiments.run.run_experiment``), run in this process.
 
     python benchmarks/accuracy_frontier.py --dataset digits --runs 3          # ~3 min on 1 CPU
     DPCDA_DATA_DIR=... python benchmarks/accuracy_frontier.py --dataset mnist --ls 4,16,64 \
@@ -26,7 +26,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from dpcda.frontier import (MEASURE_ACCOUNTANT, TABLE_PATH, fast_config, load_table,  # noqa: E402
+from dpcda.experiments.frontier import (MEASURE_ACCOUNTANT, TABLE_PATH, fast_config, load_table,  # noqa: E402
                             summarize, write_table)
 
 
@@ -44,7 +44,7 @@ def main() -> None:
 
     import torch
 
-    from dpcda.jobs.experiment import normalize, run_experiment
+    from dpcda.experiments.run import normalize, run_experiment
 
     torch.set_num_threads(1)
     grid = [float(v) for v in np.geomspace(0.01, 10.0, 121)[::args.sigma_step]]

@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from adult_decoding_common import decoded_releases  # noqa: E402
 
 from dpcda.data import load_dataset  # noqa: E402
-from dpcda.fidelity import tabular_fidelity  # noqa: E402
+from dpcda.evaluation.fidelity import tabular_fidelity  # noqa: E402
 from dpcda.mechanisms.decoding import DECODERS  # noqa: E402
 from dpcda.privacy import DEFAULT_ACCOUNTANT  # noqa: E402
 

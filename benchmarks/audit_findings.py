@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import torch
 
-from dpcda.audit import AuditSettings, run_audit
+from dpcda.evaluation.audit import AuditSettings, run_audit
 
 TIGHT = dict(l=2, n_class=4, T_class=20, sigma_x=3.323)
 GRID = [
@@ -38,7 +38,7 @@ GRID = [
 
 
 def pld_epsilon(s: AuditSettings) -> tuple[float, str]:
-    from dpcda.audit import claimed_epsilons
+    from dpcda.evaluation.audit import claimed_epsilons
 
     c = claimed_epsilons(s)
     if "class-aware-pld" in c["claimed"]:

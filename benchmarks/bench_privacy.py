@@ -31,7 +31,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from dpcda.presets import get_preset  # noqa: E402
+from dpcda.data.presets import get_preset  # noqa: E402
 from dpcda.privacy import (PrivacyParams, calibrate, compute_epsilon,  # noqa: E402
                            epsilon_grid)
 

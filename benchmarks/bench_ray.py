@@ -22,8 +22,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from dpcda.jobs import JobStore, get_executor, submit_sweep  # noqa: E402
-from dpcda.jobs.sweep import sweep_finished, sweep_results  # noqa: E402
+from dpcda.experiments.sweep import submit_sweep, sweep_finished, sweep_results  # noqa: E402
+from dpcda.jobs import JobStore, get_executor  # noqa: E402
 
 BASE = {"dataset": "digits"}
 GRID = {"epsilons": [float("inf"), 10.0, 5.0], "ls": [1, 2], "runs": 2}

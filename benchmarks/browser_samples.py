@@ -55,10 +55,10 @@ def first_src(page) -> str:
 
 def mosaic_noise_ratio(name: str = "digits") -> None:
     """In one process: the mosaic's 12 noise levels by a full calibration each (before) against
-    :func:`dpcda.samples.mosaic_sigmas` (a few cheap upper-bound evaluations per cell)."""
+    :func:`dpcda.dashboard.samples.mosaic_sigmas` (a few cheap upper-bound evaluations per cell)."""
     import math
 
-    from dpcda import samples as smp
+    from dpcda.dashboard import samples as smp
     from dpcda.data import load_dataset
     from dpcda.privacy import DEFAULT_ACCOUNTANT
 

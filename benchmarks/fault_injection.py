@@ -1,7 +1,7 @@
 """Reliability figures of the job runner: SIGKILL trials, several workers on one store, time
 to cancel per job kind, time to detect a stalled job.
 
-Workers are processes forked from this one (:mod:`dpcda.jobs.fault_trials`), each running
+Workers are processes forked from this one (:mod:`dpcda.experiments.fault_trials`), each running
 :class:`dpcda.jobs.Worker` in its main thread as ``python -m dpcda worker`` does. Data: digits
 (ships with scikit-learn). CPU only, one torch thread per worker.
 
@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from dpcda.jobs import JobStore, register_kind  # noqa: E402
 from dpcda.jobs import db as _db  # noqa: E402
-from dpcda.jobs import fault_trials as ft  # noqa: E402
+from dpcda.experiments import fault_trials as ft  # noqa: E402
 
 
 @register_kind("bench-sleep")
@@ -37,7 +37,7 @@ def _sleep(config, ctx):
 @register_kind("bench-hang")
 def _hang(config, ctx):
     """Makes progress for a moment, then hangs (its process alive, its counter still)."""
-    from dpcda.cancellation import checkpoint
+    from dpcda.util.cancellation import checkpoint
 
     for _ in range(5):
         checkpoint()

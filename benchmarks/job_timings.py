@@ -1,11 +1,12 @@
-"""Measured cost of one ``experiment`` job on this CPU: what :mod:`dpcda.estimate` is calibrated on.
+"""Measured cost of one ``experiment`` job on this CPU (what :mod:`dpcda.experiments.estimate` is
+calibrated on).
 
     DPCDA_DATA_DIR=/work/shared/datasets python benchmarks/job_timings.py --datasets digits mnist
 
-Runs :func:`dpcda.jobs.experiment.run_experiment` directly (no store, no worker) for each
+Runs :func:`dpcda.experiments.run.run_experiment` directly (no store, no worker) for each
 mechanism with its default learner, and for each learner on DP-CDA, and prints per job: load +
 generation seconds, training seconds, total wall seconds and process CPU seconds, with the
-estimate of :func:`dpcda.estimate.job_seconds` beside it (ratio measured / estimated).
+estimate of :func:`dpcda.experiments.estimate.job_seconds` beside it (ratio measured / estimated).
 """
 
 from __future__ import annotations
@@ -35,10 +36,10 @@ def main() -> None:
     import torch
 
     try:
-        from dpcda.estimate import job_seconds
+        from dpcda.experiments.estimate import job_seconds
     except ImportError:  # before the estimate existed (its calibration run)
         job_seconds = lambda cfg: float("nan")  # noqa: E731
-    from dpcda.jobs.experiment import normalize, run_experiment
+    from dpcda.experiments.run import normalize, run_experiment
 
     torch.set_num_threads(1)
     print("dataset        mechanism          l  model   ep   gen s  train s   wall s    cpu s   est s  ratio")

@@ -5,7 +5,7 @@
 For each dataset: the Utility page's default sweep for DP-CDA (accuracy vs l) and for DP-MERF
 (accuracy vs ε), and Compare's default comparison at ε = 10 (every mechanism), each queued in
 a fresh job store and run by one in-process worker (what the page's background worker does),
-one torch thread. Prints the estimate (:mod:`dpcda.estimate`), the wall time and this
+one torch thread. Prints the estimate (:mod:`dpcda.experiments.estimate`), the wall time and this
 process's CPU time (the machine may be shared: wall clock then overstates; the load average is
 printed), and what the defaults trimmed to stay within two minutes.
 """
@@ -35,11 +35,11 @@ def main() -> None:
     args = ap.parse_args()
     import torch
 
-    from dpcda.compare import comparison_plan
+    from dpcda.experiments.compare import comparison_plan
     from dpcda.jobs import JobStore
-    from dpcda.launch_defaults import compare_defaults, utility_defaults
+    from dpcda.dashboard.launch_defaults import compare_defaults, utility_defaults
     from dpcda.mechanisms import MECHANISMS
-    from dpcda.sweep_request import SweepRequest
+    from dpcda.dashboard.sweep_request import SweepRequest
 
     torch.set_num_threads(1)
     print("launch                   dataset   jobs  estimate s   wall s    cpu s  load  trimmed")

@@ -36,7 +36,7 @@ def main(argv=None) -> int:
 
     import torch
 
-    from dpcda.jobs.experiment import run_experiment
+    from dpcda.experiments.run import run_experiment
 
     torch.set_num_threads(1)
     best: dict = {}

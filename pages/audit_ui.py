@@ -1,13 +1,13 @@
 """The Audit section of the Privacy page (not a page itself): launch an empirical privacy
 audit as a background job, follow it, and set what it finds beside what the accountants claim.
-Everything computed lives in :mod:`dpcda.audit`; this module reads widgets and draws."""
+Everything computed lives in :mod:`dpcda.evaluation.audit`; this module reads widgets and draws."""
 
 from __future__ import annotations
 
 import streamlit as st
 
-from dpcda.messages import hide_paths
-from dpcda.audit.report import (
+from dpcda.util.messages import hide_paths
+from dpcda.evaluation.audit.report import (
     audited_points,
     claims_over_l,
     job_config,
@@ -22,7 +22,7 @@ VALID_NOTE = "as published, not a bound for this implementation"
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def _claims_over_l(settings: dict, ls: tuple[int, ...]) -> dict:
-    from dpcda.audit import AuditSettings
+    from dpcda.evaluation.audit import AuditSettings
 
     return claims_over_l(AuditSettings(**settings), ls)
 
@@ -82,7 +82,7 @@ def audit_section(*, l: int, sigma_x: float, c: float, T: int, delta: float, cla
                      help="On by default once an audit has run here. Computes every "
                           "accountant's claim over l (a few seconds the first time)."):
         return
-    from dpcda.audit import claimed_epsilons, default_trials  # scipy.stats: only once shown
+    from dpcda.evaluation.audit import claimed_epsilons, default_trials  # scipy.stats: only once shown
 
     n_k = min(class_counts)
     T_k = int(T) // len(class_counts)

@@ -1,7 +1,7 @@
 """Plotly figures (not a page): the Privacy explorer's Figure 4 and calibration curve, and
 Compare's bars.
 
-The numbers come from :mod:`dpcda.explorer`; this module only draws them (``dpcda`` itself
+The numbers come from :mod:`dpcda.dashboard.explorer`; this module only draws them (``dpcda`` itself
 never imports plotly).
 """
 
@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import math
 
-from dpcda.explorer import POWERS_OF_TWO
-from dpcda.formatting import log_ticks
+from dpcda.dashboard.explorer import POWERS_OF_TWO
+from dpcda.report.formatting import log_ticks
 
 #: Figure 4's epsilon axis stops here (the paper's figure spans a similar range); larger values
 #: (tiny sigma, small l) still show on hover.
@@ -73,7 +73,7 @@ def calibration_figure(rows: list[dict], *, target: float):
 
 
 def comparison_figure(bars: dict, title: str):
-    """Compare's bars (:func:`dpcda.compare_view.figure_bars`): ours with ± std, the paper's
+    """Compare's bars (:func:`dpcda.report.compare_view.figure_bars`): ours with ± std, the paper's
     Table 5 hatched."""
     import plotly.graph_objects as go
 

@@ -1,7 +1,7 @@
 """Shared UI helpers for the dashboard pages (not a page itself): widgets, cached calls, notes.
 
-The logic lives in the library (:mod:`dpcda.explorer`, :mod:`dpcda.formatting`,
-:mod:`dpcda.inputs`, :mod:`dpcda.messages`, :mod:`dpcda.explain`), the figures in
+The logic lives in the library (:mod:`dpcda.dashboard.explorer`, :mod:`dpcda.report.formatting`,
+:mod:`dpcda.dashboard.inputs`, :mod:`dpcda.util.messages`, :mod:`dpcda.dashboard.explain`), the figures in
 :mod:`pages.charts`, typed inputs and problems in :mod:`pages.inputs_ui`, the privacy words in
 :mod:`pages.notes`, the guided path (``step_intro(page)``, ``next_step_link(page)``) in
 :mod:`pages.guide_ui`; the names pages import from here are re-exported. Pages import this module
@@ -17,14 +17,14 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dpcda import explorer
-from dpcda.explorer import (DELTA_VALUES, L_VALUES, POWERS_OF_TWO, SIGMA_GRID, SIGMA_VALUES,
+from dpcda.dashboard import explorer
+from dpcda.dashboard.explorer import (DELTA_VALUES, L_VALUES, POWERS_OF_TWO, SIGMA_GRID, SIGMA_VALUES,
                             DatasetChoice, paper_vs_class_aware, published_vs_valid)
-from dpcda.formatting import (EMPTY, fmt_alpha, fmt_cell, fmt_delta, fmt_eps, fmt_int, fmt_sigma,
+from dpcda.report.formatting import (EMPTY, fmt_alpha, fmt_cell, fmt_delta, fmt_eps, fmt_int, fmt_sigma,
                               log_ticks, nearest)
-from dpcda.inputs import parse_counts
-from dpcda.messages import Problem, problem_of, unique_problems
-from dpcda.presets import get_preset, list_presets
+from dpcda.dashboard.inputs import parse_counts
+from dpcda.util.messages import Problem, problem_of, unique_problems
+from dpcda.data.presets import get_preset, list_presets
 from pages.charts import EPS_PLOT_MAX, calibration_figure, figure4
 from pages.guide_ui import next_step_link, step_intro
 from pages.inputs_ui import (REFUSED, InputRefused, float_input, int_input, missing_data_note,
@@ -112,7 +112,7 @@ def dataset_picker(prefix: str, *, container=st.sidebar) -> DatasetChoice:
     return DatasetChoice(CUSTOM, n, counts, d_x, len(counts) if counts else d_y)
 
 
-# --- cached privacy computations (see dpcda.explorer; inputs are plain values) -------------------
+# --- cached privacy computations (see dpcda.dashboard.explorer; inputs are plain values) -------------------
 
 epsilon_table = st.cache_data(show_spinner=False, max_entries=256)(explorer.epsilon_table)
 figure4_grid = st.cache_data(show_spinner="Computing the ε curves…",
@@ -121,7 +121,7 @@ figure4_grid = st.cache_data(show_spinner="Computing the ε curves…",
 
 @st.cache_data(show_spinner="Calibrating the noise for every l…", max_entries=64)
 def calibration_rows(target: float, ls: tuple[int, ...], *, accountant: str, **kw) -> list[dict]:
-    """:func:`dpcda.explorer.calibration_rows`; a PLD accountant reuses the cached curves."""
+    """:func:`dpcda.dashboard.explorer.calibration_rows`; a PLD accountant reuses the cached curves."""
     from dpcda.privacy import get_accountant
 
     curves = None
@@ -159,7 +159,7 @@ def explain_toggle() -> bool:
 
 def explain(key: str, *, container=None) -> None:
     """Draw input ``key``'s plain note (and its privacy direction) when Explain is on."""
-    from dpcda.explain import ends_text, get_note
+    from dpcda.dashboard.explain import ends_text, get_note
 
     if not explain_on():
         return

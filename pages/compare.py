@@ -1,8 +1,8 @@
 """Compare: every registered mechanism at the same target ε, δ and clip norm c (the paper's Table 5).
 
-The launch is planned by :func:`dpcda.compare.comparison_plan` (jobs, estimate, problems), the
-defaults per dataset by :func:`dpcda.launch_defaults.compare_defaults` (about 2 minutes on this
-CPU), the table by :mod:`dpcda.compare_view` (a narrow main table; details in an expander).
+The launch is planned by :func:`dpcda.experiments.compare.comparison_plan` (jobs, estimate, problems), the
+defaults per dataset by :func:`dpcda.dashboard.launch_defaults.compare_defaults` (about 2 minutes on this
+CPU), the table by :mod:`dpcda.report.compare_view` (a narrow main table; details in an expander).
 This page only reads widgets and draws.
 """
 
@@ -10,20 +10,20 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dpcda import reference
-from dpcda.compare import (accountant_label, comparison_plan, compare_table, every_l_table,
+from dpcda.evaluation import reference
+from dpcda.experiments.compare import (accountant_label, comparison_plan, compare_table, every_l_table,
                            paper_table5)
-from dpcda.compare_view import describe_job, epsilon_options, figure_bars, main_and_details
+from dpcda.report.compare_view import describe_job, epsilon_options, figure_bars, main_and_details
 from dpcda.data import get_dataset_spec
-from dpcda.estimate import advice
-from dpcda.explain import ends_text
-from dpcda.formatting import markdown_table
-from dpcda.launch_defaults import compare_defaults
+from dpcda.experiments.estimate import advice
+from dpcda.dashboard.explain import ends_text
+from dpcda.report.formatting import markdown_table
+from dpcda.dashboard.launch_defaults import compare_defaults
 from dpcda.mechanisms import MECHANISMS
-from dpcda.presets import PRESETS, default_clip_norm
-from dpcda.reproduce import settings_from_comparison
+from dpcda.data.presets import PRESETS, default_clip_norm
+from dpcda.dashboard.reproduce import settings_from_comparison
 from dpcda.privacy import NOT_A_BOUND
-from dpcda.tables import for_display
+from dpcda.report.tables import for_display
 from dpcda.training import AUTO, list_models, model_spec
 from pages.charts import comparison_figure
 from pages.common import (DELTA_VALUES, POWERS_OF_TWO, REFUSED, InputRefused, accountant_assumptions,

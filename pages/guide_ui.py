@@ -1,14 +1,14 @@
 """The guided path on a page (not a page itself; re-exported by ``pages.common``).
 
 A page opens with :func:`step_intro` (which step it is, what to do, what to look for: the same
-words as Home's card, from :mod:`dpcda.guide`) and may end with :func:`next_step_link`.
+words as Home's card, from :mod:`dpcda.dashboard.guide`) and may end with :func:`next_step_link`.
 """
 
 from __future__ import annotations
 
 import streamlit as st
 
-from dpcda.guide import STEPS, get_step, next_step
+from dpcda.dashboard.guide import STEPS, get_step, next_step
 
 
 def step_intro(page: str, *, container=None) -> None:

@@ -7,8 +7,8 @@
   returns :data:`REFUSED` instead, for a page that draws all its inputs before it stops (a
   widget left undrawn on a run loses its value in the browser).
 - :func:`show_problem`: one problem, once, in plain words (from its code, see
-  :mod:`dpcda.messages`), the precise library message in a "Details" expander; server paths
-  in either are replaced by words (:func:`dpcda.messages.hide_paths`).
+  :mod:`dpcda.util.messages`), the precise library message in a "Details" expander; server paths
+  in either are replaced by words (:func:`dpcda.util.messages.hide_paths`).
 - :func:`missing_data_note`: a dataset that is not on this server, without any server path.
 """
 
@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dpcda.inputs import parse_float_text, parse_int_text
-from dpcda.messages import Problem, hide_paths, problem_of
+from dpcda.dashboard.inputs import parse_float_text, parse_int_text
+from dpcda.util.messages import Problem, hide_paths, problem_of
 
 
 class InputRefused(ValueError):
@@ -33,7 +33,7 @@ def show_problem(exc: BaseException | Problem, *, container=None, warning: bool 
     """State one problem once, in plain words, with the precise library message in an expander.
 
     ``exc``: a ``ValueError`` from ``dpcda`` (its code decides the words, see
-    :func:`dpcda.messages.problem_of`) or a :class:`~dpcda.messages.Problem`.
+    :func:`dpcda.util.messages.problem_of`) or a :class:`~dpcda.util.messages.Problem`.
     """
     p = exc if isinstance(exc, Problem) else problem_of(exc)
     where = container or st

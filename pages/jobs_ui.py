@@ -7,7 +7,7 @@ from typing import Callable
 
 import streamlit as st
 
-from dpcda.messages import hide_paths
+from dpcda.util.messages import hide_paths
 
 
 def sweep_progress(store, sid: int, status_at_start: str, jobs: list, *, key: str,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dpcda.formatting import fmt_delta
+from dpcda.report.formatting import fmt_delta
 
 
 def accountant_choice(accountant: str) -> str:

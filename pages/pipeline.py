@@ -46,7 +46,7 @@ def _short_title(title: str) -> str:
 def pipeline_defaults(mechanism=None) -> PipelineDefaults:
     """Today's defaults of a DP-CDA release (``mechanism``: the registry entry, for tests)."""
     from dpcda.mechanisms import MECHANISMS, default_normalization_for
-    from dpcda.presets import PRESETS
+    from dpcda.data.presets import PRESETS
     from dpcda.privacy import ACCOUNTANTS, DEFAULT_ACCOUNTANT
 
     mech = mechanism if mechanism is not None else MECHANISMS.get("dp-cda")

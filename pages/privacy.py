@@ -7,11 +7,11 @@ from __future__ import annotations
 import streamlit as st
 
 from dpcda.privacy import ACCOUNTANT_INFO, CONVERSION_TITLES, list_conversions
-from dpcda.explorer import epsilon_table_text
-from dpcda.formatting import markdown_table
-from dpcda.frontier import public_facts
+from dpcda.dashboard.explorer import epsilon_table_text
+from dpcda.report.formatting import markdown_table
+from dpcda.experiments.frontier import public_facts
 from dpcda.mechanisms import MECHANISMS
-from dpcda.presets import list_presets
+from dpcda.data.presets import list_presets
 from dpcda.privacy.params import MAX_ALPHA_LIMIT
 from pages.audit_ui import audit_section
 from pages.common import (DELTA_VALUES, L_VALUES, REFUSED, SIGMA_VALUES, InputRefused,

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dpcda.explorer import SIGMA_GRID, DatasetChoice
-from dpcda.formatting import fmt_alpha, fmt_delta, fmt_eps, fmt_int, fmt_sigma, nearest
-from dpcda.inputs import parse_int_text
-from dpcda.presets import get_preset, list_presets
+from dpcda.dashboard.explorer import SIGMA_GRID, DatasetChoice
+from dpcda.report.formatting import fmt_alpha, fmt_delta, fmt_eps, fmt_int, fmt_sigma, nearest
+from dpcda.dashboard.inputs import parse_int_text
+from dpcda.data.presets import get_preset, list_presets
 from dpcda.privacy import (DEFAULT_ACCOUNTANT, PrivacyParams, caveat, compute_epsilon,
                            list_conversions)
 from dpcda.privacy.params import MAX_ALPHA_LIMIT

@@ -8,10 +8,10 @@ import math
 import pandas as pd
 import streamlit as st
 
-from dpcda import frontier as fr
-from dpcda import frontier_memo as fm
+from dpcda.experiments import frontier as fr
+from dpcda.dashboard import frontier_memo as fm
 from dpcda.mechanisms import MECHANISMS
-from dpcda.presets import list_presets
+from dpcda.data.presets import list_presets
 from dpcda.privacy import caveat
 from dpcda.report.svg import frontier_svg
 from pages.common import (EPS_PLOT_MAX, POWERS_OF_TWO, SIGMA_GRID, InputRefused,
@@ -24,7 +24,7 @@ ACCOUNTANTS = tuple(MECHANISMS.get("dp-cda").accountants)
 
 def note(key: str, container=None) -> None:
     """The input's plain note when Explain is on; otherwise at least its privacy direction."""
-    from dpcda.explain import ends_text
+    from dpcda.dashboard.explain import ends_text
 
     if explain_on():
         explain(key, container=container)
@@ -33,7 +33,7 @@ def note(key: str, container=None) -> None:
 
 
 def _front(rows: list[dict], **kw) -> list[dict]:
-    """The frontier of ``rows``: each release's ε remembered (dpcda.frontier_memo)."""
+    """The frontier of ``rows``: each release's ε remembered (dpcda.dashboard.frontier_memo)."""
     if not rows:
         return []
     if fm.remembered(rows, **kw):

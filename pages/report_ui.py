@@ -2,12 +2,12 @@
 
 - :func:`reproduce_expander`: a "Reproduce this" expander with the library call, the
   ``python -m dpcda`` command(s) and a downloadable script for the page's current settings
-  (built by :mod:`dpcda.reproduce`).
+  (built by :mod:`dpcda.dashboard.reproduce`).
 - :func:`report_download`: a button that builds the stakeholder report of the current setting
   (:mod:`dpcda.report`) when clicked, as one self-contained HTML file, and as PDF where the
   server has a Chromium or Chrome (:mod:`dpcda.report.pdf`).
 
-Both take the page's settings as a plain dict with :class:`dpcda.reproduce.ReproSettings`
+Both take the page's settings as a plain dict with :class:`dpcda.dashboard.reproduce.ReproSettings`
 names (None values are left out). Neither computes anything while the page draws: the code is
 string building, the report runs only on click (in Streamlit's download thread, no ``st.*``).
 """
@@ -18,8 +18,8 @@ from typing import Mapping
 
 import streamlit as st
 
-from dpcda.messages import hide_paths
-from dpcda.reproduce import file_stem, reproduce
+from dpcda.util.messages import hide_paths
+from dpcda.dashboard.reproduce import file_stem, reproduce
 
 REPORT_HELP = ("One self-contained HTML file that opens offline: ε and δ in plain words with the "
                "accountant and what it protects, the data card, sample images and class means, "

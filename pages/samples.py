@@ -1,7 +1,7 @@
 """Samples: what a DP-CDA release of a dataset (or an upload) looks like; download it.
 
-Widgets -> :mod:`dpcda.samples` / :mod:`dpcda.mechanisms` -> drawing (:mod:`pages.samples_views`).
-A quick release (estimated under a second, :func:`dpcda.samples.is_quick`) is drawn as the
+Widgets -> :mod:`dpcda.dashboard.samples` / :mod:`dpcda.mechanisms` -> drawing (:mod:`pages.samples_views`).
+A quick release (estimated under a second, :func:`dpcda.dashboard.samples.is_quick`) is drawn as the
 sidebar moves; a slow one waits for "Generate". Releases are cached on all their inputs.
 """
 
@@ -11,11 +11,11 @@ import hashlib
 
 import streamlit as st
 
-from dpcda import samples as smp
+from dpcda.dashboard import samples as smp
 from dpcda.data import MAX_UPLOAD_BYTES, DatasetUnavailable, available_datasets
 from dpcda.mechanisms import MECHANISMS, default_normalization
-from dpcda.messages import hide_paths
-from dpcda.presets import default_clip_norm
+from dpcda.util.messages import hide_paths
+from dpcda.data.presets import default_clip_norm
 from dpcda.privacy import (ACCOUNTANT_INFO, ALLOCATIONS, CONVERSION_TITLES, DEFAULT_ACCOUNTANT,
                            list_conversions)
 from dpcda.privacy.allocation import ALLOCATION_TITLES

@@ -1,17 +1,17 @@
 """Samples page, fidelity section: the release's marginals against the real test split.
 
-Drawing only; the numbers come from :mod:`dpcda.fidelity` and :mod:`dpcda.fidelity_display`.
+Drawing only; the numbers come from :mod:`dpcda.evaluation.fidelity` and :mod:`dpcda.report.fidelity_display`.
 """
 
 from __future__ import annotations
 
 import streamlit as st
 
-from dpcda import viz
-from dpcda.fidelity import IMAGE_THRESHOLD, TV_THRESHOLD, W1_THRESHOLD, release_fidelity
-from dpcda.fidelity_display import fidelity_frame, mean_image_grid
-from dpcda.formatting import fmt_cell, markdown_table
-from dpcda.messages import hide_paths
+from dpcda.report import viz
+from dpcda.evaluation.fidelity import IMAGE_THRESHOLD, TV_THRESHOLD, W1_THRESHOLD, release_fidelity
+from dpcda.report.fidelity_display import fidelity_frame, mean_image_grid
+from dpcda.report.formatting import fmt_cell, markdown_table
+from dpcda.util.messages import hide_paths
 
 MAX_CLASSES = 20
 

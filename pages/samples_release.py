@@ -1,15 +1,15 @@
 """Samples page, the release itself: its privacy statement, a table view, the downloads.
 
-Drawing only; the numbers come from the release's data card and :mod:`dpcda.samples`.
+Drawing only; the numbers come from the release's data card and :mod:`dpcda.dashboard.samples`.
 """
 
 from __future__ import annotations
 
 import streamlit as st
 
-from dpcda import samples as smp
-from dpcda import viz
-from dpcda.samples import downloads
+from dpcda.dashboard import samples as smp
+from dpcda.report import viz
+from dpcda.dashboard.samples import downloads
 from dpcda.privacy import ACCOUNTANT_INFO, DEFAULT_ACCOUNTANT
 from pages.common import epsilon_words, fmt_alpha, fmt_delta, fmt_eps, fmt_int
 

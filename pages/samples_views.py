@@ -1,7 +1,7 @@
 """Samples page, drawing: the pictures of a release, the legibility hint, the mosaic.
 
 Cached library calls (keyed on plain values) and drawing only; what is computed lives in
-:mod:`dpcda.samples` (pictures, legibility rule, mosaic, noise, download files).
+:mod:`dpcda.dashboard.samples` (pictures, legibility rule, mosaic, noise, download files).
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import math
 
 import streamlit as st
 
-from dpcda import samples as smp
-from dpcda import viz
+from dpcda.dashboard import samples as smp
+from dpcda.report import viz
 from dpcda.data.preprocess import fit_dataset_normalizer
 from dpcda.mechanisms.prepare import fit_preprocessor
 from dpcda.privacy import caveat
@@ -26,7 +26,7 @@ GRID_WIDTH = 330  # px of the samples grid: with the means beside it, above the 
 def note(key: str, where=None) -> None:
     """An input's plain note under it (in the sidebar unless ``where``) when Explain is on, else
     just its privacy direction."""
-    from dpcda.explain import ends_text
+    from dpcda.dashboard.explain import ends_text
 
     where = where or st.sidebar
     if explain_on():
@@ -103,7 +103,7 @@ def show_pictures(pics: smp.SamplePictures, ds) -> None:
 
 
 def show_hint(rel, rs: dict, facts: dict, smallest: int) -> None:
-    """A plain hint when every sample of the release is static (:mod:`dpcda.samples.legibility`)."""
+    """A plain hint when every sample of the release is static (:mod:`dpcda.dashboard.samples.legibility`)."""
     priv = {k: rs[k] for k in ("T", "delta", "accountant", "conversion", "max_alpha", "allocation")}
     hint = legibility(c=rs["c"], sigma=rel.card["parameters"]["sigma_x"], l=rs["l"], smallest=smallest,
                       epsilon=rs["noise"][1] if rs["noise"][0] == "epsilon" else None,
@@ -131,8 +131,8 @@ def _mosaic_privacy(s: dict) -> dict:
 
 def prefetch_mosaic(s: dict, facts: dict, start: float) -> None:
     """Compute the mosaic's noise in the background while the release is looked at (the
-    toggle then finds it remembered: :func:`dpcda.samples.mosaic_sigmas_at`)."""
-    from dpcda.background import prefetch
+    toggle then finds it remembered: :func:`dpcda.dashboard.samples.mosaic_sigmas_at`)."""
+    from dpcda.dashboard.background import prefetch
 
     priv = _mosaic_privacy(s)
     prefetch([lambda: smp.mosaic_sigmas_at(start=start or 0.3, **priv, **facts)],

@@ -1,9 +1,9 @@
 """Utility: test accuracy of models trained on a mechanism's releases, swept over l, ε, σ or T.
 
-The page reads the sidebar (``pages/utility_form.py``) into a :class:`dpcda.sweep_request.
+The page reads the sidebar (``pages/utility_form.py``) into a :class:`dpcda.dashboard.sweep_request.
 SweepRequest`, shows its estimated duration, and on Launch queues the sweep in the job store
 (a background worker runs it; nothing is trained in the Streamlit process). The results are
-joined and shaped by :mod:`dpcda.utility_results` and :mod:`dpcda.utility_figure`. The selected
+joined and shaped by :mod:`dpcda.report.utility_results` and :mod:`dpcda.report.utility_figure`. The selected
 sweep id is kept in ``st.query_params`` (``?sweep=N``) so a refreshed tab finds it again.
 """
 
@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dpcda.jobs import sweep_results
+from dpcda.experiments.sweep import sweep_results
 from dpcda.mechanisms import MECHANISMS
-from dpcda.reproduce import settings_from, settings_from_sweep
+from dpcda.dashboard.reproduce import settings_from, settings_from_sweep
 from dpcda.training import model_spec
-from dpcda.utility_figure import figure_data, figure_notes
-from dpcda.utility_results import (EXPERIMENTS, calibration_notes, display_table, models_by_point,
+from dpcda.report.utility_figure import figure_data, figure_notes
+from dpcda.report.utility_results import (EXPERIMENTS, calibration_notes, display_table, models_by_point,
                                    point_text, results_table, sweep_summary, sweep_x)
 from pages.common import (accountant_assumptions, ensure_app_navigation, explain_toggle,
                           privacy_footnote, show_problem, step_intro)

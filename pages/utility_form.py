@@ -1,7 +1,7 @@
 """The Utility page's sidebar form (not a page: drawn by ``pages/utility.py``).
 
-Reads the widgets into a :class:`dpcda.sweep_request.SweepRequest`; the defaults of a
-(dataset, mechanism, experiment) come from :func:`dpcda.launch_defaults.utility_defaults`
+Reads the widgets into a :class:`dpcda.dashboard.sweep_request.SweepRequest`; the defaults of a
+(dataset, mechanism, experiment) come from :func:`dpcda.dashboard.launch_defaults.utility_defaults`
 (a grid that finishes in about two minutes on this CPU), the choices from the mechanism's
 registry entry. Keys start with ``utility_``.
 """
@@ -13,16 +13,16 @@ import math
 import streamlit as st
 
 from dpcda.data import available_datasets, get_dataset_spec
-from dpcda.explain import ends_text
-from dpcda.jobs.sweep import parse_epsilons, parse_sigmas, parse_Ts
-from dpcda.launch_defaults import experiments_for, utility_defaults
+from dpcda.dashboard.explain import ends_text
+from dpcda.experiments.sweep import parse_epsilons, parse_sigmas, parse_Ts
+from dpcda.dashboard.launch_defaults import experiments_for, utility_defaults
 from dpcda.mechanisms import MECHANISMS, default_normalization_for
-from dpcda.presets import PRESETS, default_clip_norm
+from dpcda.data.presets import PRESETS, default_clip_norm
 from dpcda.privacy import ACCOUNTANT_INFO, ALLOCATIONS, CONVERSION_TITLES, list_conversions
 from dpcda.privacy.allocation import ALLOCATION_TITLES
-from dpcda.sweep_request import DENOISE_SIGMA, SweepRequest, no_noise_ok
+from dpcda.dashboard.sweep_request import DENOISE_SIGMA, SweepRequest, no_noise_ok
 from dpcda.training import AUTO, list_models, model_spec
-from dpcda.utility_results import EXPERIMENTS
+from dpcda.report.utility_results import EXPERIMENTS
 from pages.common import (DELTA_VALUES, POWERS_OF_TWO, REFUSED, InputRefused, accountant_choice, explain,
                           fmt_delta, float_input, int_input, missing_data_note, show_problem, typed)
 

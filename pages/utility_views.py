@@ -1,18 +1,18 @@
 """The Utility page's figure and launch box (not a page: helpers for ``pages/utility.py``).
 
-The figure's content is :func:`dpcda.utility_figure.figure_data` (plain data, also used by the
+The figure's content is :func:`dpcda.report.utility_figure.figure_data` (plain data, also used by the
 stakeholder report); here it is only drawn with plotly. The launch box shows the estimate of
-:mod:`dpcda.estimate` before anything is queued.
+:mod:`dpcda.experiments.estimate` before anything is queued.
 """
 
 from __future__ import annotations
 
 
-from dpcda.estimate import advice
+from dpcda.experiments.estimate import advice
 
 
 def accuracy_figure(data: dict, *, title: str, accountant: str):
-    """Draw :func:`dpcda.utility_figure.figure_data`: ours solid with ± std bars, reference
+    """Draw :func:`dpcda.report.utility_figure.figure_data`: ours solid with ± std bars, reference
     cells dashed, and for fixed-σ sweeps the ε the accountant reports on a right-hand log axis.
     Returns (figure, whether any reference cell was drawn)."""
     import plotly.graph_objects as go

@@ -110,6 +110,6 @@ def files_not_needed(monkeypatch):
     """For tests that queue a sweep on a dataset only to finish it with made-up results (no job
     loads it): lift the submission's check that the dataset's files are present (right for a
     real sweep), so that they also pass on a machine without the datasets."""
-    import dpcda.jobs.preflight as preflight
+    import dpcda.experiments.preflight as preflight
 
     monkeypatch.setattr(preflight, "_check_dataset", lambda name: None)

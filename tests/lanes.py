@@ -59,10 +59,10 @@ LANES: dict[str, tuple[str, ...]] = {
         "tests/pages/test_sweep_resume_page.py::test_a_sweep_resumes_after_a_restart_and_its_page_shows_it",
         "tests/pages/test_privacy_audit.py::test_audit_section_launches_a_job_and_shows_the_result",
         # generated commands and scripts run in subprocesses
-        "tests/test_reproduce.py::test_compare_cli_and_script_run_every_mechanism",
-        "tests/test_reproduce.py::test_samples_cli_and_script_make_the_release_with_fresh_randomness",
-        "tests/test_reproduce.py::test_utility_cli_and_script_run_the_sweep",
-        "tests/test_reproduce.py::test_samples_fixed_sigma_and_denoise_are_in_the_code",
+        "tests/dashboard/test_reproduce.py::test_compare_cli_and_script_run_every_mechanism",
+        "tests/dashboard/test_reproduce.py::test_samples_cli_and_script_make_the_release_with_fresh_randomness",
+        "tests/dashboard/test_reproduce.py::test_utility_cli_and_script_run_the_sweep",
+        "tests/dashboard/test_reproduce.py::test_samples_fixed_sigma_and_denoise_are_in_the_code",
         # statistical checks over many draws
         "tests/randomness/test_noise.py::test_ndtri_is_as_accurate_as_the_proof_assumes",
         "tests/mechanisms/test_seed_attack.py::test_unseeded_release_matches_no_seed_and_its_noise_is_not_reproducible",
@@ -71,11 +71,11 @@ LANES: dict[str, tuple[str, ...]] = {
         "tests/pages/test_samples_fidelity.py::test_adult_categorical_marginals_within_tv_or_warned",
         "tests/pages/test_samples_page.py::test_mosaic_draws_a_cell_per_l_and_epsilon_when_asked",
         "tests/randomness/test_mechanism_noise.py::test_dp_merf_embedding_and_count_noise",
-        "tests/audit/test_audit_run.py::test_lower_bound_never_exceeds_a_valid_upper_bound",
+        "tests/evaluation/audit/test_audit_run.py::test_lower_bound_never_exceeds_a_valid_upper_bound",
         # reference accountants and property tests at their most expensive settings
         "tests/privacy/test_pld.py::test_directions_agree_with_dp_accounting",
         "tests/privacy/test_properties.py::test_calibration_never_overshoots_and_is_monotone",
-        "tests/test_reproduce.py::test_privacy_cli_and_script_give_the_pages_epsilon",
+        "tests/dashboard/test_reproduce.py::test_privacy_cli_and_script_give_the_pages_epsilon",
         # more worker processes, time limits, a hanging browser stopped
         "tests/jobs/test_jobs_dp_merf.py::test_dp_merf_at_infinite_epsilon_runs_without_noise",
         "tests/jobs/test_jobs_worker.py::test_ensure_worker_starts_one_background_worker",

@@ -49,7 +49,7 @@ def summary_lines(r: dict) -> list[str]:
 
 
 def _cmd_audit(args) -> int:
-    from dpcda.audit import AuditSettings, json_safe, run_audit
+    from dpcda.evaluation.audit import AuditSettings, json_safe, run_audit
 
     s = AuditSettings(l=args.l, sigma_x=args.sigma_x, n_class=args.n_class,
                       T_class=args.T_class, n_classes=args.n_classes, c=args.c,

@@ -5,7 +5,7 @@
 Tables: one entry per column, total-variation distance for categorical columns (one-hot
 segments and the label), Wasserstein-1 over the real column's range for numeric ones. Images:
 per-class relative L2 distance between mean images. The real test rows are brought into the
-release's space from its data card (:func:`dpcda.fidelity.real_in_release_space`).
+release's space from its data card (:func:`dpcda.evaluation.fidelity.real_in_release_space`).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ def _cmd_fidelity(args) -> int:
     import json
 
     from dpcda.data import load_dataset
-    from dpcda.fidelity import TabularFidelity, release_fidelity
+    from dpcda.evaluation.fidelity import TabularFidelity, release_fidelity
     from dpcda.mechanisms import load_npz
 
     _check_files(args.release)

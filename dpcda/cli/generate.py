@@ -37,7 +37,7 @@ def register(sub) -> None:
                    help="folder holding the dataset files "
                         "(default: $DPCDA_DATA_DIR, then the cache)")
     from dpcda.mechanisms import ALL_NORMALIZE_CHOICES, MECHANISMS, all_accountants
-    from dpcda.presets import clip_norm_help, dp_center_datasets
+    from dpcda.data.presets import clip_norm_help, dp_center_datasets
 
     defaults = "; ".join(f"{m}: {MECHANISMS.get(m).default_accountant}" for m in MECHANISMS)
     p.add_argument("--mechanism", default="dp-cda", choices=MECHANISMS.names(),
@@ -143,7 +143,7 @@ def _params(args) -> dict:
 
 def _cmd_generate(args) -> int:
     from dpcda.cli.outpath import check_out
-    from dpcda.jobs.preflight import check_numbers
+    from dpcda.experiments.preflight import check_numbers
 
     kw = _params(args)
     check_numbers(epsilon=args.epsilon, sigma_x=args.sigma_x, sigma_y=args.sigma_y, c=args.c,

@@ -64,7 +64,7 @@ def _list_type(parse):
 
 
 def register(subparsers) -> None:
-    from dpcda.jobs.sweep import parse_epsilons, parse_ls, parse_sigmas, parse_Ts
+    from dpcda.experiments.sweep import parse_epsilons, parse_ls, parse_sigmas, parse_Ts
 
     w = subparsers.add_parser(
         "worker", help="run queued jobs from the job store (the background worker)",
@@ -113,7 +113,7 @@ def register(subparsers) -> None:
     s.add_argument("--lr", type=_positive_float("--lr"), help="Adam learning rate (default 1e-3)")
     s.add_argument("--device", choices=("auto", "cpu", "cuda", "mps"))
     from dpcda.mechanisms import MECHANISMS, all_accountants
-    from dpcda.presets import clip_norm_help, dp_center_datasets
+    from dpcda.data.presets import clip_norm_help, dp_center_datasets
 
     s.add_argument("--mechanism", default=None, choices=MECHANISMS.names(),
                    help="generator (default dp-cda)")
@@ -252,9 +252,9 @@ def point_label(config: dict) -> str:
 
 
 def _sweep(args) -> int:
-    from dpcda.jobs.experiment import max_l_for
+    from dpcda.experiments.run import max_l_for
     from dpcda.jobs.store import JobStore
-    from dpcda.jobs.sweep import (format_table, parse_epsilons, parse_ls, parse_sigmas, parse_Ts,
+    from dpcda.experiments.sweep import (format_table, parse_epsilons, parse_ls, parse_sigmas, parse_Ts,
                                   submit_sweep, sweep_finished, sweep_results)
     from dpcda.jobs.worker import WorkerStop
 

@@ -100,7 +100,7 @@ def _setting(args) -> dict:
     counts = args.class_counts
     n, d_x, d_y = args.n, args.dx, args.dy
     if args.preset is not None:
-        from dpcda.presets import get_preset
+        from dpcda.data.presets import get_preset
 
         pre = get_preset(args.preset)
         counts = counts or list(pre.class_counts)
@@ -115,8 +115,8 @@ def _setting(args) -> dict:
             and n is None:
         n = sum(counts)
     T = args.T if args.T is not None else (n if n is not None else sum(counts))
-    from dpcda.checks import check_int
-    from dpcda.jobs.preflight import T_MAX, check_numbers
+    from dpcda.util.checks import check_int
+    from dpcda.experiments.preflight import T_MAX, check_numbers
 
     # Beyond these ranges the accountants' arithmetic overflows (one line, not a traceback).
     check_numbers(c=args.c, T=T, sigma_x=getattr(args, "sigma_x", None),

@@ -16,17 +16,21 @@ Put both files in ``$DPCDA_DATA_DIR/adult/``. Parsing rules:
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import functools
 import io
 import zipfile
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 from dpcda.data.dataset import Dataset, Segment
 from dpcda.data.locate import cache_dir, candidate_dirs, find_first, try_download, unavailable
 from dpcda.data.registry import register_dataset
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 COLUMNS = ("age", "workclass", "fnlwgt", "education", "education-num", "marital-status",
            "occupation", "relationship", "race", "sex", "capital-gain", "capital-loss",
@@ -49,6 +53,7 @@ PUBLIC_RANGES = {"age": (0.0, 100.0), "fnlwgt": (0.0, 1.5e6), "education-num": (
 
 def read_adult_table(path: Path) -> pd.DataFrame:
     """Read one Adult file into a string DataFrame (stripped cells, clean labels)."""
+    import pandas as pd  # here, not at the top: importing dpcda.data stays free of pandas
     text = Path(path).read_text(encoding="utf-8", errors="replace")
     lines = [ln for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("|")]
     df = pd.read_csv(io.StringIO("\n".join(lines)), header=None, dtype=str, skipinitialspace=True,
@@ -67,6 +72,7 @@ def read_adult_table(path: Path) -> pd.DataFrame:
 
 
 def _numeric(df: pd.DataFrame, path: Path) -> np.ndarray:
+    import pandas as pd  # here, not at the top: importing dpcda.data stays free of pandas
     out = np.empty((len(df), len(NUMERIC)), dtype=np.float32)
     for j, col in enumerate(NUMERIC):
         vals = pd.to_numeric(df[col], errors="coerce").to_numpy(dtype=np.float64)
@@ -80,6 +86,7 @@ def _numeric(df: pd.DataFrame, path: Path) -> np.ndarray:
 
 def encode_adult(train: pd.DataFrame, test: pd.DataFrame, paths: tuple[Path, Path]):
     """One-hot encode both splits with categories from ``train``; returns arrays and metadata."""
+    import pandas as pd  # here, not at the top: importing dpcda.data stays free of pandas
     cats = {c: tuple(sorted(train[c].unique())) for c in CATEGORICAL}
     num = [_numeric(train, paths[0]), _numeric(test, paths[1])]
     blocks: list[list[np.ndarray]] = [[], []]

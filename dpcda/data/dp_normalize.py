@@ -96,7 +96,7 @@ def fit_dp_center(X_train: np.ndarray, *, bounds, mu: float, rng=None) -> DPCent
     float64 sums' rounding never exceeds the sensitivity; the noisy sum is rounded to a public grid
     (:func:`dpcda.randomness.add_gaussian`).
     """
-    from dpcda.checks import check_float
+    from dpcda.util.checks import check_float
     from dpcda.data.preprocess import PIXEL_BOUNDS, _as_2d, _bounds
 
     X = _as_2d(X_train)

@@ -12,7 +12,7 @@ from typing import Callable
 
 from dpcda.data.dataset import Dataset
 from dpcda.data.locate import check_data_dir
-from dpcda.registry import Registry
+from dpcda.util.registry import Registry
 
 Loader = Callable[[Path | None], Dataset]
 Finder = Callable[[Path | None], Path | None]

@@ -8,12 +8,14 @@ shifts and rescales each one-hot column differently and would change the argmax.
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
-import pandas as pd
 
 from dpcda.data.dataset import Segment
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def _check(X: np.ndarray, segments: Sequence[Segment]) -> np.ndarray:
@@ -61,6 +63,7 @@ def decode_segments(X: np.ndarray, segments: Sequence[Segment],
 
     Numeric columns are named from ``feature_names`` (``Dataset.feature_names``) or ``x<j>``.
     """
+    import pandas as pd  # here, not at the top: importing dpcda.data stays free of pandas
     X = _check(X, segments)
     d = X.shape[1]
     if feature_names is not None and len(feature_names) != d:

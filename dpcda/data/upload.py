@@ -21,13 +21,15 @@ from __future__ import annotations
 import io
 import os
 from pathlib import Path
-from typing import BinaryIO, Union
+from typing import TYPE_CHECKING, BinaryIO, Union
 
 import numpy as np
-import pandas as pd
 
 from dpcda.data.dataset import Dataset
 from dpcda.data.digits import stratified_split
+
+if TYPE_CHECKING:
+    pass
 
 MAX_UPLOAD_BYTES = 200 * 1024 * 1024
 MAX_CLASSES = 1000
@@ -78,6 +80,7 @@ def _is_number(s: str) -> bool:
 def parse_csv(data: bytes) -> tuple[np.ndarray, np.ndarray, tuple[str, ...] | None]:
     """CSV bytes -> (float64 features N x d, raw label strings, the header's feature names or
     None without a header row)."""
+    import pandas as pd  # here, not at the top: importing dpcda.data stays free of pandas
     head = data.lstrip()[:1 << 16]
     end = head.find(b"\n")
     try:
@@ -172,6 +175,7 @@ def parse_npz(data: bytes) -> tuple[np.ndarray, np.ndarray, tuple[int, ...] | No
 
 def encode_labels(labels: np.ndarray) -> tuple[np.ndarray, tuple[str, ...]]:
     """Map label values to 0..K-1 (sorted; numbers numerically) and keep them as class names."""
+    import pandas as pd  # here, not at the top: importing dpcda.data stays free of pandas
     labels = np.asarray(labels)
     as_num = pd.to_numeric(pd.Series(labels.astype(str) if labels.dtype == object else labels),
                            errors="coerce").to_numpy(np.float64)

@@ -39,28 +39,7 @@ def cancel_sweep(sweep_id: int, db=None) -> dict[int, str]:
     return _store(db).cancel_sweep(sweep_id)
 
 
-def sweep_results(db, sweep_id: int):
-    """Mean/std accuracy per (epsilon, l) of a sweep (a pandas DataFrame)."""
-    from dpcda.jobs.sweep import sweep_results as _results
-
-    return _results(db, sweep_id)
-
-
-def submit_sweep(*args, **kwargs):
-    """Queue one experiment job per (epsilon, l, run); see :func:`dpcda.jobs.sweep.submit_sweep`."""
-    from dpcda.jobs.sweep import submit_sweep as _submit
-
-    return _submit(*args, **kwargs)
-
-
-def list_sweeps(db=None):
-    """Every sweep in the store, newest first (a pandas DataFrame)."""
-    from dpcda.jobs.sweep import list_sweeps as _list
-
-    return _list(db)
-
-
 __all__ = ["EXECUTORS", "JOB_KINDS", "Executor", "Job", "JobCancelled", "JobContext", "JobKind", "JobStore",
            "Sweep", "Worker", "cancel_job", "cancel_sweep", "default_db_path", "ensure_worker",
-           "get_executor", "list_executors", "list_sweeps", "live_workers", "load_plugins",
-           "ray_setting", "register_kind", "submit_sweep", "sweep_results"]
+           "get_executor", "list_executors", "live_workers", "load_plugins",
+           "ray_setting", "register_kind"]

@@ -24,24 +24,14 @@ import os
 from dataclasses import dataclass
 from typing import Callable
 
-from dpcda.registry import Registry
+from dpcda.jobs.ray_support import RAY_INSTALL_HINT, import_ray  # noqa: F401  (re-exported)
+from dpcda.util.registry import Registry
 
 RAY_ADDRESS_ENV = "DPCDA_RAY_ADDRESS"
-RAY_INSTALL_HINT = "pip install 'dpcda[ray]' (or pip install 'ray>=2.9')"
 
 
 def ray_installed() -> bool:
     return importlib.util.find_spec("ray") is not None
-
-
-def import_ray():
-    """``import ray``, or a ValueError naming the executor and how to install it."""
-    try:
-        import ray
-    except ImportError as exc:
-        raise ValueError(f"executor='ray' needs the optional ray package, which is not installed "
-                         f"({exc}): {RAY_INSTALL_HINT}") from None
-    return ray
 
 
 def ray_setting() -> str | None:
@@ -78,11 +68,9 @@ class Executor:
     def run_sweep(self, store, sweep_id: int, *, on_finish: Callable | None = None) -> int:
         """Run the sweep's queued jobs here until every job of it is finished; returns how many
         this call ran."""
-        from dpcda.jobs.sweep import sweep_finished
-
         self.open()
         runner = self.runner(store, sweep_id=sweep_id, on_finish=on_finish)
-        return runner.run(until=lambda: sweep_finished(store, sweep_id))
+        return runner.run(until=lambda: all(j.terminal for j in store.jobs(sweep_id=sweep_id)))
 
 
 EXECUTORS: Registry[type] = Registry("executor")

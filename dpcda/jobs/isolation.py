@@ -31,8 +31,8 @@ from dpcda.jobs.kinds import JobCancelled, JobContext
 
 #: Modules the fork server imports once, so that children do not (import cost paid once).
 PRELOAD = ["numpy", "scipy.io", "torch", "sklearn.tree", "sklearn.datasets", "cryptography",
-           "dpcda.presets", "dpcda.privacy", "dpcda.jobs.experiment", "dpcda.jobs.audit_job",
-           "dpcda.mechanisms", "dpcda.training", "dpcda.data", "dpcda.audit"]
+           "dpcda.data.presets", "dpcda.privacy", "dpcda.experiments.run", "dpcda.experiments.audit_job",
+           "dpcda.mechanisms", "dpcda.training", "dpcda.data", "dpcda.evaluation.audit"]
 STOP_CODES = ("cancelled", "time-limit", "stalled", "worker-stopped", "worker-gone")
 POLL = 0.05  # seconds between the worker's looks at the child
 
@@ -143,7 +143,7 @@ def _die_with_parent() -> None:
 
 def _child_main(kind: str, config: dict, job_id: int, worker_id: str, db: str, steps, stop,
                 conn) -> None:
-    from dpcda.cancellation import watching
+    from dpcda.util.cancellation import watching
     from dpcda.jobs.kinds import get_kind, load_plugins
     from dpcda.jobs.store import JobStore
 

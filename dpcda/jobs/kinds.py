@@ -3,7 +3,7 @@
 A kind is a function ``run(config: dict, ctx: JobContext) -> dict`` (plain JSON in, plain
 JSON out) registered under a name, optionally with ``normalize(config) -> dict`` that fills
 in defaults before the configuration is hashed for deduplication. ``"experiment"`` (in
-:mod:`dpcda.jobs.experiment`) is the real one; more are loaded from the modules named in
+:mod:`dpcda.experiments.run`) is the real one; more are loaded from the modules named in
 ``$DPCDA_JOB_PLUGINS`` (comma-separated, importable), which is how the tests add fake kinds
 to real worker processes.
 
@@ -18,10 +18,10 @@ import threading
 from dataclasses import dataclass
 from typing import Callable
 
-from dpcda.registry import Registry
+from dpcda.util.registry import Registry
 
 PLUGINS_ENV = "DPCDA_JOB_PLUGINS"
-BUILTIN_KIND_MODULES = ("dpcda.jobs.experiment", "dpcda.jobs.audit_job")
+BUILTIN_KIND_MODULES = ("dpcda.experiments.run", "dpcda.experiments.audit_job")
 
 
 @dataclass(frozen=True)
@@ -92,7 +92,7 @@ class JobContext:
     returns False once the job must stop (cancel requested, time limit, worker stopping, or the
     job was taken away from this worker), which tells the training loop to stop.
 
-    :meth:`tick` is the :func:`dpcda.cancellation.checkpoint` hook the worker installs: it
+    :meth:`tick` is the :func:`dpcda.util.cancellation.checkpoint` hook the worker installs: it
     advances the progress counter ``steps`` and raises :class:`JobCancelled` (with the reason)
     once a stop was requested, so loops stop between batches.
     """

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from dpcda.jobs.executors import import_ray
+from dpcda.jobs.ray_support import import_ray
 from dpcda.jobs.kinds import PLUGINS_ENV, JobCancelled, JobContext, get_kind, load_plugins
 from dpcda.jobs.store import DEFAULT_STALE_AFTER, Job, JobStore
 

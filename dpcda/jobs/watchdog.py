@@ -6,7 +6,7 @@ Every ``tick`` seconds (0.5 by default) it looks at the job the worker runs:
   ``heartbeat_interval``) -> the job is told to stop (reason ``cancelled``);
 - the job ran past its ``time_limit`` -> told to stop (``time-limit``);
 - the job's progress counter (:attr:`JobContext.steps`, advanced by the job's own loops through
-  :func:`dpcda.cancellation.checkpoint`, epochs and messages; not by this thread) did not move
+  :func:`dpcda.util.cancellation.checkpoint`, epochs and messages; not by this thread) did not move
   for ``stall_after`` seconds -> told to stop (``stalled``), although its process lives;
 - a job told to stop that is still running ``grace`` seconds later (it reached no checkpoint:
   a sleep, a long native call between checkpoints) is interrupted: ``interrupt()`` (the worker

@@ -5,7 +5,7 @@ Run it as its own process (``python -m dpcda worker``), apart from the Streamlit
 CUDA cannot be re-initialised in a forked child, and page scripts do not pickle). A watchdog
 thread (:mod:`dpcda.jobs.watchdog`) beats the heartbeat and enforces cancel requests, the time
 limit and stall detection; the job code itself runs in the main thread and only talks to its
-:class:`JobContext` (and :func:`dpcda.cancellation.checkpoint`).
+:class:`JobContext` (and :func:`dpcda.util.cancellation.checkpoint`).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import uuid
 from pathlib import Path
 from typing import Callable
 
-from dpcda.cancellation import watching
+from dpcda.util.cancellation import watching
 from dpcda.jobs import db as _db
 from dpcda.jobs.kinds import JobCancelled, JobContext, get_kind, load_plugins
 from dpcda.jobs.procs import hostname, pid_alive, pid_token

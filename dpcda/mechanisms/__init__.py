@@ -149,7 +149,7 @@ def default_normalization_for(name: str | None, mechanism: str = "dp-cda",
     ``class-aware-pld`` (the accountant that composes DP statistics) the dataset preset's
     measured choice (``Preset.dp_cda_normalization``: ``dp-center`` for MNIST and
     Fashion-MNIST), else the mechanism's default."""
-    from dpcda.presets import PRESETS
+    from dpcda.data.presets import PRESETS
     from dpcda.privacy import DEFAULT_ACCOUNTANT
 
     norm = MECHANISMS.get(mechanism).default_normalize
@@ -174,7 +174,7 @@ def default_normalization(dataset, mechanism: str = "dp-cda", accountant: str | 
 def generate_from_dataset(dataset, mechanism: str = "dp-cda", **params) -> Release:
     """Run a generator on a :class:`dpcda.data.Dataset`'s training split, passing its name,
     class names, image shape, one-hot segments (DP-CDA), public ``feature_bounds`` (for
-    ``normalize="scale"``) and its default clip norm (:func:`dpcda.presets.default_clip_norm`)
+    ``normalize="scale"``) and its default clip norm (:func:`dpcda.data.presets.default_clip_norm`)
     unless ``params`` overrides them."""
     mech = MECHANISMS.get(mechanism)
     kw = dict(dataset=dataset.name, class_names=dataset.class_names,
@@ -182,7 +182,7 @@ def generate_from_dataset(dataset, mechanism: str = "dp-cda", **params) -> Relea
     if dataset.segments and "segments" in inspect.signature(mech.generate).parameters:
         kw["segments"] = dataset.segments
     if "c" in mech.param_names and params.get("c") is None:
-        from dpcda.presets import default_clip_norm
+        from dpcda.data.presets import default_clip_norm
 
         kw["c"] = default_clip_norm(dataset.name)  # public, per dataset (1.0 unless measured)
         params = {k: v for k, v in params.items() if k != "c"}

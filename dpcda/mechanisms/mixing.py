@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from dpcda.cancellation import checkpoint
+from dpcda.util.cancellation import checkpoint
 from dpcda.mechanisms._torch import CHUNK_BYTES
 from dpcda.mechanisms.sampling import sample_subsets
 

@@ -26,7 +26,7 @@ import math
 
 import numpy as np
 
-from dpcda.cancellation import checkpoint
+from dpcda.util.cancellation import checkpoint
 from dpcda.mechanisms._torch import CHUNK_BYTES
 
 

@@ -15,8 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from dpcda.checks import check_choice, check_float, check_int
-from dpcda.registry import Registry
+from dpcda.util.checks import check_choice, check_float, check_int
+from dpcda.util.registry import Registry
 
 PARAM_KINDS = ("int", "float", "str")
 LABEL_MODES = ("hard", "soft")

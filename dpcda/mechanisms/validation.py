@@ -1,11 +1,11 @@
 """Array checks of the generators (features, labels, class sizes, release size), built on the
-scalar checks of :mod:`dpcda.checks` (the one family of input checks)."""
+scalar checks of :mod:`dpcda.util.checks` (the one family of input checks)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from dpcda.checks import (  # noqa: F401
+from dpcda.util.checks import (  # noqa: F401
     check_delta,
     check_float,
     check_int,

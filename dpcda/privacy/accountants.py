@@ -15,7 +15,7 @@ from typing import Callable
 
 import numpy as np
 
-from dpcda.checks import Notice
+from dpcda.util.checks import Notice
 from dpcda.privacy.conversion import CONVERSIONS, best_epsilon
 from dpcda.privacy.params import MAX_ALPHA_LIMIT, PrivacyParams, check_int
 from dpcda.privacy.rdp import rdp_subsampled_gaussian
@@ -426,7 +426,7 @@ def compute_epsilon(params: PrivacyParams, *, accountant: str = "paper",
 
 
 def _warnings(params: PrivacyParams, at_max: bool, max_alpha: int) -> list[str]:
-    """The warnings of a result, as coded :class:`~dpcda.checks.Notice` strings."""
+    """The warnings of a result, as coded :class:`~dpcda.util.checks.Notice` strings."""
     warnings: list[str] = []
     if not params.private:
         warnings.append(Notice("sigma_x = sigma_y = 0: the non-private setting, epsilon = "

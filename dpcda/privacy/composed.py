@@ -26,7 +26,7 @@ from functools import lru_cache
 import numpy as np
 from scipy.special import ndtr, ndtri
 
-from dpcda.checks import check_delta, check_float
+from dpcda.util.checks import check_delta, check_float
 from dpcda.privacy.gaussian import gaussian_sigma
 
 #: Loss-grid step for a reported epsilon and for calibration (coarser: still an upper bound).

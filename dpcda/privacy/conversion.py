@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpcda.registry import Registry
+from dpcda.util.registry import Registry
 
 CONVERSIONS: Registry = Registry("conversion")
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import log_ndtr
 
-from dpcda.checks import check_delta, check_float
+from dpcda.util.checks import check_delta, check_float
 
 
 def gaussian_delta(epsilon, mu):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from dpcda.checks import check_delta, check_float, check_int, check_sigmas, is_int
+from dpcda.util.checks import check_delta, check_float, check_int, check_sigmas, is_int
 from dpcda.privacy.allocation import check_allocation, samples_per_class
 
 MAX_ALPHA_LIMIT = 2048

@@ -33,14 +33,14 @@ def _release(ds, release, *, l, epsilon, sigma_x, T, c, delta, accountant, conve
 
 
 def _pictures(rel, ds) -> dict:
-    from dpcda import viz
-    from dpcda.fidelity import release_fidelity
-    from dpcda.fidelity_display import fidelity_frame
+    from dpcda.report import viz
+    from dpcda.evaluation.fidelity import release_fidelity
+    from dpcda.report.fidelity_display import fidelity_frame
 
     out: dict = {}
     rep = release_fidelity(rel, ds, preprocess=rel.preprocess)
     if ds.is_image:
-        from dpcda.samples import sample_pictures
+        from dpcda.report.pictures import sample_pictures
 
         K = min(ds.n_classes, MAX_CLASSES)
         pics = sample_pictures(rel, ds.image_shape, per_class=PER_CLASS, max_classes=K,
@@ -71,7 +71,7 @@ def privacy_without_data(dataset: str, *, l, epsilon, sigma_x, T, c, delta, acco
                          conversion, allocation) -> dict:
     """The privacy block of a setting from the public preset alone (no data files needed)."""
     from dpcda.mechanisms.card import privacy_from_result
-    from dpcda.presets import get_preset
+    from dpcda.data.presets import get_preset
     from dpcda.privacy import PrivacyParams, calibrate, compute_epsilon
 
     pre = get_preset(dataset)
@@ -87,7 +87,7 @@ def privacy_without_data(dataset: str, *, l, epsilon, sigma_x, T, c, delta, acco
     return privacy_from_result(res, calibrated_to=epsilon, mechanism="dp-cda")
 
 
-#: Page settings (:class:`dpcda.reproduce.ReproSettings` names) the report reads.
+#: Page settings (:class:`dpcda.dashboard.reproduce.ReproSettings` names) the report reads.
 REPORT_KEYS = ("dataset", "l", "epsilon", "sigma_x", "delta", "accountant", "conversion", "c", "T",
                "normalization", "allocation")
 
@@ -128,7 +128,7 @@ def settings_for_report(settings, page: str | None = None) -> dict:
         raise ValueError("a report needs a dataset, an order of mixture l and a target epsilon or "
                          f"a noise scale; this page's settings lack {', '.join(missing) or 'both'}")
     if page == "privacy":
-        from dpcda.presets import PRESETS
+        from dpcda.data.presets import PRESETS
 
         out.setdefault("allocation", "equal")
         if out["dataset"] in PRESETS:
@@ -152,7 +152,7 @@ def gather_report_inputs(dataset: str, *, l: int, epsilon: float | None = None,
     missing here still gets the privacy section (from its public preset) and the results
     store's sections."""
     from dpcda.data import load_dataset
-    from dpcda.presets import PRESETS
+    from dpcda.data.presets import PRESETS
     from dpcda.privacy import DEFAULT_ACCOUNTANT
 
     if release is None and (epsilon is None) == (sigma_x is None):

@@ -34,7 +34,7 @@ figure,table,tr,img,svg,pre,.headline,.warn{break-inside:avoid}}
 
 
 def _cell(v) -> str:
-    from dpcda.tables import format_cell
+    from dpcda.report.tables import format_cell
 
     if isinstance(v, float) and math.isfinite(v) and not v.is_integer():
         return escape(f"{v:.4g}")

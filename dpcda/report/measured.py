@@ -68,10 +68,10 @@ def accuracy_from_sweep(store, dataset: str, sweep_id: int | None = None
                         ) -> tuple[list[dict] | None, str]:
     """(rows, caption) of the Utility sweep ``sweep_id`` (the one the page shows) when it is a
     DP-CDA sweep of ``dataset`` over l with a finished job, else of the newest such sweep, as
-    the Utility page draws it (:func:`dpcda.utility_figure.sweep_figure_data`): one series per
+    the Utility page draws it (:func:`dpcda.report.utility_figure.sweep_figure_data`): one series per
     line, the paper's (or the thesis's) reported cells as dashed series."""
-    from dpcda.utility_figure import sweep_figure_data
-    from dpcda.utility_results import sweep_x
+    from dpcda.report.utility_figure import sweep_figure_data
+    from dpcda.report.utility_results import sweep_x
 
     for sw in _sweeps(store, sweep_id):
         cfg = sw.config or {}
@@ -104,9 +104,9 @@ def accuracy_from_sweep(store, dataset: str, sweep_id: int | None = None
 
 def measured_frontier(dataset: str, store, *, privacy: dict, card: dict | None, delta: float,
                       conversion: str, l: int) -> tuple[list[dict], tuple[float, float] | None]:
-    """(rows, current point) from :func:`dpcda.frontier.frontier_rows` (shipped table + store);
+    """(rows, current point) from :func:`dpcda.experiments.frontier.frontier_rows` (shipped table + store);
     the current point is (this release's ε, its measured accuracy) when it was measured."""
-    from dpcda import frontier as fr
+    from dpcda.experiments import frontier as fr
 
     par = (card or {}).get("parameters") or {}
     c = par.get("c")
@@ -134,8 +134,8 @@ def measured_frontier(dataset: str, store, *, privacy: dict, card: dict | None, 
 def latest_comparison(store, dataset: str, sweep_id: int | None = None):
     """(table rows, caption) of the comparison ``sweep_id`` (the one the Compare page shows)
     when it is one of ``dataset`` with a finished job, else of the newest such comparison: the
-    Compare page's narrow main table (:func:`dpcda.compare_view.compare_report_data`)."""
-    from dpcda.compare_view import compare_report_data
+    Compare page's narrow main table (:func:`dpcda.report.compare_view.compare_report_data`)."""
+    from dpcda.report.compare_view import compare_report_data
     from dpcda.mechanisms import MECHANISMS
 
     for sw in _sweeps(store, sweep_id):

@@ -172,7 +172,7 @@ def frontier_svg(front: list[dict], *, star: tuple[float, float] | None = None,
                  eps_now: float | None = None, title: str, subtitle: str = "") -> str:
     """The privacy-utility frontier as an inline ``<svg>`` (a string, no script): test accuracy
     against ε on a log axis, a step per row of ``front`` (keys epsilon, mean, min, max, l,
-    sigma_x, runs; :func:`dpcda.frontier.frontier`) with a bar over its runs' range and a hover
+    sigma_x, runs; :func:`dpcda.experiments.frontier.frontier`) with a bar over its runs' range and a hover
     title (ε, accuracy, l, σ, runs); this setting as a red star at ``star`` = (ε, accuracy) when
     it was measured, else a dashed rule at ``eps_now`` (nothing when ε is not finite). Rows
     without a finite positive ε or a finite mean are left out; the rest are drawn in ε order.

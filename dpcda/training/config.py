@@ -10,7 +10,7 @@ import math
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from dpcda.checks import check_choice, check_float, check_int
+from dpcda.util.checks import check_choice, check_float, check_int
 
 LABEL_MODES = ("hard", "soft")
 SCHEDULERS = ("cosine", "step", "none")
@@ -105,7 +105,7 @@ class TrainConfig:
     tree_min_samples_leaf: int = 20
 
     def __post_init__(self) -> None:
-        # The shared checks (dpcda.checks): an integral float such as 5.0 is stored as 5.
+        # The shared checks (dpcda.util.checks): an integral float such as 5.0 is stored as 5.
         def _check_int(name: str, value: Any, lo: int) -> None:
             object.__setattr__(self, name, check_int(name, value, lo))
 

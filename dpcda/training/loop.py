@@ -18,7 +18,7 @@ import numpy as np
 from dpcda.training.config import TrainConfig
 from dpcda.training.inputs import (as_batch, as_labels, denoise_images, input_scale_factor,
                                    prior_shift, soft_targets)
-from dpcda.cancellation import checkpoint
+from dpcda.util.cancellation import checkpoint
 from dpcda.training.models import get_model, model_spec, normalize_shape
 
 OnEpoch = Callable[[int, int, dict], "bool | None"]

@@ -21,7 +21,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from dpcda.registry import Registry
+from dpcda.util.registry import Registry
 
 
 @dataclass(frozen=True)

@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from dpcda.formatting import fmt_int
-from dpcda.presets import get_preset
+from dpcda.report.formatting import fmt_int
+from dpcda.data.presets import get_preset
 from dpcda.report import SECTIONS
 from dpcda.report.pdf import pdf_available
 from tests.browser.test_privacy_browser import IDLE, browser, server  # noqa: F401

@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 
 from dpcda.cli import main
-from dpcda.jobs import JobStore, list_sweeps, sweep_results
+from dpcda.jobs import JobStore
+from dpcda.experiments.sweep import list_sweeps, sweep_results
 from dpcda.jobs.kinds import JOB_KINDS, JobKind, load_plugins
 from dpcda.privacy import DEFAULT_ACCOUNTANT
 
@@ -166,7 +167,7 @@ def test_help_states_the_per_dataset_defaults_of_c_and_normalisation(capsys, com
     """The help names the defaults that differ by dataset, read from the presets (what the
     runs use: :func:`default_clip_norm`, :func:`default_normalization_for`)."""
     from dpcda.mechanisms import default_normalization_for
-    from dpcda.presets import PRESETS, default_clip_norm
+    from dpcda.data.presets import PRESETS, default_clip_norm
 
     with pytest.raises(SystemExit):
         main([command, "--help"])

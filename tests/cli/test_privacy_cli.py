@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from dpcda.cli import main
-from dpcda.presets import get_preset
+from dpcda.data.presets import get_preset
 from dpcda.privacy import (DEFAULT_ACCOUNTANT, NOT_A_BOUND, PrivacyParams, calibrate,
                            compute_epsilon, epsilon_grid, get_accountant)
 

@@ -15,7 +15,7 @@ from dpcda.data import (Dataset, DatasetUnavailable, decode_segments, list_datas
                         reencode_segments)
 from dpcda.data.cifar import load_cifar_folder
 from dpcda.data.idx import parse_idx, read_idx
-from dpcda.presets import get_preset
+from dpcda.data.presets import get_preset
 from tiny_data import (ADULT_D_X, ADULT_N_ONEHOT, ADULT_TEST_COUNTS, ADULT_TRAIN_COUNTS,
                        IDX_TEST_COUNTS, IDX_TRAIN_COUNTS, write_tiny_adult, write_tiny_idx)
 

@@ -82,7 +82,7 @@ def fake_sleep(config: dict, ctx) -> dict:
 def fake_checkpoints(config: dict, ctx) -> dict:
     """Calls the library's checkpoint() every 10 ms for ``seconds`` (a loop with cancel hooks,
     like the generators' and the training loops'); ``stall_at``: then hangs without progress."""
-    from dpcda.cancellation import checkpoint
+    from dpcda.util.cancellation import checkpoint
 
     deadline = time.monotonic() + float(config.get("seconds", 30.0))
     n = 0

@@ -1,7 +1,7 @@
 """Fault injection: workers SIGKILLed at random points, several workers on one store.
 
 One subprocess (a fresh interpreter that has not run torch, so it may fork) runs
-:mod:`dpcda.jobs.fault_trials`: 20 trials in which a worker kills itself at a random pass
+:mod:`dpcda.experiments.fault_trials`: 20 trials in which a worker kills itself at a random pass
 through a random point (claim, generation, training, result write; ``$DPCDA_FAULT``), then
 2 and 4 workers on one store with 50 queued tiny jobs each. The tests below check the stores
 those runs leave behind with their own queries, not only the harness's counts.
@@ -21,7 +21,7 @@ from tests.jobs.jobs_util import REPO, worker_env
 TRIALS = 20
 SCRIPT = f"""
 import json, sys
-from dpcda.jobs import fault_trials as ft
+from dpcda.experiments import fault_trials as ft
 ft.preload()
 folder = sys.argv[1]
 out = {{"kill": ft.kill_trials(folder, trials={TRIALS}, seed=1),

@@ -44,7 +44,7 @@ def test_bad_config_is_rejected_at_submission(store, bad, word):
 
 def test_cancel_stops_a_running_audit(store):
     from dpcda.jobs import JobContext
-    from dpcda.jobs.audit_job import run_audit_job
+    from dpcda.experiments.audit_job import run_audit_job
     from dpcda.jobs.kinds import JobCancelled
 
     ctx = JobContext()

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from dpcda.jobs.experiment import normalize, run_experiment
+from dpcda.experiments.run import normalize, run_experiment
 
 
 def test_dp_merf_config_resolves_from_the_registry():

@@ -12,7 +12,7 @@ import sys
 import pytest
 
 from dpcda.jobs.db import config_hash
-from dpcda.jobs.experiment import EXPERIMENT_VERSION, normalize
+from dpcda.experiments.run import EXPERIMENT_VERSION, normalize
 from dpcda.mechanisms import MECHANISMS
 from dpcda.privacy import DEFAULT_ACCOUNTANT
 from tests.jobs.jobs_util import REPO
@@ -124,7 +124,7 @@ def test_end_to_end_sweep_on_digits(tmp_path):
 def test_lda_gets_the_release_public_noise_scale(monkeypatch, model, expect_noise):
     """Noise-aware LDA must be told the release's sigma_x (public); other learners are not."""
     import dpcda.training as training
-    from dpcda.jobs.experiment import run_experiment
+    from dpcda.experiments.run import run_experiment
 
     seen = {}
 
@@ -150,7 +150,7 @@ def test_lda_models_label_noise_only_for_one_hot_soft_labels(monkeypatch):
     """DPMix mixes labels across classes, so its soft labels are not onehot + noise: the label
     model would be wrong there and is not used."""
     import dpcda.training as training
-    from dpcda.jobs.experiment import run_experiment
+    from dpcda.experiments.run import run_experiment
 
     seen = {}
 
@@ -169,8 +169,8 @@ def test_lda_models_label_noise_only_for_one_hot_soft_labels(monkeypatch):
 
 def test_auto_model_is_the_default_and_resolves_per_setting_before_hashing():
     from dpcda.data import get_dataset_spec, list_datasets
-    from dpcda.jobs.experiment import IMAGE_SHAPES
-    from dpcda.presets import PRESETS
+    from dpcda.experiments.run import IMAGE_SHAPES
+    from dpcda.data.presets import PRESETS
 
     private = normalize({"dataset": "fashion-mnist", "epsilon": 10, "l": 4})  # no model: auto
     public = normalize({"dataset": "fashion-mnist", "epsilon": "inf", "l": 4, "model": "auto"})
@@ -206,7 +206,7 @@ def test_auto_never_reaches_train_config():
 def test_fixed_sigma_point_reports_the_accountants_epsilon():
     """A config with a fixed ``sigma`` (the thesis's accuracy-versus-noise axis) adds exactly that
     noise and reports the epsilon the accountant gives it, at the requested T."""
-    from dpcda.jobs.experiment import run_experiment
+    from dpcda.experiments.run import run_experiment
     from dpcda.data import load_dataset
     from dpcda.privacy import PrivacyParams, compute_epsilon, samples_per_class
 
@@ -240,7 +240,7 @@ def test_sigma_zero_is_the_non_private_point_and_shares_its_dedup_key():
 def test_a_worker_with_other_code_refuses_the_job():
     """A worker keeps the code it started with: after an upgrade it must not run a job
     submitted for another pipeline version (its results would be stored under the wrong key)."""
-    from dpcda.jobs.experiment import run_experiment
+    from dpcda.experiments.run import run_experiment
 
     cfg = normalize({"dataset": "digits", "epsilon": 10, "l": 4, "model": "ncm"})
     with pytest.raises(RuntimeError, match=f"runs experiment version {EXPERIMENT_VERSION}, the job "
@@ -253,7 +253,7 @@ def test_a_worker_with_other_code_refuses_the_job():
 def test_the_job_runner_never_seeds_a_release(monkeypatch, mechanism):
     """A job's release draws from a fresh OS-keyed source: a seeded one would not be private."""
     import dpcda.training as training
-    from dpcda.jobs.experiment import run_experiment
+    from dpcda.experiments.run import run_experiment
     from dpcda.randomness.secure import SecureRandom
 
     seeds = []

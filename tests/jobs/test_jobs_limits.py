@@ -10,7 +10,7 @@ import time
 import numpy as np
 import pytest
 
-from dpcda.cancellation import checkpoint, watching
+from dpcda.util.cancellation import checkpoint, watching
 from dpcda.jobs import JobCancelled, JobStore, Worker, live_workers
 from dpcda.jobs import db as _db
 from dpcda.jobs.status import job_rows

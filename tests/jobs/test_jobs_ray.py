@@ -166,7 +166,7 @@ def test_cancel_kills_the_running_task_and_cancels_the_queued_one(local_ray, tmp
 
 def test_cli_digits_sweep_on_ray(local_ray, tmp_path, capsys):
     from dpcda.cli import main
-    from dpcda.jobs.sweep import sweep_results
+    from dpcda.experiments.sweep import sweep_results
 
     db = tmp_path / "cli.sqlite3"
     code = main(["sweep", "--dataset", "digits", "--epsilons", "inf,5", "--ls", "2", "--db", str(db),

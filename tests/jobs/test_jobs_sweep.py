@@ -1,4 +1,4 @@
-"""dpcda.jobs.sweep: grids over (epsilon or sigma, T, l, run), the recorded axis, aggregation."""
+"""dpcda.experiments.sweep: grids over (epsilon or sigma, T, l, run), the recorded axis, aggregation."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from dpcda.jobs.sweep import (default_x, format_table, grid_configs, parse_sigmas, parse_Ts,
+from dpcda.experiments.sweep import (default_x, format_table, grid_configs, parse_sigmas, parse_Ts,
                               submit_sweep, sweep_results)
 
 INF = math.inf

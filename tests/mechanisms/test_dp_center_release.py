@@ -61,7 +61,7 @@ def test_other_mechanisms_refuse_it():
 
 
 def test_the_job_config_accepts_it_for_dp_cda_only():
-    from dpcda.jobs.experiment import normalize
+    from dpcda.experiments.run import normalize
 
     assert normalize({"dataset": "digits", "l": 4, "epsilon": 3.0,
                       "normalization": "dp-center"})["normalization"] == "dp-center"
@@ -71,7 +71,7 @@ def test_the_job_config_accepts_it_for_dp_cda_only():
 
 
 def test_dataset_defaults_follow_the_measured_table():
-    from dpcda.jobs.experiment import normalize
+    from dpcda.experiments.run import normalize
     from dpcda.mechanisms import default_normalization_for
 
     assert default_normalization_for("mnist") == "dp-center"

@@ -370,7 +370,7 @@ def test_adult_release_has_one_hot_segments(source, tiny_data_dir, real_data):
     rel = generate_from_dataset(ds, "dp-cda", l=16, T=2000, epsilon=10, compare_accountants=False,
                                 allocation="equal")
     assert rel.X.shape == (2000, ds.d_x) and np.bincount(rel.y).min() > 800
-    assert rel.card["parameters"]["c"] == 3.0  # Adult's default clip norm (dpcda.presets)
+    assert rel.card["parameters"]["c"] == 3.0  # Adult's default clip norm (dpcda.data.presets)
     raw = rel.preprocess.normalizer.inverse_transform(rel.X)
     for s in ds.segments:
         block = raw[:, s.start:s.stop]

@@ -85,7 +85,7 @@ def test_entry_refuses_a_default_that_is_not_a_bound():
 
 def test_a_registered_mechanism_reaches_cli_and_jobs(toy, tmp_path, capsys):
     from dpcda.cli import build_parser, main
-    from dpcda.jobs.experiment import normalize
+    from dpcda.experiments.run import normalize
 
     assert "toy" in MECHANISMS.names() and "toy-acc" in all_accountants()
     parser = build_parser()

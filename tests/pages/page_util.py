@@ -15,7 +15,7 @@ def run(at):
 
 
 def markdown_frame(md: str) -> pd.DataFrame:
-    """A markdown table (:func:`dpcda.formatting.markdown_table`) read back as a DataFrame of
+    """A markdown table (:func:`dpcda.report.formatting.markdown_table`) read back as a DataFrame of
     strings; backticks around a cell are dropped."""
     lines = md.splitlines()
     assert len(lines) >= 2 and set(lines[1]) <= set("|-"), md

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from dpcda.explain import get_note
+from dpcda.dashboard.explain import get_note
 from dpcda.privacy import list_accountants
 
 ROOT = Path(__file__).resolve().parents[2]

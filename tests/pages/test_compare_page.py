@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dpcda import reference
-from dpcda.jobs import Worker, sweep_results
+from dpcda.evaluation import reference
+from dpcda.jobs import Worker
+from dpcda.experiments.sweep import sweep_results
 from dpcda.mechanisms import MECHANISMS
 from dpcda.privacy import NOT_A_BOUND
 from tests.pages.page_util import markdown_tables, run
@@ -202,8 +203,8 @@ def test_empty_l_list_and_unknown_comparison_are_reported(store, worker_calls):
 
 
 def test_defaults_per_dataset_stay_within_two_minutes_and_keep_every_mechanism(store, worker_calls):
-    from dpcda.estimate import LONG_SECONDS
-    from dpcda.launch_defaults import compare_defaults
+    from dpcda.experiments.estimate import LONG_SECONDS
+    from dpcda.dashboard.launch_defaults import compare_defaults
 
     at = run(AppTest.from_file(PAGE, default_timeout=60))
     digits = compare_defaults("digits", 10.0, MECHANISMS.names())
@@ -222,7 +223,7 @@ def test_defaults_per_dataset_stay_within_two_minutes_and_keep_every_mechanism(s
 
 
 def test_explain_notes_beside_the_inputs(store, worker_calls):
-    from dpcda.explain import get_note
+    from dpcda.dashboard.explain import get_note
 
     at = run(AppTest.from_file(PAGE, default_timeout=60))
     text = " ".join(c.value for c in at.sidebar.caption)
@@ -234,11 +235,11 @@ def test_explain_notes_beside_the_inputs(store, worker_calls):
 
 def test_clip_norm_follows_the_datasets_default_until_the_user_types_one(store, worker_calls,
                                                                          monkeypatch):
-    import dpcda.presets
+    import dpcda.data.presets
 
     # Every dataset Compare offers has c = 1 today: give MNIST another default to see it followed.
     defaults = {"mnist": 2.0}
-    monkeypatch.setattr(dpcda.presets, "default_clip_norm", lambda n: defaults.get(n, 1.0))
+    monkeypatch.setattr(dpcda.data.presets, "default_clip_norm", lambda n: defaults.get(n, 1.0))
     at = run(AppTest.from_file(PAGE, default_timeout=60))
     assert float(at.text_input(key="compare_c").value) == 1.0
     at.selectbox(key="compare_dataset").set_value("mnist")

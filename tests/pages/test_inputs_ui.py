@@ -20,7 +20,7 @@ def _page():
                                 "/srv/cache/MNIST/raw."))
     if T == 7:
         try:
-            from dpcda.checks import check_float
+            from dpcda.util.checks import check_float
             check_float("delta", 2.0, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
         except ValueError as exc:
             show_problem(exc)

@@ -15,11 +15,11 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from dpcda.compare_view import stored_compare_data
+from dpcda.report.compare_view import stored_compare_data
 from dpcda.jobs import Worker
-from dpcda.jobs.sweep import submit_sweep
+from dpcda.experiments.sweep import submit_sweep
 from dpcda.report import SECTIONS
-from dpcda.reproduce import reproduce, settings_from_comparison, settings_from_sweep
+from dpcda.dashboard.reproduce import reproduce, settings_from_comparison, settings_from_sweep
 from tests.pages.page_util import markdown_tables, run
 from tests.pages.test_report_ui import media  # noqa: F401  (spies on the offered files)
 
@@ -140,7 +140,7 @@ def test_compare_tools_follow_the_form_then_the_selected_comparison(store, worke
 
 def test_a_failed_jobs_server_path_is_not_shown(store, worker_calls, tmp_path):
     """Compare shows failed jobs in an error box: the worker's message without the path."""
-    from dpcda.compare import comparison_plan
+    from dpcda.experiments.compare import comparison_plan
 
     plan = comparison_plan("digits", 10.0, mechanisms=["local"], runs=1, ls={}, delta=1e-5, c=1.0,
                            accountants={}, model="ncm", epochs=1)

@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from tests.pages.page_util import run
 
-from dpcda import frontier as fr
+from dpcda.experiments import frontier as fr
 from dpcda.jobs import JobStore, Worker
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -123,7 +123,7 @@ def test_one_click_measures_an_unmeasured_setting(store, worker_calls):
 
 
 def test_explain_notes_and_slider_ends(store, worker_calls):
-    from dpcda.explain import ends_text, get_note
+    from dpcda.dashboard.explain import ends_text, get_note
 
     at = digits_page()
     side = " ".join(c.value for c in at.sidebar.caption)

@@ -13,8 +13,8 @@ from streamlit.testing.v1 import AppTest
 from tests.pages.page_util import run
 
 import pages.privacy_head as head
-from dpcda.explorer import SIGMA_VALUES
-from dpcda.presets import get_preset, list_presets
+from dpcda.dashboard.explorer import SIGMA_VALUES
+from dpcda.data.presets import get_preset, list_presets
 from dpcda.privacy import DEFAULT_ACCOUNTANT, PrivacyParams, compute_epsilon, list_conversions
 
 ROOT = Path(__file__).resolve().parents[2]

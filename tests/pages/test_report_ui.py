@@ -15,7 +15,7 @@ from streamlit.testing.v1 import AppTest
 
 from dpcda.report import SECTIONS
 from dpcda.report.pdf import pdf_available
-from dpcda.reproduce import reproduce
+from dpcda.dashboard.reproduce import reproduce
 
 
 @pytest.fixture

@@ -21,7 +21,7 @@ from streamlit.testing.v1 import AppTest
 from dpcda.jobs import JobStore, Worker
 from dpcda.jobs import db as _db
 from dpcda.jobs.procs import pid_token
-from dpcda.jobs.sweep import submit_sweep
+from dpcda.experiments.sweep import submit_sweep
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = str(ROOT / "pages" / "utility.py")

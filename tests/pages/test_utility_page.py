@@ -16,11 +16,12 @@ from streamlit.testing.v1 import AppTest
 
 from tests.pages.page_util import run
 
-from dpcda import reference
-from dpcda.jobs import JobStore, Worker, sweep_results
-from dpcda.jobs.sweep import submit_sweep
+from dpcda.evaluation import reference
+from dpcda.jobs import JobStore, Worker
+from dpcda.experiments.sweep import sweep_results
+from dpcda.experiments.sweep import submit_sweep
 from dpcda.mechanisms import MECHANISMS
-from dpcda.presets import PRESETS
+from dpcda.data.presets import PRESETS
 from dpcda.privacy import DEFAULT_ACCOUNTANT, NOT_A_BOUND, get_accountant
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -447,7 +448,7 @@ def test_a_launch_over_ten_minutes_needs_confirmation(store, worker_calls):
 
 
 def test_explain_notes_beside_the_inputs_and_off_by_the_address(store, worker_calls):
-    from dpcda.explain import ends_text, get_note
+    from dpcda.dashboard.explain import ends_text, get_note
 
     at = page()
     captions = " ".join(c.value for c in at.sidebar.caption)

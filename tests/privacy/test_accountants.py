@@ -13,7 +13,7 @@ import math
 import numpy as np
 import pytest
 
-from dpcda.presets import get_preset
+from dpcda.data.presets import get_preset
 from dpcda.privacy import (ACCOUNTANT_INFO, PrivacyParams, compute_epsilon, epsilon_grid,
                            list_accountants, list_conversions, rdp_subsampled_gaussian)
 from tests.privacy.privacy_ref import CONVERT, improved, mironov

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from dpcda.presets import get_preset
+from dpcda.data.presets import get_preset
 from dpcda.privacy import PrivacyParams, calibrate, compute_epsilon, epsilon_grid
 from tests.privacy.privacy_ref import dpa_rdp, mironov
 

@@ -201,7 +201,7 @@ def test_gather_needs_one_noise_choice():
 
 
 def test_a_dataset_without_files_still_gets_its_privacy_section(monkeypatch, tmp_path):
-    from dpcda.presets import get_preset
+    from dpcda.data.presets import get_preset
     from dpcda.privacy import calibrate
 
     monkeypatch.setenv("DPCDA_DATA_DIR", str(tmp_path))  # empty: no MNIST files
@@ -249,7 +249,8 @@ def test_no_report_for_another_mechanism():
 
 
 def test_accuracy_vs_l_is_the_newest_sweep_over_l_in_a_real_store(tmp_path, files_not_needed):
-    from dpcda.jobs import JobStore, submit_sweep
+    from dpcda.jobs import JobStore
+    from dpcda.experiments.sweep import submit_sweep
     from dpcda.report.measured import accuracy_from_sweep
 
     store = JobStore(tmp_path / "jobs.sqlite3")
@@ -272,7 +273,8 @@ def test_accuracy_vs_l_is_the_newest_sweep_over_l_in_a_real_store(tmp_path, file
 
 
 def test_accuracy_vs_l_prefers_the_sweep_the_page_shows(tmp_path):
-    from dpcda.jobs import JobStore, submit_sweep
+    from dpcda.jobs import JobStore
+    from dpcda.experiments.sweep import submit_sweep
     from dpcda.report.measured import accuracy_from_sweep
 
     store = JobStore(tmp_path / "jobs.sqlite3")

@@ -1,0 +1,126 @@
+"""The Samples page's setting, read from its widgets: the noise for it, T, an image shape.
+
+:func:`noise_for` turns the noise choice (a target epsilon, or an explicit sigma) into
+``(sigma, epsilon, alpha)`` under an accountant and :func:`generate_release` generates at that
+noise; :func:`parse_image_shape` reads a typed ``C,H,W``; :func:`release_stem` names the
+downloaded files; :func:`report_settings` hands the setting to the report and "Reproduce this".
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+#: Largest T the Samples page generates (display and download speed; the library has no cap).
+T_CAP = 10_000
+
+
+def default_T(n: int) -> int:
+    """The page's T when none is typed: ``min(N, T_CAP)`` (the paper uses T = N)."""
+    return min(int(n), T_CAP)
+
+
+@dataclass(frozen=True)
+class Noise:
+    """The noise of a setting: ``sigma`` (= sigma_x = sigma_y), the accountant's ``epsilon``
+    (inf for sigma = 0) and its Rényi order ``alpha`` (None for a PLD accountant)."""
+
+    sigma: float
+    epsilon: float
+    alpha: float | None = None
+
+
+def noise_for(mode: str, value: float, *, l: int, T: int, c: float, delta: float, n: int,
+              class_counts, d_x: int, d_y: int, accountant: str, conversion: str = "mironov",
+              max_alpha: int = 256, allocation: str = "equal") -> Noise:
+    """``mode="epsilon"``: the smallest noise meeting the target ``value``; ``mode="sigma"``:
+    the epsilon of noise ``value``. Raises ``ValueError`` (from the accountant) when the setting
+    cannot be met."""
+    from dpcda.privacy import PrivacyParams, calibrate, compute_epsilon
+
+    common = dict(l=l, T=T, c=c, delta=delta, n=n, class_counts=tuple(class_counts), d_x=d_x,
+                  d_y=d_y, allocation=allocation)
+    if mode == "epsilon":
+        cal = calibrate(epsilon=value, accountant=accountant, conversion=conversion,
+                        max_alpha=max_alpha, **common)
+        return Noise(float(cal.sigma_x), float(cal.epsilon), cal.alpha)
+    if mode != "sigma":
+        raise ValueError(f"mode must be 'epsilon' or 'sigma', got mode={mode!r}")
+    r = compute_epsilon(PrivacyParams(sigma_x=value, sigma_y=value, **common),
+                        accountant=accountant, conversion=conversion, max_alpha=max_alpha)
+    return Noise(float(value), float(r.epsilon), r.alpha)
+
+
+def quick_epsilon(sigma: float, *, l: int, T: int, c: float, delta: float, n: int, class_counts,
+                  d_x: int, d_y: int, accountant: str, conversion: str = "mironov",
+                  max_alpha: int = 256, allocation: str = "equal") -> float:
+    """An upper bound on the epsilon of noise ``sigma`` (``sigma_x = sigma_y``), cheaper than
+    :func:`noise_for`: :func:`dpcda.privacy.epsilon_grid` (a PLD accountant on its coarse grid,
+    still an upper bound). For checks such as "does this noise meet that epsilon?"."""
+    from dpcda.privacy import epsilon_grid
+
+    return float(epsilon_grid(ls=[l], sigmas=[sigma], T=T, delta=delta, c=c, n=n,
+                              class_counts=tuple(class_counts), d_x=d_x, d_y=d_y,
+                              accountant=accountant, conversion=conversion, max_alpha=max_alpha,
+                              allocation=allocation)[0, 0])
+
+
+def setting_text(*, l: int, T: int, c: float, noise: Noise, accountant: str, delta: float,
+                 normalize: str) -> str:
+    """The page's one-line "Current setting" (before any release): the noise and its epsilon
+    under ``accountant``, with the words of :data:`dpcda.privacy.NOT_A_BOUND` where that is not
+    a valid bound for DP-CDA, and, for ``dp-center``, that the release's epsilon also composes
+    the DP mean (so it is slightly above this one: the card's is the release's)."""
+    from dpcda.report.formatting import fmt_delta, fmt_eps, fmt_int, fmt_sigma
+    from dpcda.privacy import caveat
+
+    note = caveat(accountant)
+    mix = ("; the mixing alone: the release's ε also composes the DP mean of `dp-center`"
+           if normalize == "dp-center" else "")
+    return (f"**Current setting:** l = {l}, T = {fmt_int(T)}, c = {c:g} → σ_x = σ_y = "
+            f"{fmt_sigma(noise.sigma)}, ε = {fmt_eps(noise.epsilon)} ({accountant}"
+            f"{note and '; ' + note}{mix}), δ = {fmt_delta(delta)}.")
+
+
+def parse_image_shape(text: str) -> tuple[int, ...] | None:
+    """``"1,28,28"`` / ``"28x28"`` -> a shape; empty -> None (a table). Raises ``ValueError``."""
+    parts = [p for p in re.split(r"[,x×\s]+", (text or "").strip()) if p]
+    if not parts:
+        return None
+    if not all(p.isdigit() and int(p) > 0 for p in parts) or len(parts) not in (2, 3):
+        raise ValueError("image shape must be H,W or C,H,W in positive whole numbers (for "
+                         f"example 1,28,28), got {text!r}")
+    return tuple(int(p) for p in parts)
+
+
+def release_stem(dataset: str, l: int, epsilon: float | None) -> str:
+    """File name stem of a release's downloads, e.g. ``dpcda_digits_l4_eps9.98``."""
+    tag = "inf" if epsilon is None or math.isinf(epsilon) else f"{epsilon:.3g}"
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", f"dpcda_{dataset}_l{l}_eps{tag}")
+
+
+def generate_release(dataset, noise: Noise, *, target_epsilon: float | None = None, **settings):
+    """A DP-CDA release of ``dataset`` at the noise of ``noise`` (already calibrated by
+    :func:`noise_for`, so it is not calibrated twice); ``target_epsilon`` is recorded on the
+    card as the target that noise was calibrated to. ``settings``: the other arguments of
+    :func:`dpcda.mechanisms.generate_dpcda` (l, T, c, delta, accountant, ...)."""
+    from dpcda.mechanisms import generate_from_dataset
+
+    rel = generate_from_dataset(dataset, "dp-cda", sigma_x=noise.sigma, sigma_y=noise.sigma,
+                                **settings)
+    if target_epsilon is not None:
+        rel.card["privacy"]["calibrated_to_epsilon"] = float(target_epsilon)
+    return rel
+
+
+def report_settings(source: tuple, setting: dict) -> dict:
+    """The page's setting in the names of :func:`dpcda.dashboard.reproduce.reproduce` and the report
+    (``dataset`` only for a built-in dataset; an upload cannot be reproduced by name)."""
+    mode, value = setting["noise"]
+    out = {k: setting[k] for k in ("l", "T", "c", "delta", "accountant", "conversion", "max_alpha",
+                                   "allocation")}
+    out.update(dataset=source[1] if source[0] == "builtin" else None,
+               normalization=setting["normalize"],
+               **({"epsilon": value} if mode == "epsilon" else {"sigma_x": value}))
+    return out

@@ -1,0 +1,108 @@
+"""The Compare table for people: a narrow main table, the details apart, and plain data for the
+stakeholder report.
+
+:func:`dpcda.experiments.compare.compare_table` has 13 columns (too wide for a 1024 x 768 screen);
+:func:`main_and_details` splits it into the columns a decision needs (method, accountant,
+achieved ε, l, learner, accuracy as "mean ± std", the paper's number) and the rest (σ,
+neighbouring relation, labels, runs, l tried) for an expander. Every cell is text, missing
+ones "—". :func:`compare_report_data` returns the same as plain lists for the report.
+Pure pandas; no streamlit.
+"""
+
+from __future__ import annotations
+
+from dpcda.report.tables import MISSING, for_display
+
+MAIN_COLUMNS = ("method", "accountant", "ε", "l", "learner", "accuracy", "paper")
+DETAIL_COLUMNS = ("method", "σ", "neighbouring relation", "labels", "runs", "l tried")
+PAPER_COLUMN = "paper (Table 5)"
+
+
+def accuracy_text(mean, std, runs: int) -> str:
+    """"0.8684 ± 0.0015" (3 runs), "0.8684" (one run), "—" (none)."""
+    if runs <= 0 or mean is None or mean != mean:
+        return MISSING
+    if std is None or std != std:
+        return f"{mean:.4f}"
+    return f"{mean:.4f} ± {std:.4f}"
+
+
+def main_and_details(table, *, with_paper: bool = True):
+    """(main, details): two DataFrames of text from :func:`dpcda.experiments.compare.compare_table`.
+    ``with_paper``: keep the paper's column in the main table (False where the paper has no
+    column for this dataset and ε)."""
+    acc = [accuracy_text(m, s, int(r)) for m, s, r in
+           zip(table["accuracy"], table["± std"], table["runs"])]
+    main = table.assign(accuracy=acc).rename(columns={PAPER_COLUMN: "paper"})
+    cols = [c for c in MAIN_COLUMNS if with_paper or c != "paper"]
+    main = for_display(main[cols], {"ε": "{:.4g}", **({"paper": "{:.3f}"} if with_paper else {})})
+    details = for_display(table[list(DETAIL_COLUMNS)], {"σ": "{:.4g}"})
+    return main, details
+
+
+def compare_report_data(jobs, mechanisms, *, dataset: str, epsilon: float) -> dict:
+    """The Compare table as plain data for the stakeholder report::
+
+        {"dataset": str, "epsilon": float, "columns": [...], "rows": [{column: text}],
+         "details_columns": [...], "details": [{column: text}], "has_paper": bool}
+
+    ``jobs``: the comparison's jobs (:meth:`dpcda.jobs.JobStore.jobs`), ``mechanisms``: the
+    registered mechanisms it compares. Cells are text ("—" where empty)."""
+    from dpcda.experiments.compare import compare_table, paper_table5
+
+    has_paper = bool(paper_table5(dataset, epsilon))
+    table = compare_table(jobs, list(mechanisms), dataset=dataset, epsilon=epsilon,
+                          quoted=has_paper)
+    main, details = main_and_details(table, with_paper=has_paper)
+    return {"dataset": dataset, "epsilon": float(epsilon), "columns": list(main.columns),
+            "rows": main.to_dict("records"), "details_columns": list(details.columns),
+            "details": details.to_dict("records"), "has_paper": has_paper}
+
+
+def stored_compare_data(db, sweep_id: int) -> dict:
+    """:func:`compare_report_data` for a comparison in the job store (the Compare page's
+    ``?compare=N``)."""
+    from dpcda.jobs import JobStore
+    from dpcda.mechanisms import MECHANISMS
+
+    store = db if isinstance(db, JobStore) else JobStore(db)
+    cfg = store.get_sweep(sweep_id).config or {}
+    if cfg.get("page") != "compare":
+        raise ValueError(f"sweep_id must name a comparison (made on the Compare page), got "
+                         f"sweep_id={sweep_id}")
+    mechs = [m for m in cfg.get("mechanisms", MECHANISMS.names()) if m in MECHANISMS]
+    return compare_report_data(store.jobs(sweep_id=sweep_id), mechs,
+                               dataset=cfg["base"]["dataset"], epsilon=float(cfg["epsilon"]))
+
+
+def figure_bars(table) -> dict:
+    """The comparison's bar chart as plain data: ours (mean, std) and the paper's numbers per
+    method, NaN-free."""
+    ours = table[table["runs"] > 0]
+    paper = table.dropna(subset=[PAPER_COLUMN])
+    return {"ours": {"method": ours["method"].tolist(), "accuracy": ours["accuracy"].tolist(),
+                     "std": [0.0 if v != v else float(v) for v in ours["± std"]]},
+            "paper": {"method": paper["method"].tolist(),
+                      "accuracy": [float(v) for v in paper[PAPER_COLUMN]]},
+            "empty": not len(ours) and not len(paper)}
+
+
+def describe_job(config: dict) -> str:
+    """A Compare job in words: "DP-CDA, l = 16, run 2"."""
+    from dpcda.mechanisms import MECHANISMS
+
+    m = MECHANISMS.get(config["mechanism"])
+    return m.title + (f", l = {config['l']}" if m.mixes else "") + f", run {config['run'] + 1}"
+
+
+def epsilon_options(dataset: str) -> list[float]:
+    """The target ε the Compare page offers: the paper's Table 5 columns for ``dataset``, or
+    20 and 10."""
+    from dpcda.evaluation import reference
+
+    cols = [eps for ds, eps in reference.TABLE5_COLUMNS if ds == dataset]
+    return cols or [20.0, 10.0]
+
+
+__all__ = ["MAIN_COLUMNS", "DETAIL_COLUMNS", "accuracy_text", "compare_report_data", "describe_job",
+           "epsilon_options", "figure_bars", "main_and_details", "stored_compare_data"]

@@ -1,0 +1,87 @@
+"""dpcda.dashboard.samples.setting: the page's noise, T and image-shape parsing, file names."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from dpcda.privacy import calibrate
+from dpcda.dashboard.samples.setting import (T_CAP, default_T, generate_release, noise_for, parse_image_shape,
+                                   quick_epsilon, release_stem, report_settings)
+
+FACTS = dict(n=600, class_counts=(200, 200, 200), d_x=16, d_y=3)
+SETTING = dict(l=4, T=600, c=1.0, delta=1e-5, accountant="class-aware", conversion="mironov",
+               max_alpha=256, allocation="equal")
+
+
+def test_noise_for_epsilon_matches_calibrate_and_sigma_roundtrips():
+    nz = noise_for("epsilon", 5.0, **SETTING, **FACTS)
+    cal = calibrate(epsilon=5.0, **{k: v for k, v in SETTING.items()}, n=600,
+                    class_counts=(200, 200, 200), d_x=16, d_y=3)
+    assert nz.sigma == pytest.approx(cal.sigma_x) and nz.epsilon <= 5.0
+    back = noise_for("sigma", nz.sigma, **SETTING, **FACTS)
+    assert back.epsilon == pytest.approx(nz.epsilon, rel=1e-6)
+    assert math.isinf(noise_for("sigma", 0.0, **SETTING, **FACTS).epsilon)
+    with pytest.raises(ValueError, match="mode must be"):
+        noise_for("eps", 1.0, **SETTING, **FACTS)
+
+
+def test_generate_release_uses_the_given_noise_and_records_the_target():
+    from dpcda.data.dataset import Dataset
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(0, 255, size=(600, 16)).astype(np.float32)
+    y = np.repeat(np.arange(3), 200)
+    ds = Dataset(name="toy", X_train=X, y_train=y, X_test=X[:30], y_test=y[:30],
+                 class_names=("a", "b", "c"), image_shape=(1, 4, 4))
+    nz = noise_for("epsilon", 5.0, **SETTING, **FACTS)
+    rel = generate_release(ds, nz, target_epsilon=5.0, normalize="scale",
+                           **{k: v for k, v in SETTING.items()})
+    p = rel.card["privacy"]
+    assert rel.card["parameters"]["sigma_x"] == nz.sigma and p["calibrated_to_epsilon"] == 5.0
+    assert p["epsilon"] == pytest.approx(nz.epsilon, rel=1e-9) and p["accountant"] == "class-aware"
+
+
+def test_report_settings_names_the_noise_and_the_dataset():
+    setting = dict(SETTING, normalize="scale", noise=("epsilon", 10.0))
+    got = report_settings(("builtin", "digits"), setting)
+    assert got["dataset"] == "digits" and got["epsilon"] == 10.0 and "sigma_x" not in got
+    assert got["normalization"] == "scale" and got["l"] == 4 and got["T"] == 600
+    up = report_settings(("upload", "abc", "x.csv"), dict(setting, noise=("sigma", 0.3)))
+    assert up["dataset"] is None and up["sigma_x"] == 0.3 and "epsilon" not in up
+
+
+def test_parse_image_shape_and_stem():
+    assert parse_image_shape("1,28,28") == (1, 28, 28) and parse_image_shape("28x28") == (28, 28)
+    assert parse_image_shape("  ") is None
+    for bad in ("28", "0,28,28", "a,b", "1,2,3,4"):
+        with pytest.raises(ValueError, match="image shape must be"):
+            parse_image_shape(bad)
+    assert release_stem("digits", 4, 9.98) == "dpcda_digits_l4_eps9.98"
+    assert release_stem("my data/x", 1, math.inf) == "dpcda_my-data-x_l1_epsinf"
+    assert default_T(60000) == T_CAP and default_T(500) == 500
+
+
+@pytest.mark.parametrize("accountant", ["class-aware", "class-aware-pld"])
+def test_quick_epsilon_bounds_the_accountants_epsilon(accountant):
+    s = dict(SETTING, accountant=accountant)
+    exact = noise_for("sigma", 0.8, **s, **FACTS).epsilon
+    quick = quick_epsilon(0.8, **s, **FACTS)
+    assert exact <= quick <= exact * 1.1  # an upper bound, and a close one
+
+
+def test_setting_text_names_the_accountant_its_caveat_and_dp_center():
+    from dpcda.privacy import NOT_A_BOUND
+    from dpcda.dashboard.samples import setting_text
+
+    from dpcda.dashboard.samples import Noise
+
+    kw = dict(l=4, T=1347, c=1.0, noise=Noise(0.3161, 10.0), delta=1e-5)
+    ok = setting_text(accountant="class-aware-pld", normalize="scale", **kw)
+    assert ok.startswith("**Current setting:** l = 4") and "σ_x = σ_y = 0.316," in ok
+    assert "ε = 10 (class-aware-pld)" in ok and NOT_A_BOUND not in ok
+    assert f"(paper; {NOT_A_BOUND})" in setting_text(accountant="paper", normalize="scale", **kw)
+    centred = setting_text(accountant="class-aware-pld", normalize="dp-center", **kw)
+    assert "the mixing alone" in centred and "DP mean" in centred

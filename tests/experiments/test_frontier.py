@@ -1,0 +1,144 @@
+"""dpcda.experiments.frontier: the shipped accuracy table, the job store's results, lookup and frontier."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from dpcda.experiments import frontier as fr
+from dpcda.privacy import epsilon_grid
+
+
+def _row(l, sigma, mean, *, runs=3, learner="ncm", T=None, c=1.0, dataset="digits", spread=0.01):
+    return dict(dataset=dataset, l=l, sigma_x=sigma, ratio=1.0, c=c, T=T, normalization="scale",
+                allocation="proportional", learner=learner, runs=runs, mean=mean, std=spread,
+                min=mean - spread, max=mean + spread)
+
+
+@pytest.fixture
+def table(tmp_path):
+    path = tmp_path / "acc.csv"
+    fr.write_table([_row(4, 0.2512, 0.90), _row(4, 1.0, 0.30), _row(16, 0.2512, 0.85),
+                    _row(16, 1.0, 0.55), _row(4, 0.0, 0.96, learner="lda"),
+                    _row(4, 0.2512, 0.5, dataset="mnist")], path)
+    return path
+
+
+def _done_job(store, config: dict, accuracy: float, sigma_x: float) -> int:
+    job_id = store.submit("experiment", config, force=True)
+    job = store.claim("test-worker", ["experiment"])
+    assert job.id == job_id
+    store.finish(job_id, "test-worker", "done", result={"accuracy": accuracy, "sigma_x": sigma_x})
+    return job_id
+
+
+def test_summarize_gives_spread_and_rejects_empty():
+    s = fr.summarize([0.8, 0.9, 1.0])
+    assert s["runs"] == 3 and s["min"] == 0.8 and s["max"] == 1.0
+    assert s["mean"] == pytest.approx(0.9) and s["std"] == pytest.approx(0.1)
+    assert math.isnan(fr.summarize([0.5])["std"])
+    with pytest.raises(ValueError, match="accuracies"):
+        fr.summarize([])
+
+
+def test_table_round_trip_filters_by_dataset(table):
+    rows = fr.load_table(table, dataset="digits")
+    assert len(rows) == 5 and all(r["source"] == "table" for r in rows)
+    assert rows[0]["l"] == 4 and rows[0]["sigma_x"] == pytest.approx(0.2512)
+    assert rows[0]["T"] is None and rows[0]["mean"] == pytest.approx(0.90)
+
+
+def test_shipped_table_has_digits_with_learner_and_runs():
+    rows = fr.load_table(dataset="digits")
+    assert len(rows) >= 40
+    assert all(r["runs"] >= 3 and r["learner"] for r in rows)
+    assert all(r["min"] <= r["mean"] <= r["max"] for r in rows)
+    # The page's default setting (l = 4, sigma nearest 0.25) is measured.
+    assert fr.lookup(rows, l=4, sigma_x=0.251189, dataset="digits") is not None
+
+
+def test_lookup_matches_a_slider_position_not_a_neighbour(table):
+    rows = fr.load_table(table, dataset="digits")
+    hit = fr.lookup(rows, l=4, sigma_x=0.2512 * 1.01, dataset="digits")
+    assert hit is not None and hit["mean"] == pytest.approx(0.90)
+    # one slider step away (5.9%) is another setting
+    assert fr.lookup(rows, l=4, sigma_x=0.2512 * 1.059, dataset="digits") is None
+    assert fr.lookup(rows, l=8, sigma_x=0.2512, dataset="digits") is None
+    assert fr.lookup(rows, l=4, sigma_x=0.2512, c=2.0, dataset="digits") is None
+    assert fr.lookup(rows, l=4, sigma_x=0.2512, T=500, n=1347, dataset="digits") is None
+    assert fr.lookup(rows, l=4, sigma_x=0.2512, T=1347, n=1347, dataset="digits") is not None
+    assert fr.lookup(rows, l=4, sigma_x=0.0, dataset="digits")["learner"] == "lda"
+
+
+def test_store_rows_aggregate_runs_and_lookup_prefers_more_runs(tmp_path, table):
+    from dpcda.jobs import JobStore
+
+    store = JobStore(tmp_path / "jobs.sqlite3")
+    cfg = fr.fast_config("digits", l=4, sigma_x=0.2512)
+    ids = [_done_job(store, dict(cfg, run=r), acc, 0.2512) for r, acc in
+           enumerate([0.80, 0.82, 0.84, 0.86])]
+    _done_job(store, dict(fr.fast_config("mnist", l=4, sigma_x=0.2512), run=0), 0.7, 0.2512)
+    rows = fr.store_rows(store, "digits")
+    assert len(rows) == 1
+    r = rows[0]
+    assert r["runs"] == 4 and r["min"] == 0.80 and r["max"] == 0.86
+    assert r["mean"] == pytest.approx(0.83) and r["learner"] == "ncm"
+    assert r["source"] == "jobs " + ", ".join(f"#{i}" for i in ids)
+    best = fr.lookup(fr.measured_rows("digits", store, table=table), l=4, sigma_x=0.2512,
+                     dataset="digits")
+    assert best["runs"] == 4 and best["source"].startswith("jobs")
+
+
+def test_attach_epsilons_agrees_with_the_accountant(table):
+    facts = fr.public_facts("digits")
+    rows = fr.load_table(table, dataset="digits")
+    for allocation, want_alloc in (("equal", "equal"), (None, "proportional")):
+        got_rows = fr.attach_epsilons(rows, accountant="class-aware", delta=1e-5,
+                                      allocation=allocation, **facts)
+        want = epsilon_grid(ls=[16], sigmas=[0.2512, 1.0], T=facts["n"], delta=1e-5, c=1.0,
+                            accountant="class-aware", allocation=want_alloc, **facts)[0]
+        got = {r["sigma_x"]: r["epsilon"] for r in got_rows if r["l"] == 16}
+        assert got[0.2512] == pytest.approx(want[0]) and got[1.0] == pytest.approx(want[1])
+        assert math.isinf(next(r["epsilon"] for r in got_rows if r["sigma_x"] == 0))
+    # the equal split (the default) is the larger epsilon for these proportional releases
+    equal = fr.attach_epsilons(rows, accountant="class-aware", delta=1e-5, **facts)
+    own = fr.attach_epsilons(rows, accountant="class-aware", delta=1e-5, allocation=None, **facts)
+    assert all(a["epsilon"] >= b["epsilon"] for a, b in zip(equal, own) if a["sigma_x"] > 0)
+
+
+def test_attach_epsilons_records_what_it_cannot_account():
+    rows = fr.attach_epsilons([_row(500, 1.0, 0.1)], accountant="class-aware", delta=1e-5,
+                              **fr.public_facts("digits"))
+    assert math.isnan(rows[0]["epsilon"]) and "l must be" in rows[0]["epsilon_error"]
+
+
+def test_frontier_keeps_only_improvements_in_epsilon_order():
+    rows = [dict(_row(4, 1, 0.3), epsilon=1.0), dict(_row(16, 1, 0.55), epsilon=1.2),
+            dict(_row(4, 0.5, 0.5), epsilon=2.0),  # worse than a cheaper release: off
+            dict(_row(16, 0.25, 0.85), epsilon=8.0), dict(_row(4, 0.25, 0.9), epsilon=15.0),
+            dict(_row(4, 0, 0.96), epsilon=math.inf)]
+    front = fr.frontier(rows)
+    assert [(r["l"], r["epsilon"]) for r in front] == [(4, 1.0), (16, 1.2), (16, 8.0), (4, 15.0)]
+    assert fr.best_within(front, 10.0)["mean"] == 0.85
+    assert fr.best_within(front, 0.5) is None
+
+
+def test_frontier_rows_end_to_end(table, tmp_path):
+    from dpcda.jobs import JobStore
+
+    store = JobStore(tmp_path / "jobs.sqlite3")
+    _done_job(store, dict(fr.fast_config("digits", l=16, sigma_x=0.5), run=0), 0.99, 0.5)
+    front = fr.frontier_rows("digits", "class-aware", store, table=table)
+    assert front and all(a["epsilon"] < b["epsilon"] and a["mean"] < b["mean"]
+                         for a, b in zip(front, front[1:]))
+    assert front[-1]["mean"] == 0.99 and front[-1]["source"].startswith("jobs")
+    assert fr.frontier_rows("digits", "class-aware", store, table=table, c=3.0) == []
+    with pytest.raises(ValueError, match="dataset must be one of"):
+        fr.frontier_rows("nope", "class-aware")
+
+
+def test_fast_config_replaces_networks_by_lda():
+    assert fr.fast_config("digits", l=4, sigma_x=0.25)["model"] == "ncm"
+    assert fr.fast_config("mnist", l=4, sigma_x=0.0)["model"] == "lda"  # auto would be the CNN
+    assert fr.fast_config("digits", l=4, sigma_x=0.25)["sigma"] == 0.25

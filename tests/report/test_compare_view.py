@@ -1,0 +1,93 @@
+"""The Compare table for people (dpcda.report.compare_view) and the launch plan
+(dpcda.experiments.compare)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from dpcda.experiments.compare import comparison_plan, compare_jobs
+from dpcda.report.compare_view import (MAIN_COLUMNS, accuracy_text, compare_report_data, describe_job,
+                                figure_bars, main_and_details, stored_compare_data)
+from dpcda.jobs import JobStore
+from dpcda.mechanisms import MECHANISMS
+
+
+@pytest.fixture
+def store(tmp_path) -> JobStore:
+    return JobStore(tmp_path / "jobs.sqlite3")
+
+
+def finished_comparison(store, dataset="mnist"):
+    jobs = compare_jobs(dataset, 10.0, mechanisms=["dp-cda", "dpmix"], runs=2,
+                        ls={"dp-cda": [4, 16], "dpmix": [16]})
+    config = {"page": "compare", "base": {"dataset": dataset}, "epsilon": 10.0,
+              "mechanisms": ["dp-cda", "dpmix"], "runs": 2}
+    sid = store.create_sweep("t", config, jobs)
+    acc = {("dp-cda", 4): 0.80, ("dp-cda", 16): 0.86, ("dpmix", 16): 0.82}
+    for _ in jobs:
+        job = store.claim("w", ["experiment"], sweep_id=sid)
+        c = job.config
+        store.finish(job.id, "w", "done", result={
+            "accuracy": acc[(c["mechanism"], c["l"])] + 0.01 * c["run"], "sigma_x": 0.05,
+            "epsilon": 9.9, "accountant": c["accountant"]})
+    return sid
+
+
+def test_main_table_is_narrow_and_has_no_none(store):
+    from dpcda.experiments.compare import compare_table
+
+    sid = finished_comparison(store)
+    table = compare_table(store.jobs(sweep_id=sid), ["dp-cda", "dpmix"], dataset="mnist", epsilon=10.0)
+    main, details = main_and_details(table)
+    assert tuple(main.columns) == MAIN_COLUMNS and len(main.columns) <= 7
+    row = main.set_index("method").loc["DP-CDA"]
+    assert row["l"] == "16" and row["accuracy"] == "0.8650 ± 0.0071"
+    assert "neighbouring relation" in details.columns and "σ" in details.columns
+    for t in (main, details):
+        assert not {"None", "nan", "<NA>"} & set(t.to_numpy().ravel())
+    assert "paper" not in main_and_details(table, with_paper=False)[0].columns
+
+
+def test_report_data_is_plain(store):
+    sid = finished_comparison(store)
+    data = stored_compare_data(store, sid)
+    assert data["dataset"] == "mnist" and data["epsilon"] == 10.0 and data["has_paper"]
+    assert data["columns"] == list(MAIN_COLUMNS)
+    methods = [r["method"] for r in data["rows"]]
+    assert methods[:2] == ["DP-CDA", "DPMix"] and "GS-WGAN" in methods  # quoted rows too
+    assert all(isinstance(v, str) for r in data["rows"] for v in r.values())
+    assert compare_report_data([], ["dp-cda"], dataset="digits", epsilon=10.0)["rows"][0]["accuracy"] == "—"
+    other = store.create_sweep("s", {"ls": [1]}, [("experiment", {"dataset": "digits"})])
+    with pytest.raises(ValueError, match="sweep_id must name a comparison"):
+        stored_compare_data(store, other)
+
+
+def test_small_helpers():
+    assert accuracy_text(0.5, math.nan, 1) == "0.5000" and accuracy_text(math.nan, math.nan, 0) == "—"
+    assert describe_job({"mechanism": "dp-merf", "l": 1, "run": 0}) == "DP-MERF, run 1"
+    assert describe_job({"mechanism": "dp-cda", "l": 4, "run": 2}) == "DP-CDA, l = 4, run 3"
+
+
+def test_plan_estimates_before_launch_and_states_problems_once():
+    plan = comparison_plan("digits", 10.0, mechanisms=MECHANISMS.names(), runs=1,
+                           ls={"dp-cda": [16], "dpmix": [16]}, delta=1e-5, c=1.0, accountants={})
+    assert not plan["problems"] and plan["estimate"].jobs == len(plan["jobs"]) == 5
+    assert plan["config"]["page"] == "compare"
+    empty = comparison_plan("digits", 10.0, mechanisms=[], runs=1, ls={}, delta=1e-5, c=1.0,
+                            accountants={})
+    assert [p.plain for p in empty["problems"]] == ["Select at least one mechanism."]
+    no_l = comparison_plan("digits", 10.0, mechanisms=["dpmix"], runs=1, ls={"dpmix": []},
+                           delta=1e-5, c=1.0, accountants={})
+    assert len(no_l["problems"]) == 1 and "l for DPMix" in no_l["problems"][0].plain
+
+
+def test_figure_bars_are_nan_free(store):
+    from dpcda.experiments.compare import compare_table
+
+    sid = finished_comparison(store)
+    bars = figure_bars(compare_table(store.jobs(sweep_id=sid), ["dp-cda", "dpmix"], dataset="mnist",
+                                     epsilon=10.0))
+    assert bars["ours"]["method"] == ["DP-CDA", "DPMix"] and not bars["empty"]
+    assert all(v == v for v in bars["ours"]["std"] + bars["paper"]["accuracy"])
