@@ -24,7 +24,8 @@ from dpcda.mechanisms.baselines import (
 )
 from dpcda.mechanisms.decoding import DECODERS, DEFAULT_DECODER
 from dpcda.mechanisms.denoise import denoise, gaussian_filter_images
-from dpcda.mechanisms.dp_cda import (DEFAULT_ALLOCATION, DEFAULT_NORMALIZE, DEFAULT_STATS_SHARE,
+from dpcda.mechanisms.dp_cda import (COMPOSING_ACCOUNTANTS, DEFAULT_ALLOCATION, DEFAULT_NORMALIZE,
+                                     DEFAULT_STATS_SHARE,
                                      DPCDAConfig, generate_dpcda)
 from dpcda.mechanisms.dp_merf import LABEL_CHOICES as _MERF_LABELS
 from dpcda.mechanisms.dp_merf import generate_dp_merf
@@ -146,7 +147,7 @@ def generate(mechanism: str, X, y, **params) -> Release:
 def default_normalization_for(name: str | None, mechanism: str = "dp-cda",
                               accountant: str | None = None) -> str:
     """The default normalisation by dataset name (public facts only): for DP-CDA under
-    ``class-aware-pld`` (the accountant that composes DP statistics) the dataset preset's
+    ``whole-record`` or ``class-aware-pld`` (the accountants that compose DP statistics) the dataset preset's
     measured choice (``Preset.dp_cda_normalization``: ``dp-center`` for MNIST and
     Fashion-MNIST), else the mechanism's default."""
     from dpcda.data.presets import PRESETS
@@ -154,7 +155,7 @@ def default_normalization_for(name: str | None, mechanism: str = "dp-cda",
 
     norm = MECHANISMS.get(mechanism).default_normalize
     if (mechanism == "dp-cda" and name in PRESETS
-            and (accountant or DEFAULT_ACCOUNTANT) == "class-aware-pld"):
+            and (accountant or DEFAULT_ACCOUNTANT) in COMPOSING_ACCOUNTANTS):
         norm = PRESETS.get(name).dp_cda_normalization
     return norm
 
@@ -169,6 +170,19 @@ def default_normalization(dataset, mechanism: str = "dp-cda", accountant: str | 
     if norm in ("scale", "dp-center") and getattr(dataset, "feature_bounds", None) is None:
         return "none"
     return norm
+
+
+def published_class_bounds(dataset) -> tuple[int, ...] | None:
+    """A built-in dataset's published class counts, as public lower bounds on its class sizes
+    (whole-record accounting), when ``dataset`` is that published training split: same name and
+    the same number of records ``N`` (public under replace-one neighbours); else None."""
+    from dpcda.data.presets import PRESETS
+
+    name = getattr(dataset, "name", None)
+    if name not in PRESETS:
+        return None
+    counts = tuple(int(k) for k in PRESETS.get(name).class_counts)
+    return counts if sum(counts) == len(dataset.y_train) else None
 
 
 def generate_from_dataset(dataset, mechanism: str = "dp-cda", **params) -> Release:
@@ -188,6 +202,10 @@ def generate_from_dataset(dataset, mechanism: str = "dp-cda", **params) -> Relea
         params = {k: v for k, v in params.items() if k != "c"}
     norm = params.setdefault("normalize", default_normalization(dataset, mechanism,
                                                                 params.get("accountant")))
+    if "class_bounds" in inspect.signature(mech.generate).parameters:
+        bounds = published_class_bounds(dataset)
+        if bounds is not None and params.get("class_bounds") is None:
+            kw["class_bounds"] = bounds
     if norm in ("scale", "dp-center") and getattr(dataset, "feature_bounds", None) is not None:
         kw["bounds"] = dataset.feature_bounds
     kw.update(params)

@@ -48,6 +48,7 @@ def privacy_from_result(res, *, calibrated_to: float | None = None,
         "delta": float(res.delta),
         "accountant": res.accountant,
         "accountant_title": acc.title,
+        "relation": acc.relation,
         "assumptions": acc.assumptions,
         "conversion": res.conversion,
         "conversion_title": CONVERSION_TITLES.get(res.conversion, res.conversion),
@@ -73,18 +74,35 @@ def privacy_from_result(res, *, calibrated_to: float | None = None,
     return block
 
 
-def data_block(*, dataset, N, class_counts, class_names, image_shape, d) -> dict:
-    return {
+def data_block(*, dataset, N, class_counts, class_names, image_shape, d, class_bounds=None,
+               bounds_source: str = "data") -> dict:
+    """The card's ``data`` block. ``class_bounds`` (whole-record accounting): the public lower
+    bounds on the class sizes it used; the class sizes themselves are then published only where
+    they were the bounds (``bounds_source="data"``: treated as public, and said so)."""
+    private_counts = class_bounds is not None and bounds_source != "data"
+    note = ("N and the class counts N_k enter the privacy accounting and are treated as public "
+            "by the accountants")
+    if class_bounds is not None:
+        note = ("N is public; the class sizes N_k are private under the whole-record relation: the "
+                "accountant used the public lower bounds n_k (class_bounds), "
+                + ("here the data's own class sizes, so they are treated as public" if not private_counts
+                   else "and the class sizes are not published"))
+    out = {
         "dataset": dataset,
         "N": int(N),
-        "class_counts": [int(k) for k in class_counts],
-        "class_counts_note": "N and the class counts N_k enter the privacy accounting and are "
-                             "treated as public by the accountants",
+        "class_counts": None if private_counts else [int(k) for k in class_counts],
+        "class_counts_note": note,
         "class_names": None if class_names is None else [str(c) for c in class_names],
         "image_shape": None if image_shape is None else [int(s) for s in image_shape],
         "d_x": int(d),
         "K": len(class_counts),
     }
+    if class_bounds is not None:
+        out["class_bounds"] = [int(k) for k in class_bounds]
+        out["class_bounds_source"] = {"data": "the data's class sizes", "given": "given (public)",
+                                      "published": "the dataset's published class counts"
+                                      }.get(bounds_source, bounds_source)
+    return out
 
 
 def make_card(*, algorithm: str, title: str, parameters: dict, privacy: dict, data: dict,

@@ -30,6 +30,7 @@ from dpcda.mechanisms.release import Release
 from dpcda.randomness.secure import SecureRandom
 from dpcda.mechanisms.segments import segment_spans, snap_segments
 from dpcda.privacy.allocation import ALLOCATION_TITLES
+from dpcda.util.checks import Notice
 from dpcda.mechanisms.validation import (check_delta, check_features, check_float, check_int,
                                          check_l_classwise, check_labels, check_release_size,
                                          check_sigmas, check_T)
@@ -39,7 +40,11 @@ DECODE_TEXT = {"argmax": "argmax", "sample": "a category drawn from the mixture 
 
 #: Defaults of a DP-CDA release, chosen by measurement (README, "Honest defaults").
 DEFAULT_NORMALIZE = "scale"
-DEFAULT_ALLOCATION = "proportional"
+#: ``equal``: a public allocation, which the default ``whole-record`` accountant needs (a split
+#: in proportion to the class sizes would release them: they are private under that relation).
+DEFAULT_ALLOCATION = "equal"
+#: The accountants that compose ``dp-center``'s Gaussian release of statistics exactly.
+COMPOSING_ACCOUNTANTS = ("whole-record", "class-aware-pld")
 #: ``normalize="dp-center"``: the statistics' Gaussian alone is (share x epsilon, delta)-DP; the
 #: release's epsilon composes both exactly, so the statistics cost much less than this share.
 #: With a fixed sigma_x (no target epsilon) the statistics are (share x 1, delta)-DP.
@@ -103,8 +108,46 @@ class DPCDAConfig:
                              f"conversion={self.conversion!r}")
 
 
+#: Accountants whose relation keeps the class sizes private: they read ``class_counts`` as public
+#: lower bounds ``n_k`` (:mod:`dpcda.privacy.whole_record_accountant`).
+BOUNDS_ACCOUNTANTS = ("whole-record",)
+
+
+def _params_for(accountant: str, base: dict, N: int, counts, bounds) -> dict:
+    """The PrivacyParams keywords of ``accountant``: the class counts for the accountants that
+    treat them as public, the public lower bounds (their sum as n) for the others."""
+    if accountant in BOUNDS_ACCOUNTANTS:
+        return dict(base, n=int(sum(bounds)), class_counts=tuple(int(k) for k in bounds))
+    return dict(base, n=int(N), class_counts=tuple(int(k) for k in counts))
+
+
+def class_bounds_for(counts, class_bounds) -> tuple[np.ndarray, str]:
+    """``(n_k, source)``: the public lower bounds on the class sizes the ``whole-record``
+    accountant uses. ``class_bounds=None``: the class sizes of the data themselves (``source
+    "data"``: the guarantee then also treats them as public, and the card says so); else the
+    given public bounds (``"given"``), which must not exceed the data's class sizes (a contract
+    on the input: the check can only fail on data the bounds were not made for)."""
+    counts = np.asarray(counts)
+    if class_bounds is None:
+        return counts.copy(), "data"
+    try:
+        b = np.asarray([check_int("class_bounds", k, 1) for k in class_bounds], dtype=np.int64)
+    except TypeError:
+        raise ValueError("class_bounds must be a sequence of positive integers (a public lower "
+                         f"bound on the records of each class), got class_bounds={class_bounds!r}") from None
+    if len(b) != len(counts):
+        raise ValueError(f"class_bounds must have one entry per class (K={len(counts)}), got "
+                         f"{len(b)}")
+    if (b > counts).any():
+        k = int(np.nonzero(b > counts)[0][0])
+        raise ValueError(f"class_bounds must be lower bounds on the class sizes: class {k} holds "
+                         f"fewer records than its bound {int(b[k])} (the bounds were made for "
+                         "other data)")
+    return b, "given"
+
+
 def account(cfg: DPCDAConfig, *, N: int, counts, d: int, K: int, compare: bool = True,
-            stats_mu: float | None = None):
+            stats_mu: float | None = None, bounds=None):
     """``(sigma_x, sigma_y, privacy card block)``: calibrate to ``cfg.epsilon`` or account for
     the given sigmas (with n = N, class_counts = counts, d_x = d, d_y = K, the allocation).
     ``compare``: also record the epsilon of the same noise under
@@ -113,9 +156,10 @@ def account(cfg: DPCDAConfig, *, N: int, counts, d: int, K: int, compare: bool =
     exactly with the mixing (:mod:`dpcda.privacy.composed`; ``class-aware-pld`` only)."""
     from dpcda.privacy import PrivacyParams, calibrate, compared_accountants, compute_epsilon
 
-    common = dict(delta=cfg.delta, l=cfg.l, c=cfg.c, T=cfg.T, n=int(N),
-                  class_counts=tuple(int(k) for k in counts), d_x=int(d), d_y=int(K),
-                  allocation=cfg.allocation)
+    bounds = counts if bounds is None else bounds
+    base = dict(delta=cfg.delta, l=cfg.l, c=cfg.c, T=cfg.T, d_x=int(d), d_y=int(K),
+                allocation=cfg.allocation)
+    common = _params_for(cfg.accountant, base, N, counts, bounds)
     if stats_mu is not None:
         return _account_with_stats(cfg, common, stats_mu)
     if cfg.epsilon is not None:
@@ -131,9 +175,14 @@ def account(cfg: DPCDAConfig, *, N: int, counts, d: int, K: int, compare: bool =
     if compare and res.private:
         for name in compared_accountants():
             if name != cfg.accountant:
-                o = compute_epsilon(PrivacyParams(sigma_x=sx, sigma_y=sy, **common),
-                                    accountant=name, conversion=cfg.conversion,
-                                    max_alpha=cfg.max_alpha)
+                kw = _params_for(name, base, N, counts, bounds)
+                try:
+                    o = compute_epsilon(PrivacyParams(sigma_x=sx, sigma_y=sy, **kw),
+                                        accountant=name, conversion=cfg.conversion,
+                                        max_alpha=cfg.max_alpha)
+                except ValueError as exc:  # e.g. whole-record under a proportional allocation
+                    others[name] = {"epsilon": None, "alpha": None, "not_accounted": str(exc)}
+                    continue
                 others[name] = {"epsilon": float(o.epsilon), "alpha": o.alpha}
     return sx, sy, privacy_from_result(res, calibrated_to=cfg.epsilon, others=others,
                                        mechanism="dp-cda")
@@ -145,20 +194,26 @@ def _account_with_stats(cfg: DPCDAConfig, common: dict, mu: float):
     from dpcda.privacy.accountants import EpsilonResult
     from dpcda.privacy.composed import VALUE_INTERVAL, calibrate_composed, composed_epsilon
 
-    if cfg.accountant != "class-aware-pld":
+    from dpcda.privacy import whole_record_accountant as wr
+
+    if cfg.accountant not in COMPOSING_ACCOUNTANTS:
         raise ValueError("normalize='dp-center' is accounted by composing its Gaussian release "
-                         "with the class-wise privacy loss distribution: accountant must be "
-                         f"class-aware-pld, got accountant={cfg.accountant!r}")
+                         "with the class-wise privacy loss distributions: accountant must be one "
+                         f"of {', '.join(COMPOSING_ACCOUNTANTS)}, got accountant={cfg.accountant!r}")
+    whole = cfg.accountant == wr.NAME
     if cfg.epsilon is not None:
-        sx, sy, eps = calibrate_composed(epsilon=cfg.epsilon, mu=mu, ratio=cfg.ratio, **common)
+        cal = wr.calibrate_composed if whole else calibrate_composed
+        sx, sy, eps = cal(epsilon=cfg.epsilon, mu=mu, ratio=cfg.ratio, **common)
     else:
         sx, sy = cfg.sigma_x, cfg.sigma_y
-        eps = composed_epsilon(PrivacyParams(sigma_x=sx, sigma_y=sy, **common), mu=mu)
+        p = PrivacyParams(sigma_x=sx, sigma_y=sy, **common)
+        eps = wr.composed_epsilon(p, mu=mu) if whole else composed_epsilon(p, mu=mu)
     private = bool(sx > 0 or sy > 0)
     res = EpsilonResult(epsilon=eps if private else float("inf"), alpha=None,
                         orders=np.zeros(0, dtype=int), rdp=np.zeros(0), accountant=cfg.accountant,
                         conversion=None, delta=cfg.delta, warnings=(), at_max_alpha=False,
-                        private=private, max_alpha=cfg.max_alpha, value_interval=VALUE_INTERVAL)
+                        private=private, max_alpha=cfg.max_alpha,
+                        value_interval=None if whole else VALUE_INTERVAL)
     block = privacy_from_result(res, calibrated_to=cfg.epsilon, mechanism="dp-cda")
     block["composed_with"] = {
         "release": "normalisation statistics (per-feature means), one Gaussian release",
@@ -188,7 +243,8 @@ def generate_dpcda_traced(X, y, *, l: int, T: int, c: float = 1.0, sigma_x=None,
                           device=None, seed: int | None = None, compare_accountants: bool = True,
                           return_indices: bool = False,
                           decode: str = DEFAULT_DECODER,
-                          stats_share: float = DEFAULT_STATS_SHARE) -> tuple[Release, Mixed]:
+                          stats_share: float = DEFAULT_STATS_SHARE,
+                          class_bounds=None) -> tuple[Release, Mixed]:
     """:func:`generate_dpcda` that also returns the raw :class:`Mixed` output (source class of
     each row and, with ``return_indices``, the rows mixed). For tests: never publish the trace."""
     cfg = DPCDAConfig(l=l, T=T, c=c, sigma_x=sigma_x, sigma_y=sigma_y, epsilon=epsilon,
@@ -201,6 +257,7 @@ def generate_dpcda_traced(X, y, *, l: int, T: int, c: float = 1.0, sigma_x=None,
         raise ValueError(f"class_names must name the K={K} classes, got {len(class_names)} names")
     counts = np.bincount(y, minlength=K)
     check_l_classwise(cfg.l, counts, class_names)
+    n_bounds, bounds_source = class_bounds_for(counts, class_bounds)
     check_T(cfg.T, K)
     from dpcda.privacy import samples_per_class
 
@@ -217,7 +274,13 @@ def generate_dpcda_traced(X, y, *, l: int, T: int, c: float = 1.0, sigma_x=None,
     source = SecureRandom(seed)  # every private draw of this release; never stored
     pre = fit_preprocessor(X, normalize, c=cfg.c, bounds=bounds, stats_mu=stats_mu, rng=source)
     sx, sy, privacy = account(cfg, N=len(X), counts=counts, d=X.shape[1], K=K,
-                              compare=compare_accountants, stats_mu=pre.stats_mu)
+                              compare=compare_accountants, stats_mu=pre.stats_mu, bounds=n_bounds)
+    whole = cfg.accountant in BOUNDS_ACCOUNTANTS
+    if whole and bounds_source == "data":
+        privacy["warnings"] = [*privacy.get("warnings", []), Notice(
+            "the class sizes were read from the data and used as the public lower bounds n_k: "
+            "the whole-record guarantee then also treats them as public (give class_bounds, "
+            "public lower bounds, to drop that assumption)", "class_sizes_from_data")]
     dev = resolve_device(device)
     mixed = mix_classwise(pre(X), y, K, cfg.l, t_k, sx, sy, generator=source, device=dev,
                           bound=cfg.c, return_indices=return_indices)
@@ -237,7 +300,8 @@ def generate_dpcda_traced(X, y, *, l: int, T: int, c: float = 1.0, sigma_x=None,
                     "sigma_x": sx, "sigma_y": sy, "delta": cfg.delta},
         privacy=privacy,
         data=data_block(dataset=dataset, N=len(X), class_counts=counts, class_names=class_names,
-                        image_shape=image_shape, d=X.shape[1]),
+                        image_shape=image_shape, d=X.shape[1],
+                        class_bounds=n_bounds if whole else None, bounds_source=bounds_source),
         normalization=pre.card(),
         release={"n_samples": int(t_k.sum()), "samples_per_class": [int(t) for t in t_k],
                  "allocation": ALLOCATION_TITLES[cfg.allocation],
@@ -256,7 +320,8 @@ def generate_dpcda(X, y, *, l: int, T: int, c: float = 1.0, sigma_x=None, sigma_
                    segments=None, n_classes=None,
                    class_names=None, image_shape=None, dataset: str | None = None, device=None,
                    seed: int | None = None, compare_accountants: bool = True,
-                   decode: str = DEFAULT_DECODER, stats_share: float = DEFAULT_STATS_SHARE) -> Release:
+                   decode: str = DEFAULT_DECODER, stats_share: float = DEFAULT_STATS_SHARE,
+                   class_bounds=None) -> Release:
     """A DP-CDA release of raw features ``X`` (N x d) with labels ``y`` in 0..K-1.
 
     Noise: ``sigma_x`` (and ``sigma_y``, default ``ratio * sigma_x``) or a target ``epsilon``
@@ -279,6 +344,10 @@ def generate_dpcda(X, y, *, l: int, T: int, c: float = 1.0, sigma_x=None, sigma_
     accountants (:func:`dpcda.privacy.compared_accountants`) on the card.
     ``decode``: how a one-hot segment's category is chosen after mixing (post-processing; see
     :mod:`dpcda.mechanisms.decoding`): ``"posterior"`` (default), ``"sample"`` or ``"argmax"``.
+    ``class_bounds``: public lower bounds ``n_k`` on the class sizes, for the default
+    ``whole-record`` accountant, under which the class sizes are private (None: the data's own
+    class sizes, treated as public, and the card says so; :func:`generate_from_dataset` passes a
+    built-in dataset's published class counts).
     """
     rel, _ = generate_dpcda_traced(
         X, y, l=l, T=T, c=c, sigma_x=sigma_x, sigma_y=sigma_y, epsilon=epsilon, delta=delta,
@@ -286,5 +355,5 @@ def generate_dpcda(X, y, *, l: int, T: int, c: float = 1.0, sigma_x=None, sigma_
         normalize=normalize, bounds=bounds, allocation=allocation, segments=segments,
         n_classes=n_classes, class_names=class_names, image_shape=image_shape, dataset=dataset,
         device=device, seed=seed, compare_accountants=compare_accountants, decode=decode,
-        stats_share=stats_share)
+        stats_share=stats_share, class_bounds=class_bounds)
     return rel

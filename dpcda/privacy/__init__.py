@@ -10,6 +10,7 @@ Pure numpy/scipy; importing this package never imports torch.
 from dpcda.privacy.accountants import (ACCOUNTANTS, DEFAULT_ACCOUNTANT, NOT_A_BOUND,
                                        Accountant, EpsilonResult, compute_epsilon,
                                        get_accountant, list_accountants, register_accountant)
+from dpcda.privacy import whole_record_accountant  # noqa: F401  (registers "whole-record")
 from dpcda.privacy.allocation import ALLOCATIONS, samples_per_class
 from dpcda.privacy.calibration import Calibration, calibrate, calibrate_on_curve, epsilon_grid
 from dpcda.privacy.conversion import CONVERSION_TITLES, epsilon_floor, list_conversions

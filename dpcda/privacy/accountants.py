@@ -64,11 +64,12 @@ RELATION_CLASS = ("Two datasets are neighbours when they differ in one record's 
                   "label kept; the number of records of each class is treated as public.")
 RELATION_REPLACE = "Two datasets are neighbours when one record is replaced by any other record."
 
-#: The accountant behind every epsilon shown first (pages, CLI, data cards, jobs): the tightest
-#: registered accountant that is a valid bound for Algorithm 1 as implemented.
-#: ``class-aware-pld``: valid for Algorithm 1 (docs/pld.md) and never above ``class-aware``
-#: (tests/privacy/test_pld.py), about half its epsilon at the same noise.
-DEFAULT_ACCOUNTANT = "class-aware-pld"
+#: The accountant behind every epsilon shown first (pages, CLI, data cards, jobs): a valid bound
+#: for Algorithm 1 as implemented under the standard relation, one person's whole record (label
+#: included) replaced by any other (``whole-record``, :mod:`dpcda.privacy.whole_record_accountant`,
+#: docs/whole-record.md). ``class-aware-pld`` (features only: the label kept, the class counts
+#: public) stays selectable, named for what it assumes.
+DEFAULT_ACCOUNTANT = "whole-record"
 
 
 def register_accountant(acc: Accountant) -> Accountant:
@@ -271,7 +272,7 @@ def _pld_class_aware(p: PrivacyParams, l, sx, sy, value_interval, lower):
 
 
 register_accountant(Accountant(
-    "class-aware-pld", "What Algorithm 1 actually does, exact composition (PLD)",
+    "class-aware-pld", "Features only: the label kept, class counts public (exact composition, PLD)",
     "Replace-one neighbours that keep the label; the class counts N_k are public. A record of "
     "class k only enters the **T_k** mixtures of its own class, each an l-subset drawn without "
     "replacement from **N_k** records (rate γ = l/N_k), with feature sensitivity 2c/l. One "

@@ -231,13 +231,24 @@ def _grid(s: float, rates, delta: float, value_interval) -> tuple[float, float]:
 
 
 def parts_bounds(s: float, rates, delta: float, value_interval=None,
-                 lower: bool = True) -> tuple[float, float, float]:
+                 lower: bool = True, extra_mu: float = 0.0) -> tuple[float, float, float]:
     """``(upper, lower, h)``: epsilon of the product of ``S(s, gamma)^{T}`` over ``rates``
     (``[(gamma, T)]``), upper bound by connect-the-dots, lower bound by rounded-down contracted
     losses shifted by Chernoff bounds on each factor's rounding (union bound, ``eta = 1e-3 delta``
-    split equally). ``s = 0``: 0; ``s = inf``: inf."""
+    split equally). ``s = 0``: 0; ``s = inf``: inf.
+
+    ``extra_mu > 0``: the product also holds one ``extra_mu``-GDP Gaussian release (DP
+    normalisation statistics, DP class counts: one Gaussian pair ``(N(mu, 1), N(0, 1))``,
+    symmetric, put on the grid with its losses rounded up, :func:`dpcda.privacy.composed.gaussian_pld`);
+    the lower bound is then not computed (``nan``)."""
     rates = [(min(float(g), 1.0 - 1e-12), int(t)) for g, t in rates if t > 0]
+    if extra_mu > 0:
+        lower = False
     if not s > 0:
+        if extra_mu > 0:
+            from dpcda.privacy.gaussian import gaussian_epsilon
+
+            return gaussian_epsilon(1.0 / float(extra_mu), float(delta)), math.nan, math.nan
         return 0.0, 0.0, math.nan
     if not math.isfinite(s):
         return math.inf, math.inf, math.nan
@@ -249,6 +260,10 @@ def parts_bounds(s: float, rates, delta: float, value_interval=None,
     while True:
         try:
             parts = [(*_pessimistic(_step_masses(s, g, h, tail, cut=True)), t) for g, t in rates]
+            if extra_mu > 0:
+                from dpcda.privacy.composed import gaussian_pld
+
+                parts.append((*gaussian_pld(float(extra_mu), h), 1))
             j0, c, inf_T, misplaced = compose_parts(parts, h, _tail(delta))
             break
         except _TooLarge:
@@ -283,7 +298,8 @@ def noise_ratio(sigma: float, l: int, c: float) -> float:
 
 
 def whole_record_pld(*, sigma: float, l: int, lower_counts, steps, delta: float, c: float = 1.0,
-                     value_interval=None, lower: bool = True) -> WholeRecordEpsilon:
+                     value_interval=None, lower: bool = True,
+                     extra_mu: float = 0.0) -> WholeRecordEpsilon:
     """PLD epsilon of a DP-CDA release under whole-record neighbours (docs/whole-record.md).
 
     ``sigma``: the feature noise std (``N(0, sigma^2 I)`` added to each mean); ``lower_counts``:
@@ -291,14 +307,17 @@ def whole_record_pld(*, sigma: float, l: int, lower_counts, steps, delta: float,
     that is not served; required wherever ``n_k <= l``). ``value_interval``: the loss-grid step
     (None: chosen per setting as ``class-aware-pld`` does; ``CURVE``: its coarse curve grid,
     upper bound only). The maximum over ordered pairs of classes (:func:`worst_pairs`).
+    ``extra_mu``: one more ``extra_mu``-GDP Gaussian release composed in (:func:`parts_bounds`).
     """
     l, n, T = check_inputs(l, lower_counts, steps, delta)
     s = noise_ratio(float(sigma), l, float(c))
     lower = lower and value_interval != CURVE
     best = None
+    lower = lower and not extra_mu > 0
     low = -math.inf
     for pair in worst_pairs(n, T):
-        up, lo, h = parts_bounds(s, _parts(l, n, T, pair), float(delta), value_interval, lower)
+        up, lo, h = parts_bounds(s, _parts(l, n, T, pair), float(delta), value_interval, lower,
+                                 float(extra_mu))
         low = max(low, lo) if lower else math.nan
         if best is None or up > best[0]:
             best = (up, pair, h)
@@ -329,24 +348,26 @@ def whole_record_delta(*, epsilon: float, sigma: float, l: int, lower_counts, st
 
 def whole_record_epsilon(*, sigma: float, l: int, lower_counts, steps, delta: float,
                          c: float = 1.0, value_interval=None, lower: bool = True,
-                         max_alpha: int = 64) -> WholeRecordEpsilon:
+                         max_alpha: int = 64, extra_mu: float = 0.0) -> WholeRecordEpsilon:
     """The PLD bound, or the RDP bound (:mod:`dpcda.privacy.whole_record_rdp`) where the PLD is
     out of its numerical range (above ``PLD_TRUSTED_MAX``, or failing); both are valid bounds
-    and the smaller is reported."""
+    and the smaller is reported. ``extra_mu``: one ``extra_mu``-GDP Gaussian release composed
+    in (its RDP, ``alpha mu^2 / 2``, is added to the RDP bound's)."""
     from dpcda.privacy.whole_record_rdp import whole_record_rdp
 
     check_inputs(l, lower_counts, steps, delta)  # bad input raises here, not below
     try:
         with np.errstate(all="ignore"):
             pld = whole_record_pld(sigma=sigma, l=l, lower_counts=lower_counts, steps=steps,
-                                   delta=delta, c=c, value_interval=value_interval, lower=lower)
+                                   delta=delta, c=c, value_interval=value_interval, lower=lower,
+                                   extra_mu=extra_mu)
         ok = math.isfinite(pld.epsilon) and pld.epsilon <= PLD_TRUSTED_MAX
     except (ValueError, FloatingPointError, OverflowError, ArithmeticError):
         ok, pld = False, None
     if ok and pld.epsilon <= 50.0:
         return pld
     rdp = whole_record_rdp(sigma=sigma, l=l, lower_counts=lower_counts, steps=steps, delta=delta,
-                           c=c, max_alpha=max_alpha)
+                           c=c, max_alpha=max_alpha, extra_mu=extra_mu)
     return pld if ok and pld.epsilon <= rdp.epsilon else rdp
 
 

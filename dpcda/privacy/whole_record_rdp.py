@@ -126,11 +126,13 @@ def _improved(alphas: np.ndarray, rdp: np.ndarray, delta: float) -> np.ndarray:
 
 
 def whole_record_rdp(*, sigma: float, l: int, lower_counts, steps, delta: float,
-                     c: float = 1.0, max_alpha: int = 64) -> WholeRecordEpsilon:
+                     c: float = 1.0, max_alpha: int = 64,
+                     extra_mu: float = 0.0) -> WholeRecordEpsilon:
     """RDP upper bound on the whole-record epsilon (same inputs as
     :func:`dpcda.privacy.whole_record.whole_record_pld`); ``value_interval`` of the result holds
     the best order. Always at least the PLD epsilon of the same pair (it bounds the same pair
-    less tightly)."""
+    less tightly). ``extra_mu``: one ``extra_mu``-GDP Gaussian release composed in (RDP
+    ``alpha mu^2 / 2`` at order alpha)."""
     l, n, T = check_inputs(l, lower_counts, steps, delta)
     if isinstance(max_alpha, bool) or not isinstance(max_alpha, (int, np.integer)) \
             or not 2 <= max_alpha <= 1024:
@@ -141,6 +143,7 @@ def whole_record_rdp(*, sigma: float, l: int, lower_counts, steps, delta: float,
     for pair in worst_pairs(n, T):
         with np.errstate(over="ignore"):
             rdp = sum(t * rdp_symmetrised(s, g, alphas) for g, t in _parts(l, n, T, pair))
+        rdp = rdp + alphas * float(extra_mu) ** 2 / 2.0
         eps = _improved(alphas, rdp, float(delta))
         eps = np.where(np.isnan(eps), np.inf, eps)
         i = int(np.argmin(eps))

@@ -55,19 +55,33 @@ def test_generate_sigmas_scale_and_class_aware(tmp_path, capsys):
 
 def test_generate_defaults_to_the_valid_accountant_and_takes_an_allocation(tmp_path, capsys):
     """No --accountant: the epsilon is DEFAULT_ACCOUNTANT's (a valid bound, no caveat), with the
-    neighbouring relation in the summary; --allocation proportional draws T_k = floor(T N_k/N)."""
+    neighbouring relation in the summary, and T split equally (a public allocation); under it a
+    proportional split (which releases the private class sizes) is refused in one line, exit 2;
+    --allocation proportional under class-aware-pld draws T_k = floor(T N_k/N)."""
     out = tmp_path / "p.npz"
     assert main(["generate", "--dataset", "digits", "--l", "4", "--epsilon", "10", "--T", "1000",
-                 "--allocation", "proportional", "--out", str(out)]) == 0
+                 "--out", str(out)]) == 0
     card = json.loads(out.with_suffix(".json").read_text())
     assert card["privacy"]["accountant"] == DEFAULT_ACCOUNTANT and card["privacy"]["valid_bound"]
+    assert card["privacy"]["relation"] == ACCOUNTANT_INFO[DEFAULT_ACCOUNTANT].relation
+    assert card["parameters"]["allocation"] == "equal"
+    assert card["parameters"]["T_per_class"] == [100] * 10
+    text = capsys.readouterr().out
+    assert NOT_A_BOUND not in text.split("Under the")[0]
+    assert ACCOUNTANT_INFO[DEFAULT_ACCOUNTANT].relation in text
+    assert main(["generate", "--dataset", "digits", "--l", "4", "--epsilon", "10", "--T", "1000",
+                 "--allocation", "proportional", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "allocation" in err and "'equal'" in err and len(err.strip().splitlines()) == 1
+    assert main(["generate", "--dataset", "digits", "--l", "4", "--epsilon", "10", "--T", "1000",
+                 "--accountant", "class-aware-pld", "--allocation", "proportional",
+                 "--out", str(out)]) == 0
+    card = json.loads(out.with_suffix(".json").read_text())
     assert card["parameters"]["allocation"] == "proportional"
     counts = card["data"]["class_counts"]
     assert card["parameters"]["T_per_class"] == samples_per_class(1000, counts,
                                                                   "proportional").tolist()
-    text = capsys.readouterr().out
-    assert NOT_A_BOUND not in text.split("Under the")[0]
-    assert ACCOUNTANT_INFO[DEFAULT_ACCOUNTANT].relation in text
+    capsys.readouterr()
     assert main(["generate", "--dataset", "digits", "--mechanism", "local", "--epsilon", "10",
                  "--allocation", "equal", "--out", str(out)]) == 2
     assert "--allocation does not apply to --mechanism local" in capsys.readouterr().err

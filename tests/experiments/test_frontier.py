@@ -12,7 +12,7 @@ from dpcda.privacy import epsilon_grid
 
 def _row(l, sigma, mean, *, runs=3, learner="ncm", T=None, c=1.0, dataset="digits", spread=0.01):
     return dict(dataset=dataset, l=l, sigma_x=sigma, ratio=1.0, c=c, T=T, normalization="scale",
-                allocation="proportional", learner=learner, runs=runs, mean=mean, std=spread,
+                allocation="equal", learner=learner, runs=runs, mean=mean, std=spread,
                 min=mean - spread, max=mean + spread)
 
 
@@ -92,7 +92,7 @@ def test_store_rows_aggregate_runs_and_lookup_prefers_more_runs(tmp_path, table)
 
 def test_attach_epsilons_agrees_with_the_accountant(table):
     facts = fr.public_facts("digits")
-    rows = fr.load_table(table, dataset="digits")
+    rows = [dict(r, allocation="proportional") for r in fr.load_table(table, dataset="digits")]
     for allocation, want_alloc in (("equal", "equal"), (None, "proportional")):
         got_rows = fr.attach_epsilons(rows, accountant="class-aware", delta=1e-5,
                                       allocation=allocation, **facts)

@@ -12,12 +12,17 @@ def _data():
     return X, np.repeat(np.arange(3), 150)
 
 
-def test_epsilon_composes_the_statistics_and_meets_the_target():
+@pytest.mark.parametrize("accountant", [None, "class-aware-pld"])
+def test_epsilon_composes_the_statistics_and_meets_the_target(accountant):
+    """Under the default (whole-record) and the features-only class-aware-pld accountant."""
+    from dpcda.privacy import DEFAULT_ACCOUNTANT
+
     X, y = _data()
-    rel = generate_dpcda(X, y, l=4, T=450, epsilon=3.0, normalize="dp-center", seed=1)
-    plain = generate_dpcda(X, y, l=4, T=450, epsilon=3.0, seed=1)
+    rel = generate_dpcda(X, y, l=4, T=450, epsilon=3.0, normalize="dp-center", seed=1,
+                         accountant=accountant)
+    plain = generate_dpcda(X, y, l=4, T=450, epsilon=3.0, seed=1, accountant=accountant)
     priv = rel.card["privacy"]
-    assert priv["accountant"] == "class-aware-pld"
+    assert priv["accountant"] == (accountant or DEFAULT_ACCOUNTANT)
     assert 2.95 < priv["epsilon"] <= 3.0
     assert priv["composed_with"]["mu_gdp"] > 0
     # the statistics take part of the budget: more mixing noise than without them

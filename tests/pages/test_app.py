@@ -55,7 +55,9 @@ def test_home_leads_through_four_steps_before_the_diagram():
     assert "arxiv.org/abs/2411.16121" in text and "DPMix" in text
     for name in list_accountants():
         assert f"`{name}`" in text
-    assert any("Privacy footnote" in c.value and "class-aware" in c.value for c in at.caption)
+    from dpcda.privacy import DEFAULT_ACCOUNTANT
+
+    assert any("Privacy footnote" in c.value and f"`{DEFAULT_ACCOUNTANT}`" in c.value for c in at.caption)
 
 
 def test_explain_is_on_by_default_and_off_hides_the_notes():

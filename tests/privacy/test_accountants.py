@@ -38,7 +38,7 @@ def best(orders, rdp, delta, conversion):
 
 def test_registry_names_and_info():
     assert list_accountants() == ["paper", "class-aware", "dpmix", "dpmix-clipped", "dpmix-low",
-                                  "class-aware-pld"]
+                                  "class-aware-pld", "whole-record"]
     # single-release accountants (their generators calibrate directly) are listed on request
     extra = [n for n in list_accountants(every=True) if n not in list_accountants()]
     assert {"gaussian", "dppro"} <= set(extra)

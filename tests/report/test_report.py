@@ -109,14 +109,14 @@ def test_inputs_refuse_bad_data(kw, match):
         full_inputs(**kw)
 
 
-def _job(eps, l, acc, *, accountant="class-aware-pld", status="done", dataset="digits", model="ncm",
+def _job(eps, l, acc, *, accountant="whole-record", status="done", dataset="digits", model="ncm",
          sigma=0.5, id=0):
     return SimpleNamespace(
         id=id, kind="experiment", status=status,
         result={"accuracy": acc, "epsilon": eps, "sigma_x": sigma},
         config={"dataset": dataset, "mechanism": "dp-cda", "epsilon": eps, "l": l, "c": 1.0,
                 "accountant": accountant, "delta": 1e-5, "train": {"model": model},
-                "normalization": "scale", "allocation": "proportional"})
+                "normalization": "scale", "allocation": "equal"})
 
 
 def fake_store(jobs, sweeps=()):
@@ -131,7 +131,7 @@ JOBS = [_job(10.0, 4, 0.70), _job(10.0, 4, 0.72), _job(10.0, 16, 0.80), _job(1.0
 
 
 def test_accuracy_cells_group_and_filter():
-    cells = accuracy_cells(JOBS, dataset="digits", accountant="class-aware-pld", delta=1e-5)
+    cells = accuracy_cells(JOBS, dataset="digits", accountant="whole-record", delta=1e-5)
     got = {(c["epsilon"], c["l"]): c for c in cells}
     assert set(got) == {(10.0, 4), (10.0, 16), (1.0, 16), (1.0, 64), (math.inf, 1)}
     assert got[(10.0, 4)]["mean"] == pytest.approx(0.71) and got[(10.0, 4)]["runs"] == 2
@@ -168,7 +168,9 @@ def test_latest_comparison_reads_the_newest_finished_compare_sweep():
 
 def test_gather_on_digits_fills_the_release_sections_and_reads_the_store():
     inp = gather_report_inputs("digits", l=16, epsilon=10.0, T=500, store=fake_store(JOBS))
-    assert inp.privacy["accountant"] == "class-aware-pld" and inp.privacy["epsilon"] <= 10.0
+    from dpcda.privacy import DEFAULT_ACCOUNTANT
+
+    assert inp.privacy["accountant"] == DEFAULT_ACCOUNTANT and inp.privacy["epsilon"] <= 10.0
     assert inp.card["parameters"]["l"] == 16 and not re.search(r"\bseed\b", str(inp.card).lower())
     assert inp.card["privacy"]["seeded"] is False  # the report's release is never seeded
     assert inp.samples.dtype == np.uint8 and inp.samples.shape[0] > 50

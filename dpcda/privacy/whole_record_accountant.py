@@ -1,0 +1,144 @@
+"""The ``whole-record`` accountant: DP-CDA when one person's whole record, label included, may
+be anyone's (the standard replace-one relation; the project's default for DP-CDA).
+
+The maths is in :mod:`dpcda.privacy.whole_record` (proofs: ``docs/whole-record.md``). This
+module turns a :class:`~dpcda.privacy.PrivacyParams` into its public inputs and registers the
+accountant:
+
+- ``class_counts`` are read as **public lower bounds** ``n_k`` on the class sizes (for the
+  built-in datasets: their published class counts; a release of other data states where they
+  came from on its card). The class sizes themselves are private under this relation.
+- the allocation of ``T`` must be public: ``allocation="equal"`` (``floor(T/K)`` per class).
+  ``"proportional"`` releases ``T_k ∝ N_k``, i.e. the private class sizes, and is refused here
+  (the ``class-aware-pld`` accountant, which treats the counts as public, accepts it).
+- every class needs ``n_k >= l + 1`` (a class that loses the record still holds ``l``); ``l``
+  above ``min(n_k) - 1`` is refused with the allowed range.
+
+Pure numpy/scipy; no torch.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from dpcda.privacy.accountants import _COMMON, Accountant, register_accountant
+from dpcda.privacy.params import PrivacyParams
+
+NAME = "whole-record"
+
+#: The neighbouring relation in plain words (shown next to every epsilon of this accountant).
+RELATION_WHOLE = ("Two datasets are neighbours when one record, features and label, is replaced "
+                  "by any other record; the class sizes are private (only public lower bounds "
+                  "on them are used).")
+
+
+def public_inputs(p: PrivacyParams) -> tuple[np.ndarray, np.ndarray]:
+    """``(n_k, T_k)``: the public lower bounds on the class sizes and the public step counts,
+    or a ValueError naming what this relation needs."""
+    if p.class_counts is None:
+        raise ValueError("accountant 'whole-record' needs class_counts (public lower bounds n_k "
+                         "on the records per class, at least 2 classes), got class_counts=None")
+    if p.allocation != "equal":
+        raise ValueError("accountant 'whole-record' needs a public allocation of T: allocation "
+                         "must be 'equal' (floor(T/K) per class); 'proportional' releases "
+                         "T_k in proportion to the private class sizes (accountant "
+                         f"'class-aware-pld' treats them as public), got allocation={p.allocation!r}")
+    return np.asarray(p.class_counts, dtype=np.int64), np.asarray(p.samples_per_class, dtype=np.int64)
+
+
+def max_l(class_bounds) -> int:
+    """The largest ``l`` this relation allows: ``min(n_k) - 1``."""
+    return int(min(int(n) for n in class_bounds)) - 1
+
+
+def check_l(l: int, n: np.ndarray) -> int:
+    top = int(n.min()) - 1
+    if not 1 <= int(l) <= top:
+        raise ValueError(f"l must be an integer from 1 to {top} under the whole-record relation (the "
+                         f"smallest class, {int(n.min())} records, must keep l records after losing "
+                         f"one), got l={int(l) if float(l).is_integer() else l}")
+    return int(l)
+
+
+def _direct(p: PrivacyParams, l, sx, sy, value_interval, lower):
+    """``(eps, eps_lower, step)`` arrays (the :class:`Accountant` ``direct`` contract)."""
+    from dpcda.privacy.whole_record import whole_record_epsilon
+
+    eps, low, step = np.zeros(len(l)), np.full(len(l), np.nan), np.full(len(l), np.nan)
+    if not (np.asarray(sx) > 0).any():  # the non-private setting: infinite whatever the split
+        return np.full(len(l), np.inf), low, step
+    n, T = public_inputs(p)
+    for i, (li, si) in enumerate(zip(l, sx)):
+        li = check_l(li, n)
+        if not si > 0:
+            eps[i] = math.inf
+            continue
+        r = whole_record_epsilon(sigma=float(si), l=li, lower_counts=n, steps=T, delta=p.delta,
+                                 c=p.c, value_interval=value_interval, lower=lower)
+        eps[i] = r.epsilon
+        if r.method == "pld":
+            low[i], step[i] = r.epsilon_lower, r.value_interval
+    return eps, low, step
+
+
+def composed_epsilon(p: PrivacyParams, *, mu: float) -> float:
+    """Whole-record epsilon of a release whose normalisation statistics were one ``mu``-GDP
+    Gaussian release (``dp-center``), composed exactly with the two affected classes' PLDs."""
+    from dpcda.privacy.whole_record import whole_record_epsilon
+
+    if not p.private:
+        return math.inf
+    n, T = public_inputs(p)
+    li = check_l(p.l, n)
+    if not p.sigma_x > 0:
+        return math.inf
+    return whole_record_epsilon(sigma=p.sigma_x, l=li, lower_counts=n, steps=T, delta=p.delta,
+                                c=p.c, lower=False, extra_mu=float(mu)).epsilon
+
+
+def calibrate_composed(*, epsilon: float, mu: float, ratio: float = 1.0, **params):
+    """``(sigma_x, sigma_y, epsilon)``: the smallest ``sigma_x`` whose :func:`composed_epsilon`
+    meets ``epsilon`` (bisection in log sigma from the uncomposed calibration; never above the
+    target)."""
+    from dpcda.privacy.calibration import calibrate
+    from dpcda.util.checks import check_float
+
+    target = check_float("epsilon", epsilon, lo=0.0, lo_open=True)
+    base = dict(params)
+
+    def eps_at(sig: float) -> float:
+        return composed_epsilon(PrivacyParams(sigma_x=sig, sigma_y=ratio * sig, **base), mu=mu)
+
+    lo = calibrate(epsilon=target, accountant=NAME, ratio=ratio, **base).sigma_x  # composed >= this
+    hi = lo * 1.05
+    while eps_at(hi) > target:
+        lo, hi = hi, hi * 1.5
+        if hi > 1e8:
+            raise ValueError(f"epsilon={target:g} cannot be met with the statistics' share "
+                             f"(mu={mu:.4g}): raise epsilon or lower stats_share")
+    for _ in range(40):
+        if hi / lo < 1 + 1e-6:
+            break
+        mid = math.sqrt(lo * hi)
+        if eps_at(mid) > target:
+            lo = mid
+        else:
+            hi = mid
+    return hi, ratio * hi, eps_at(hi)
+
+
+register_accountant(Accountant(
+    NAME, "One person's whole record, label included (exact composition, PLD)",
+    "Replace-one neighbours: one record, **features and label**, replaced by any other record. "
+    "When the label changes, class k loses a record and class k' gains one; each of the **T_k** "
+    "mixtures of class k is then (γA₁ + (1−γ)R, R) with R the mixture on the class without the "
+    "record and γ = l/n_k, A₁ against R a shift of 2c/l (and the mirror for class k'). Both are "
+    "dominated by the symmetrised pair of `class-aware-pld`; the T_k steps of both classes are "
+    "composed exactly on a privacy-loss grid and the worst pair of classes is taken. The class "
+    "sizes are private: only public lower bounds n_k on them enter (γ = l/n_k and l/(n_k + 1)), "
+    "T is split equally (a public allocation), and every class keeps at least l + 1 records "
+    "(docs/whole-record.md). The epsilon is an upper bound; the discretisation error is "
+    "reported beside it." + _COMMON,
+    2, ("class_counts",), None, relation=RELATION_WHOLE, valid_for=("dp-cda",), direct=_direct))
