@@ -214,7 +214,7 @@ def generate_from_dataset(dataset, mechanism: str = "dp-cda", **params) -> Relea
 
 __all__ = ["ALL_NORMALIZE_CHOICES", "DPCDAConfig", "MECHANISMS", "Mechanism", "NORMALIZE_CHOICES",
            "Param", "Preprocessor",
-           "all_accountants", "default_normalization", "default_normalization_for",
+           "all_accountants", "default_normalization", "default_normalization_for", "published_class_bounds",
            "register_mechanism", "unregister_mechanism",
            "Release", "denoise", "fit_preprocessor", "gaussian_filter_images", "generate",
            "generate_dp_merf", "generate_dpcda", "generate_dpmix", "generate_from_dataset", "generate_local",

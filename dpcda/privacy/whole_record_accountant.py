@@ -64,7 +64,7 @@ def check_l(l: int, n: np.ndarray) -> int:
 
 def _direct(p: PrivacyParams, l, sx, sy, value_interval, lower):
     """``(eps, eps_lower, step)`` arrays (the :class:`Accountant` ``direct`` contract)."""
-    from dpcda.privacy.whole_record import whole_record_epsilon
+    from dpcda.privacy.whole_record_calibration import whole_record_epsilon
 
     eps, low, step = np.zeros(len(l)), np.full(len(l), np.nan), np.full(len(l), np.nan)
     if not (np.asarray(sx) > 0).any():  # the non-private setting: infinite whatever the split
@@ -86,7 +86,7 @@ def _direct(p: PrivacyParams, l, sx, sy, value_interval, lower):
 def composed_epsilon(p: PrivacyParams, *, mu: float) -> float:
     """Whole-record epsilon of a release whose normalisation statistics were one ``mu``-GDP
     Gaussian release (``dp-center``), composed exactly with the two affected classes' PLDs."""
-    from dpcda.privacy.whole_record import whole_record_epsilon
+    from dpcda.privacy.whole_record_calibration import whole_record_epsilon
 
     if not p.private:
         return math.inf

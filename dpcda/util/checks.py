@@ -50,6 +50,7 @@ NOTICE_CODES = {
     "max_alpha_edge": "the best Renyi order is the largest one tried",
     "delta_not_below_1_over_n": "delta >= 1/N: too weak to mean anything",
     "pld_rdp_cap": "the RDP bound is shown: smaller than the PLD, or the PLD out of its range",
+    "class_sizes_from_data": "whole-record: the class sizes were read from the data (treated as public)",
 }
 
 

@@ -9,6 +9,7 @@ from scipy.special import ndtr
 from dpcda.privacy import pld
 from dpcda.privacy import whole_record as wr
 from dpcda.privacy import whole_record_rdp as wrr
+from dpcda.privacy import whole_record_calibration as wrc
 
 COUNTS = (500, 620, 555)          # small classes keep the FFTs small
 STEPS = (400, 400, 400)
@@ -250,7 +251,7 @@ def test_bound_covers_the_exact_distributions_in_1d(T):
 @pytest.mark.parametrize("target", [1.0, 8.0])
 def test_calibration_round_trip(target):
     kw = dict(l=8, lower_counts=COUNTS, steps=STEPS, delta=DELTA)
-    sigma, res = wr.calibrate_whole_record(epsilon=target, **kw)
+    sigma, res = wrc.calibrate_whole_record(epsilon=target, **kw)
     assert res.epsilon <= target
     assert wr.whole_record_pld(sigma=sigma, **kw).epsilon == pytest.approx(res.epsilon)
     assert wr.whole_record_pld(sigma=sigma * (1 - 2e-3), **kw).epsilon > target * (1 - 0.02)
@@ -259,17 +260,17 @@ def test_calibration_round_trip(target):
 
 def test_rdp_calibration_round_trip():
     kw = dict(l=8, lower_counts=COUNTS, steps=STEPS, delta=DELTA, max_alpha=32)
-    sigma, res = wr.calibrate_whole_record(epsilon=4.0, method="rdp", **kw)
+    sigma, res = wrc.calibrate_whole_record(epsilon=4.0, method="rdp", **kw)
     assert res.epsilon <= 4.0 and res.epsilon > 3.99
-    sigma_pld, _ = wr.calibrate_whole_record(epsilon=4.0, l=8, lower_counts=COUNTS, steps=STEPS,
+    sigma_pld, _ = wrc.calibrate_whole_record(epsilon=4.0, l=8, lower_counts=COUNTS, steps=STEPS,
                                              delta=DELTA)
     assert sigma_pld < sigma        # the tighter bound needs less noise
 
 
 def test_large_epsilon_falls_back_to_rdp_and_edges():
-    r = wr.whole_record_epsilon(sigma=0.002, l=4, lower_counts=COUNTS, steps=STEPS, delta=DELTA)
+    r = wrc.whole_record_epsilon(sigma=0.002, l=4, lower_counts=COUNTS, steps=STEPS, delta=DELTA)
     assert r.method == "rdp" and r.epsilon > 50 and math.isfinite(r.epsilon)
     assert wr.whole_record_pld(sigma=0.0, l=4, lower_counts=COUNTS, steps=STEPS,
                                delta=DELTA).epsilon == math.inf
     with pytest.raises(ValueError):
-        wr.calibrate_whole_record(epsilon=-1, l=4, lower_counts=COUNTS, steps=STEPS, delta=DELTA)
+        wrc.calibrate_whole_record(epsilon=-1, l=4, lower_counts=COUNTS, steps=STEPS, delta=DELTA)

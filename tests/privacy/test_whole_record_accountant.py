@@ -1,0 +1,108 @@
+"""The whole-record accountant as registered (dpcda.privacy.whole_record_accountant) and as a
+DP-CDA release uses it: public lower bounds, the equal split, l's range, dp-center composed, and
+what the card says and withholds."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from dpcda.privacy import DEFAULT_ACCOUNTANT, PrivacyParams, calibrate, compute_epsilon
+from dpcda.privacy import whole_record_accountant as wra
+from dpcda.privacy.whole_record_calibration import whole_record_epsilon
+
+COUNTS = (500, 620, 555)
+
+
+def _p(**kw):
+    base = dict(l=8, sigma_x=0.3, sigma_y=0.3, T=1500, class_counts=COUNTS, delta=1e-5)
+    return PrivacyParams(**{**base, **kw})
+
+
+def test_the_default_is_the_registered_whole_record_accountant_and_agrees_with_the_maths():
+    assert DEFAULT_ACCOUNTANT == wra.NAME
+    r = compute_epsilon(_p())
+    assert r.accountant == "paper"  # compute_epsilon's own default stays the explicit choice
+    r = compute_epsilon(_p(), accountant=DEFAULT_ACCOUNTANT)
+    want = whole_record_epsilon(sigma=0.3, l=8, lower_counts=COUNTS, steps=[500] * 3, delta=1e-5)
+    assert r.epsilon == pytest.approx(want.epsilon, rel=1e-12)
+    assert r.epsilon_lower is not None and r.epsilon_lower <= r.epsilon
+    assert r.epsilon > compute_epsilon(_p(), accountant="class-aware-pld").epsilon
+
+
+def test_a_proportional_split_and_a_class_too_small_for_l_are_refused_by_name():
+    with pytest.raises(ValueError, match=r"allocation must be 'equal'.*got allocation='proportional'"):
+        compute_epsilon(_p(allocation="proportional"), accountant=DEFAULT_ACCOUNTANT)
+    with pytest.raises(ValueError, match=r"l must be an integer from 1 to 499 .*got l=500"):
+        compute_epsilon(_p(l=500), accountant=DEFAULT_ACCOUNTANT)
+    assert wra.max_l(COUNTS) == 499
+    # the non-private setting is infinite whatever the split (nothing to refuse)
+    r = compute_epsilon(_p(sigma_x=0, sigma_y=0, allocation="proportional"), accountant=wra.NAME)
+    assert math.isinf(r.epsilon)
+
+
+def test_calibration_meets_the_target_from_below():
+    cal = calibrate(epsilon=2.0, l=8, T=1500, class_counts=COUNTS, delta=1e-5, accountant=wra.NAME)
+    assert 1.98 < cal.epsilon <= 2.0
+    over = compute_epsilon(_p(sigma_x=cal.sigma_x * 0.99, sigma_y=cal.sigma_x * 0.99),
+                           accountant=wra.NAME)
+    assert over.epsilon > 2.0  # the smallest sigma (to 1 %)
+
+
+def test_dp_center_statistics_compose_into_the_whole_record_epsilon():
+    plain = compute_epsilon(_p(), accountant=wra.NAME).epsilon
+    tiny = wra.composed_epsilon(_p(), mu=1e-4)
+    some = wra.composed_epsilon(_p(), mu=0.3)
+    assert plain - 0.02 <= tiny <= plain + 0.02  # a negligible Gaussian changes almost nothing
+    assert some > tiny
+    sx, sy, eps = wra.calibrate_composed(epsilon=2.0, mu=0.3, l=8, T=1500, class_counts=COUNTS,
+                                         delta=1e-5)
+    assert eps <= 2.0 and sx > calibrate(epsilon=2.0, l=8, T=1500, class_counts=COUNTS,
+                                         delta=1e-5, accountant=wra.NAME).sigma_x
+
+
+def _blocks():
+    rng = np.random.default_rng(3)
+    y = np.repeat(np.arange(3), (60, 70, 65))
+    X = rng.integers(0, 256, size=(len(y), 12)).astype(np.float32)
+    return X, y
+
+
+def test_a_release_states_the_relation_and_where_the_bounds_came_from():
+    from dpcda.mechanisms import generate_dpcda
+
+    X, y = _blocks()
+    rel = generate_dpcda(X, y, l=4, T=300, epsilon=3.0)
+    priv, data = rel.card["privacy"], rel.card["data"]
+    assert priv["accountant"] == wra.NAME and priv["relation"] == wra.RELATION_WHOLE
+    assert rel.card["parameters"]["T_per_class"] == [100, 100, 100]  # the public equal split
+    assert data["class_bounds"] == [60, 70, 65] and data["class_counts"] == [60, 70, 65]
+    assert sum("class sizes were read from the data" in w for w in priv["warnings"]) == 1
+    # public bounds below the sizes: used, and the private sizes are not published
+    rel = generate_dpcda(X, y, l=4, T=300, epsilon=3.0, class_bounds=[50, 50, 50])
+    data = rel.card["data"]
+    assert data["class_bounds"] == [50, 50, 50] and data["class_counts"] is None
+    assert "not published" in data["class_counts_note"]
+    assert not any("class sizes were read from the data" in w for w in rel.card["privacy"]["warnings"])
+    looser = compute_epsilon(PrivacyParams(l=4, sigma_x=rel.card["parameters"]["sigma_x"],
+                                           sigma_y=rel.card["parameters"]["sigma_y"], T=300,
+                                           class_counts=(60, 70, 65), delta=1e-5),
+                             accountant=wra.NAME).epsilon
+    assert looser < rel.card["privacy"]["epsilon"] <= 3.0  # smaller bounds: more noise for 3.0
+    with pytest.raises(ValueError, match="class_bounds must be lower bounds"):
+        generate_dpcda(X, y, l=4, T=300, epsilon=3.0, class_bounds=[61, 50, 50])
+    with pytest.raises(ValueError, match="class_bounds must have one entry per class"):
+        generate_dpcda(X, y, l=4, T=300, epsilon=3.0, class_bounds=[50, 50])
+
+
+def test_a_built_in_dataset_uses_its_published_counts():
+    from dpcda.data import load_dataset
+    from dpcda.mechanisms import generate_from_dataset, published_class_bounds
+
+    ds = load_dataset("digits")
+    assert published_class_bounds(ds) == tuple(np.bincount(ds.y_train))
+    rel = generate_from_dataset(ds, "dp-cda", l=4, epsilon=5.0, T=200)
+    assert rel.card["data"]["class_bounds"] == list(np.bincount(ds.y_train))
+    assert not any("class sizes were read from the data" in w for w in rel.card["privacy"]["warnings"])
