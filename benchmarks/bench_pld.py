@@ -170,7 +170,7 @@ def side_by_side(label, fn, impls, repeats, show=None):
 
 
 def fmt_eps(r):
-    return f"{r.epsilon:.4f} [{r.epsilon_lower:.4f}]"
+    return f"{r.epsilon:.4f} [{r.epsilon_discretisation_lower:.4f}]"
 
 
 def timings(repeats: int) -> None:
@@ -241,7 +241,8 @@ def numbers() -> None:
                 ca = (eps("class-aware", l, s).epsilon,
                       eps("class-aware", l, s, "improved").epsilon)
                 print(f"| {l} | {target:g} | {acc} | {s:.4g} | {r.epsilon:.3f} "
-                      f"[{r.epsilon_lower:.3f}, {r.epsilon:.3f}] | {ca[0]:.2f} / {ca[1]:.2f} |",
+                      f"[{r.epsilon_discretisation_lower:.3f}, {r.epsilon:.3f}] | "
+                      f"{ca[0]:.2f} / {ca[1]:.2f} |",
                       flush=True)
     print("\n## sigma needed (MNIST, T = N = 60000, delta = 1e-5, c = 1)")
     print("| l | target | class-aware-pld | class-aware RDP (mironov) | class-aware RDP "
@@ -258,7 +259,7 @@ def numbers() -> None:
     for l, s in ((4, 0.228), (64, 0.0354), (64, 0.1)):
         kw = {"s": 2.0 / (l * s), "gamma": l / 6000, "T": 6000, "delta": DELTA}
         b = pld.pld_bounds(**kw)
-        print(f"l={l} sigma={s}: class-aware-pld {b.epsilon:.3f} [{b.epsilon_lower:.3f}]; "
+        print(f"l={l} sigma={s}: class-aware-pld {b.epsilon:.3f} [{b.epsilon_discretisation_lower:.3f}]; "
               f"per-direction max (dp_accounting's) {pld.directional_epsilon(**kw):.3f}",
               flush=True)
     print("\n## at the sigma the paper's accountant calibrates for epsilon = 1 and 3 (MNIST)")

@@ -61,7 +61,7 @@ def main() -> None:
             r = wrr.whole_record_rdp(sigma=sigma, l=l, **kw)
             s_w, _ = wrc.calibrate_whole_record(epsilon=target, l=l, **kw)
             print(f"{l:>4} {target:>6g} {sigma:>9.5f} {ca:>11.4f} {w.epsilon:>10.4f} "
-                  f"{w.epsilon_lower:>8.4f} {r.epsilon:>9.4f} {str(w.pair):>7} {s_w:>11.5f}")
+                  f"{w.epsilon_discretisation_lower:>8.4f} {r.epsilon:>9.4f} {str(w.pair):>7} {s_w:>11.5f}")
     # timings (2-core machine; first call includes building the one-step grids)
     for l, sigma in ((4, 0.3), (64, 0.05)):
         t0 = time.perf_counter()

@@ -106,10 +106,9 @@ def headline(slot, setting: dict, *, quiet: bool = False):
                      "release would carry no privacy guarantee at all.")
         else:
             st.metric(label, fmt_eps(r.epsilon))
-            if r.alpha is None and r.epsilon_lower is not None:  # PLD: no order, a bound
-                st.caption(f"privacy loss distribution (no Rényi order): the exact ε of this "
-                           f"analysis lies in [{fmt_eps(r.epsilon_lower)}, {fmt_eps(r.epsilon)}]"
-                           f" (discretisation bound {r.discretisation_bound:.2g}), δ = "
+            if r.alpha is None and r.epsilon_discretisation_lower is not None:  # PLD: no order
+                st.caption(f"privacy loss distribution (no Rényi order), discretisation bound "
+                           f"{r.discretisation_bound:.2g}, δ = "
                            f"{fmt_delta(delta)}. {epsilon_words(accountant)}")
             else:
                 st.caption(f"at Rényi order α = {fmt_alpha(r.alpha)}, δ = {fmt_delta(delta)}, "
@@ -117,8 +116,23 @@ def headline(slot, setting: dict, *, quiet: bool = False):
             if caveat(accountant):
                 st.warning(f"**{caveat(accountant)}**: the `{accountant}` ε does not bound what "
                            f"Algorithm 1 as run here spends; `{DEFAULT_ACCOUNTANT}` does.")
+            relations(p, accountant, r.epsilon)
         for w in r.warnings:  # max_alpha at the edge, delta >= 1/N (non-private: shown above)
             if r.private or "non-private" not in w:
                 st.warning(w + (" (α_max is under Advanced.)" if "max_alpha" in w else ""))
         st.caption(setting_text(**setting))
     return p, r
+
+
+def relations(p, accountant: str, epsilon: float) -> None:
+    """Where the exact ε lies, and the same noise under both relations, one sentence each."""
+    from dpcda.dashboard.relations import bracket_sentence, relation_rows
+
+    sentence = bracket_sentence(p, accountant, epsilon)
+    if sentence:
+        st.markdown(sentence)
+    for col, row in zip(st.columns(2), relation_rows(p)):
+        value = "—" if row.epsilon is None else fmt_eps(row.epsilon)
+        col.metric(f"Same noise, `{row.accountant}` accountant", value)
+        col.caption(f"{row.protects[:1].upper()}{row.protects[1:]}."
+                    + (f" Not accounted here: {row.problem}" if row.problem else ""))

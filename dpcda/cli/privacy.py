@@ -163,10 +163,31 @@ def _emit(obj: dict, as_json: bool, lines: list[str]) -> None:
 
 def _where(r) -> str:
     """``at order alpha = 12`` (RDP) or the discretisation bound (PLD: no order)."""
-    if r.alpha is not None or r.epsilon_lower is None:
+    if r.alpha is not None or r.epsilon_discretisation_lower is None:
         return f"at order alpha = {r.alpha}"
-    return (f"(exact value in [{r.epsilon_lower:.6g}, {r.epsilon:.6g}]: discretisation bound "
-            f"{r.discretisation_bound:.2g})")
+    return (f"(discretisation bound {r.discretisation_bound:.2g}: the analysis' own exact value is "
+            f"at least {r.epsilon_discretisation_lower:.6g})")
+
+
+def _bracket(r, p) -> tuple[float | None, list[str]]:
+    """The proven lower bound on what Algorithm 1 spends at this setting and the line that
+    brackets the exact epsilon (or says how much an epsilon that is not a bound understates)."""
+    from dpcda.privacy import is_bound_for
+    from dpcda.privacy.realised import epsilon_realised_lower, understatement
+
+    relation = "whole-record" if r.accountant == "whole-record" else "features"
+    low = epsilon_realised_lower(p, relation) if r.private and p.class_counts is not None else None
+    if low is None or not math.isfinite(low):
+        return None, []
+    if is_bound_for(r.accountant, "dp-cda"):
+        return low, [f"the exact epsilon of this code at this setting lies between {low:.6g} (a "
+                     f"dataset pair it realises) and {r.epsilon:.6g} ({r.accountant}, a valid bound)"]
+    under = understatement(r.epsilon, low)
+    if under is None:
+        return low, [f"this code can spend at least epsilon = {low:.6g} here (a dataset pair it "
+                     "realises)"]
+    return low, [f"the {r.accountant} epsilon understates what this code spends by at least "
+                 f"{100 * under:.0f}% (it can spend at least {low:.6g}: a dataset pair it realises)"]
 
 
 def _cmd_epsilon(args) -> int:
@@ -181,10 +202,13 @@ def _cmd_epsilon(args) -> int:
            "accountant": r.accountant, "conversion": r.conversion, "l": p.l,
            "sigma_x": p.sigma_x, "sigma_y": p.sigma_y, "c": p.c, "T": p.T, "n": p.n,
            "max_alpha": r.max_alpha, "at_max_alpha": r.at_max_alpha, "private": r.private,
-           "epsilon_lower": _finite(r.epsilon_lower),
+           "epsilon_discretisation_lower": _finite(r.epsilon_discretisation_lower),
            "discretisation_bound": _finite(r.discretisation_bound),
            "warnings": list(r.warnings), **_bound(r.accountant)}
+    low, bracket = _bracket(r, p)
+    obj["epsilon_realised_lower"] = _finite(low)
     lines = [f"epsilon = {r.epsilon:.6g}{_note(r.accountant)} {_where(r)} (delta = {r.delta:g})",
+             *bracket,
              f"accountant: {ACCOUNTANT_INFO[r.accountant].title}"
              + (f"; conversion: {r.conversion}" if r.conversion else ""),
              f"neighbours: {ACCOUNTANT_INFO[r.accountant].relation}"]
@@ -194,7 +218,7 @@ def _cmd_epsilon(args) -> int:
 
 
 def _cmd_calibrate(args) -> int:
-    from dpcda.privacy import ACCOUNTANT_INFO, calibrate
+    from dpcda.privacy import ACCOUNTANT_INFO, PrivacyParams, calibrate
 
     s = _setting(args)
     cal = calibrate(epsilon=args.epsilon, l=args.l, accountant=args.accountant,
@@ -202,11 +226,15 @@ def _cmd_calibrate(args) -> int:
     obj = {"sigma_x": cal.sigma_x, "sigma_y": cal.sigma_y, "epsilon": cal.epsilon,
            "target": cal.target, "alpha": cal.alpha, "delta": cal.result.delta, "l": args.l,
            "accountant": args.accountant, "conversion": cal.result.conversion,
-           "epsilon_lower": _finite(cal.result.epsilon_lower),
+           "epsilon_discretisation_lower": _finite(cal.result.epsilon_discretisation_lower),
            "discretisation_bound": _finite(cal.result.discretisation_bound),
            "warnings": list(cal.result.warnings), **_bound(args.accountant)}
+    low, bracket = _bracket(cal.result, PrivacyParams(l=args.l, sigma_x=cal.sigma_x,
+                                                      sigma_y=cal.sigma_y, **s))
+    obj["epsilon_realised_lower"] = _finite(low)
     lines = [f"sigma_x = {cal.sigma_x:.6g}, sigma_y = {cal.sigma_y:.6g} -> epsilon = "
              f"{cal.epsilon:.6g}{_note(args.accountant)} (target {cal.target:g}) {_where(cal.result)}",
+             *bracket,
              f"accountant: {ACCOUNTANT_INFO[args.accountant].title}"
              + (f"; conversion: {cal.result.conversion}" if cal.result.conversion else ""),
              f"neighbours: {ACCOUNTANT_INFO[args.accountant].relation}"]

@@ -59,9 +59,9 @@ def privacy_from_result(res, *, calibrated_to: float | None = None,
         "calibrated_to_epsilon": calibrated_to,
         **bound_fields(res.accountant, mechanism),
     }
-    lower = getattr(res, "epsilon_lower", None)
+    lower = getattr(res, "epsilon_discretisation_lower", None)
     if lower is not None and res.private:  # PLD: the exact epsilon lies in [lower, epsilon]
-        block["epsilon_lower"] = _num(lower)
+        block["epsilon_discretisation_lower"] = _num(lower)
         block["discretisation_bound"] = _num(res.discretisation_bound)
         block["epsilon_text"] += f" (exact value within {res.discretisation_bound:.2g} below)"
     if mechanism is not None and res.private and not block["valid_bound"]:

@@ -265,7 +265,7 @@ def _pld_class_aware(p: PrivacyParams, l, sx, sy, value_interval, lower):
         except (ValueError, FloatingPointError, OverflowError, ArithmeticError):
             ok = False
         if ok and b.epsilon <= rdp_eps[i]:
-            eps[i], low[i], step[i] = b.epsilon, b.epsilon_lower, b.value_interval
+            eps[i], low[i], step[i] = b.epsilon, b.epsilon_discretisation_lower, b.value_interval
         else:
             eps[i] = rdp_eps[i]
     return eps, low, step
@@ -340,16 +340,16 @@ class EpsilonResult:
     max_alpha: int
     #: Direct (PLD) accountants: a lower bound on the same analysis' epsilon and the loss-grid
     #: step behind it (chosen per setting unless one was asked for); ``epsilon -
-    #: epsilon_lower`` is the discretisation bound. Else None.
-    epsilon_lower: float | None = None
+    #: epsilon_discretisation_lower`` is the discretisation bound. Else None.
+    epsilon_discretisation_lower: float | None = None
     value_interval: float | None = None
 
     @property
     def discretisation_bound(self) -> float | None:
         """Width of the interval holding the exact epsilon (None for RDP accountants)."""
-        if self.epsilon_lower is None:
+        if self.epsilon_discretisation_lower is None:
             return None
-        return float(self.epsilon - self.epsilon_lower) if np.isfinite(self.epsilon) else 0.0
+        return float(self.epsilon - self.epsilon_discretisation_lower) if np.isfinite(self.epsilon) else 0.0
 
     @property
     def assumptions(self) -> str:
@@ -402,9 +402,12 @@ def compute_epsilon(params: PrivacyParams, *, accountant: str = "paper",
 
     Returns the epsilon (``inf`` for the non-private setting), the minimizing order, the RDP
     curve of the whole release at the orders used, and warnings (minimizing order at
-    ``max_alpha``; ``delta >= 1/N``). A direct accountant (``class-aware-pld``) has no order
-    (``alpha`` None), no conversion (``conversion`` None) and reports ``epsilon_lower``, so that
-    ``epsilon - epsilon_lower`` bounds its discretisation error (``value_interval``: its grid).
+    ``max_alpha``; ``delta >= 1/N``). A direct accountant (``class-aware-pld``, ``whole-record``)
+    has no order (``alpha`` None), no conversion (``conversion`` None) and reports
+    ``epsilon_discretisation_lower``: the exact epsilon of the *same dominating pair* is at least
+    that, so ``epsilon - epsilon_discretisation_lower`` bounds the discretisation error of the
+    upper bound (``value_interval``: its grid). It is not a lower bound on what the mechanism
+    spends: that is :func:`dpcda.privacy.realised.realised_lower` (``epsilon_realised_lower``).
     """
     if not isinstance(params, PrivacyParams):
         raise ValueError(f"params must be a PrivacyParams, got {type(params).__name__}")
@@ -461,5 +464,5 @@ def _direct_result(params: PrivacyParams, acc: Accountant, conversion: str, max_
         accountant=acc.name, conversion=None, delta=params.delta,
         warnings=tuple(warnings), at_max_alpha=False,
         private=params.private, max_alpha=max_alpha,
-        epsilon_lower=low if np.isfinite(low) or not params.private else None,
+        epsilon_discretisation_lower=low if np.isfinite(low) or not params.private else None,
         value_interval=float(step[0]) if np.isfinite(step[0]) else value_interval)

@@ -85,11 +85,13 @@ _MAX_STEP = 400_000
 
 @dataclass(frozen=True)
 class PLDEpsilon:
-    """Epsilon of one setting: ``epsilon`` (upper bound) and ``epsilon_lower`` (lower bound)."""
+    """Epsilon of one setting: ``epsilon`` (upper bound) and ``epsilon_discretisation_lower`` (a
+    lower bound on the same pair's epsilon: the discretisation interval's lower end)."""
 
     epsilon: float
-    epsilon_lower: float
-    #: The grid step behind ``epsilon_lower`` (behind ``epsilon`` when no lower bound was asked).
+    epsilon_discretisation_lower: float
+    #: The grid step behind ``epsilon_discretisation_lower`` (behind ``epsilon`` when no lower
+    #: bound was asked).
     value_interval: float
     #: The grid step behind ``epsilon`` (the automatic choice uses a coarser one there).
     upper_value_interval: float | None = None
@@ -97,7 +99,7 @@ class PLDEpsilon:
     @property
     def width(self) -> float:
         """Discretisation bound: the exact epsilon of the pair lies in ``[lower, epsilon]``."""
-        return self.epsilon - self.epsilon_lower
+        return self.epsilon - self.epsilon_discretisation_lower
 
 
 def _tail(delta: float) -> float:
@@ -213,21 +215,21 @@ def max_over_classes(s: float, rates, delta: float, value_interval: float | str 
         if best is not None and bound <= best.epsilon and (not lower or bound < low):
             continue
         b = class_bounds(s, g, t, delta, value_interval, lower)
-        low = max(low, b.epsilon_lower) if lower else low
+        low = max(low, b.epsilon_discretisation_lower) if lower else low
         best = b if best is None or b.epsilon > best.epsilon else best
-    return dataclasses.replace(best, epsilon_lower=low) if lower else best
+    return dataclasses.replace(best, epsilon_discretisation_lower=low) if lower else best
 
 
 def pld_bounds(*, s: float, gamma: float, T: int, delta: float,
                value_interval: float | None = None, lower: bool = True) -> PLDEpsilon:
     """Epsilon of ``T`` compositions of the symmetrised pair with ``mu/sigma = s``, rate gamma.
 
-    ``epsilon`` is an upper bound (connect the dots); ``epsilon_lower`` (``lower=True``) a lower
-    bound on the same pair's epsilon: rounded-down contracted losses, shifted by a Chernoff
-    bound on the total rounding (docs/pld.md §5). ``s = 0``: no privacy loss (0); ``s = inf``
-    (no noise): infinity. ``value_interval``: the loss-grid step (None: chosen per setting,
-    :func:`auto_value_intervals`; ``CURVE``: the curves' grid, upper bound only). Where the
-    losses are huge the grid is coarsened (the result names the steps used).
+    ``epsilon`` is an upper bound (connect the dots); ``epsilon_discretisation_lower``
+    (``lower=True``) a lower bound on the same pair's epsilon: rounded-down contracted losses,
+    shifted by a Chernoff bound on the total rounding (docs/pld.md §5). ``s = 0``: no privacy
+    loss (0); ``s = inf`` (no noise): infinity. ``value_interval``: the loss-grid step (None:
+    chosen per setting, :func:`auto_value_intervals`; ``CURVE``: the curves' grid, upper bound
+    only). Where the losses are huge the grid is coarsened (the result names the steps used).
     """
     h = None if value_interval in (None, CURVE) else check_value_interval(value_interval)
     _check(s, gamma, T, delta, h)

@@ -47,15 +47,15 @@ class WholeRecordEpsilon:
     """Epsilon of a DP-CDA release under whole-record neighbours.
 
     ``epsilon``: an upper bound (valid for every dataset consistent with the public inputs);
-    ``epsilon_lower``: a lower bound on the epsilon of the same dominating pair (``nan`` if not
-    asked, or for the RDP method), so ``epsilon - epsilon_lower`` bounds the discretisation
+    ``epsilon_discretisation_lower``: a lower bound on the epsilon of the same dominating pair (``nan`` if not
+    asked, or for the RDP method), so ``epsilon - epsilon_discretisation_lower`` bounds the discretisation
     error; ``pair``: the worst ``(losing class, gaining class)`` (``gaining = None``: only one
     class is served, the label-kept case); ``method``: ``"pld"`` or ``"rdp"``;
     ``value_interval``: the loss-grid step of ``epsilon`` (PLD), or the best RDP order.
     """
 
     epsilon: float
-    epsilon_lower: float
+    epsilon_discretisation_lower: float
     pair: tuple[int, int | None]
     method: str
     value_interval: float

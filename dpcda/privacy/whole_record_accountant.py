@@ -79,7 +79,7 @@ def _direct(p: PrivacyParams, l, sx, sy, value_interval, lower):
                                  c=p.c, value_interval=value_interval, lower=lower)
         eps[i] = r.epsilon
         if r.method == "pld":
-            low[i], step[i] = r.epsilon_lower, r.value_interval
+            low[i], step[i] = r.epsilon_discretisation_lower, r.value_interval
     return eps, low, step
 
 

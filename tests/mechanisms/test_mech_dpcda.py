@@ -263,8 +263,9 @@ def test_pld_accountant_card_reports_the_discretisation_bound(blocks):
     priv = rel.card["privacy"]
     assert priv["accountant"] == "class-aware-pld" and priv["epsilon"] <= 2.0
     assert priv["alpha"] is None and priv["conversion"] is None
-    assert 0 <= priv["epsilon_lower"] <= priv["epsilon"]
-    assert priv["discretisation_bound"] == pytest.approx(priv["epsilon"] - priv["epsilon_lower"])
+    assert 0 <= priv["epsilon_discretisation_lower"] <= priv["epsilon"]
+    assert priv["discretisation_bound"] == pytest.approx(
+        priv["epsilon"] - priv["epsilon_discretisation_lower"])
     assert "exact value within" in priv["epsilon_text"]
     rdp = generate_dpcda(X, y, l=3, T=100, epsilon=2.0, delta=1e-4, accountant="class-aware")
     assert rel.card["parameters"]["sigma_x"] < rdp.card["parameters"]["sigma_x"]

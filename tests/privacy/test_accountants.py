@@ -409,7 +409,7 @@ def test_no_silent_jump_to_the_rdp_bound_above_its_old_cap():
     assert all(a > b for a, b in zip(eps, eps[1:]))  # decreasing
     assert max(a / b for a, b in zip(eps, eps[1:])) < 1.4  # no jump (the old one: 2.3x)
     at = compute_epsilon(_mnist(16, 0.05), accountant="class-aware-pld")
-    assert 24 < at.epsilon < 27 and at.epsilon_lower is not None and not at.warnings
+    assert 24 < at.epsilon < 27 and at.epsilon_discretisation_lower is not None and not at.warnings
     for target, most in ((30, 0.0485), (40, 0.0450)):
         cal = calibrate(epsilon=target, delta=1e-5, l=16, T=60000, n=60000,
                         class_counts=MNIST_COUNTS, accountant="class-aware-pld",
@@ -421,5 +421,5 @@ def test_where_the_pld_is_out_of_range_the_rdp_bound_is_shown_and_named():
     from dpcda.privacy import compute_epsilon
 
     r = compute_epsilon(_mnist(4, 0.05), accountant="class-aware-pld")  # epsilon in the 10^5
-    assert r.epsilon > 1e4 and r.epsilon_lower is None
+    assert r.epsilon > 1e4 and r.epsilon_discretisation_lower is None
     assert [w.code for w in r.warnings] == ["pld_rdp_cap"]

@@ -59,7 +59,8 @@ def test_bounds_bracket_and_shrink_with_the_grid():
     kw = {"s": 2 / (4 * 0.4), "gamma": 4 / 500, "T": 600, "delta": 1e-5}
     coarse = pld.pld_bounds(value_interval=1e-2, **kw)
     fine = pld.pld_bounds(value_interval=1e-3, **kw)
-    assert coarse.epsilon_lower <= fine.epsilon_lower <= fine.epsilon <= coarse.epsilon
+    assert (coarse.epsilon_discretisation_lower <= fine.epsilon_discretisation_lower <= fine.epsilon
+            <= coarse.epsilon)
     assert fine.width < coarse.width and fine.width < 0.05 * fine.epsilon
 
 
@@ -96,7 +97,8 @@ def test_proportional_allocation_is_max_over_classes():
     per = [pld.pld_bounds(s=2 / (4 * 0.3), gamma=4 / n, T=t, delta=1e-5, value_interval=H)
            for n, t in zip(COUNTS, p.samples_per_class)]
     assert got.epsilon == pytest.approx(max(b.epsilon for b in per), rel=1e-12)
-    assert got.epsilon_lower == pytest.approx(max(b.epsilon_lower for b in per), rel=1e-12)
+    assert got.epsilon_discretisation_lower == pytest.approx(
+        max(b.epsilon_discretisation_lower for b in per), rel=1e-12)
     eq = compute_epsilon(params(l=4, sigma_x=0.3, sigma_y=0.3, T=1500),
                          accountant="class-aware-pld", value_interval=H)
     assert eq.epsilon != got.epsilon
@@ -108,8 +110,8 @@ def test_result_reports_bound_and_no_order():
     assert 1e-5 <= r.value_interval <= 1e-3  # the step behind the lower bound
     assert compute_epsilon(params(), accountant="class-aware-pld",
                            value_interval=2e-4).value_interval == 2e-4
-    assert 0 <= r.epsilon_lower <= r.epsilon
-    assert r.discretisation_bound == pytest.approx(r.epsilon - r.epsilon_lower)
+    assert 0 <= r.epsilon_discretisation_lower <= r.epsilon
+    assert r.discretisation_bound == pytest.approx(r.epsilon - r.epsilon_discretisation_lower)
     assert r.discretisation_bound < 0.01 * r.epsilon
     off = compute_epsilon(params(sigma_x=0.0, sigma_y=0.0), accountant="class-aware-pld")
     assert off.epsilon == math.inf and not off.private
@@ -132,7 +134,7 @@ def test_calibration_never_overshoots_and_is_monotone():
         cal = calibrate(epsilon=target, delta=1e-5, l=8, T=1200, class_counts=COUNTS,
                         accountant="class-aware-pld")
         assert cal.epsilon <= target and cal.epsilon >= 0.98 * target
-        assert cal.alpha is None and cal.result.epsilon_lower <= cal.epsilon
+        assert cal.alpha is None and cal.result.epsilon_discretisation_lower <= cal.epsilon
         sigmas.append(cal.sigma_x)
     assert all(a > b for a, b in itertools.pairwise(sigmas))
 

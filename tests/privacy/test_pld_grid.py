@@ -20,9 +20,9 @@ def test_auto_grid_brackets_the_fine_grid(s, gamma, T, delta):
     # grid's upper bound is never below the automatic lower bound, and vice versa
     auto = pld.pld_bounds(s=s, gamma=gamma, T=T, delta=delta)
     fine = pld.pld_bounds(s=s, gamma=gamma, T=T, delta=delta, value_interval=5e-5)
-    assert auto.epsilon_lower <= fine.epsilon + 1e-9
-    assert fine.epsilon_lower <= auto.epsilon + 1e-9
-    assert 0 <= auto.epsilon_lower <= auto.epsilon
+    assert auto.epsilon_discretisation_lower <= fine.epsilon + 1e-9
+    assert fine.epsilon_discretisation_lower <= auto.epsilon + 1e-9
+    assert 0 <= auto.epsilon_discretisation_lower <= auto.epsilon
     # upper bounds agree closely (second order in the step); the interval is narrow
     assert auto.epsilon <= fine.epsilon + 0.01 * fine.epsilon + 1e-6
     assert auto.width <= 0.03 * auto.epsilon + 0.01
@@ -104,7 +104,8 @@ def test_same_setting_same_digits_whatever_was_cached():
     pld.pld_bounds(lower=False, **kw)  # upper first this time, then both
     pld._upper.cache_clear()
     again = pld.pld_bounds(**kw)
-    assert (again.epsilon, again.epsilon_lower) == (first.epsilon, first.epsilon_lower)
+    assert (again.epsilon, again.epsilon_discretisation_lower) == (first.epsilon,
+                                                                    first.epsilon_discretisation_lower)
 
 
 def test_max_over_classes_skips_only_classes_that_cannot_win():
@@ -113,7 +114,7 @@ def test_max_over_classes_skips_only_classes_that_cannot_win():
     got = pld.max_over_classes(s, rates, delta, None, True)
     each = [pld.pld_bounds(s=s, gamma=g, T=t, delta=delta) for g, t in rates]
     assert got.epsilon == max(b.epsilon for b in each)
-    assert got.epsilon_lower == max(b.epsilon_lower for b in each)
+    assert got.epsilon_discretisation_lower == max(b.epsilon_discretisation_lower for b in each)
 
 
 def test_reported_step_is_the_one_used():
@@ -122,7 +123,7 @@ def test_reported_step_is_the_one_used():
     r = compute_epsilon(p, accountant="class-aware-pld")
     b = pld.pld_bounds(s=2 / (4 * 0.3), gamma=4 / 500, T=400, delta=1e-5)
     assert r.value_interval == b.value_interval
-    assert r.epsilon == b.epsilon and r.epsilon_lower == b.epsilon_lower
+    assert r.epsilon == b.epsilon and r.epsilon_discretisation_lower == b.epsilon_discretisation_lower
 
 
 @pytest.mark.parametrize("l,target", [(4, 1.0), (16, 8.0), (64, 0.5)])

@@ -56,7 +56,7 @@ def eps(p, name):
 def slack(p, name):
     """The accountant's own stated numerical error (a PLD's discretisation), else round-off."""
     r = compute_epsilon(p, accountant=name, max_alpha=128)
-    lower = getattr(r, "epsilon_lower", None)
+    lower = getattr(r, "epsilon_discretisation_lower", None)
     return (r.epsilon - lower if lower is not None else 0.0) + REL * max(1.0, r.epsilon)
 
 

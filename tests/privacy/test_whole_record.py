@@ -61,8 +61,8 @@ def test_whole_record_is_at_least_class_aware(l, sigma):
     whole = wr.whole_record_pld(sigma=sigma, l=l, lower_counts=COUNTS, steps=STEPS, delta=DELTA)
     ca = _class_aware(sigma, l)
     assert whole.epsilon >= ca
-    assert whole.epsilon_lower <= whole.epsilon
-    assert whole.epsilon - whole.epsilon_lower < 0.02 * whole.epsilon + 0.01
+    assert whole.epsilon_discretisation_lower <= whole.epsilon
+    assert whole.epsilon - whole.epsilon_discretisation_lower < 0.02 * whole.epsilon + 0.01
     # and it is a genuine composition of two classes, not a copy of one
     assert whole.epsilon > 1.05 * ca
 

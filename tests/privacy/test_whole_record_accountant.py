@@ -28,7 +28,7 @@ def test_the_default_is_the_registered_whole_record_accountant_and_agrees_with_t
     r = compute_epsilon(_p(), accountant=DEFAULT_ACCOUNTANT)
     want = whole_record_epsilon(sigma=0.3, l=8, lower_counts=COUNTS, steps=[500] * 3, delta=1e-5)
     assert r.epsilon == pytest.approx(want.epsilon, rel=1e-12)
-    assert r.epsilon_lower is not None and r.epsilon_lower <= r.epsilon
+    assert r.epsilon_discretisation_lower is not None and r.epsilon_discretisation_lower <= r.epsilon
     assert r.epsilon > compute_epsilon(_p(), accountant="class-aware-pld").epsilon
 
 
