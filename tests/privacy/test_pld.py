@@ -157,14 +157,14 @@ def test_needs_class_counts():
 
 
 def test_default_accountant_is_valid_for_dp_cda_and_tightest_valid():
-    from dpcda.privacy import ACCOUNTANTS, DEFAULT_ACCOUNTANT
+    from dpcda.privacy import ACCOUNTANTS, CLASS_MIXTURE, DEFAULT_ACCOUNTANT
 
     assert DEFAULT_ACCOUNTANT == "class-aware-pld"
-    assert "dp-cda" in ACCOUNTANTS[DEFAULT_ACCOUNTANT].valid_for
+    assert ACCOUNTANTS[DEFAULT_ACCOUNTANT].supports(CLASS_MIXTURE)
     p = params(l=16, sigma_x=0.2, sigma_y=0.2)
     mine = compute_epsilon(p, accountant=DEFAULT_ACCOUNTANT).epsilon
     for name, acc in ACCOUNTANTS.items():
-        if "dp-cda" in acc.valid_for and name != DEFAULT_ACCOUNTANT:
+        if acc.supports(CLASS_MIXTURE) and name != DEFAULT_ACCOUNTANT:
             assert mine < compute_epsilon(p, accountant=name, conversion="improved").epsilon
 
 
