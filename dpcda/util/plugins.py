@@ -21,6 +21,7 @@ from pathlib import Path
 PLUGINS_ENV = "DPCDA_PLUGINS"
 
 _loaded: set[str] = set()
+_seen: str | None = None  # the value of $DPCDA_PLUGINS whose entries are all imported
 
 
 def plugin_names() -> list[str]:
@@ -52,6 +53,10 @@ def load_plugins() -> list[str]:
 
     Safe to call often (the registries call it on every read): each entry is imported once, and a
     read made while a plugin is being imported does not import it again."""
+    global _seen
+    raw = os.environ.get(PLUGINS_ENV, "")
+    if raw == _seen:  # the common case: nothing named, or everything named already imported
+        return []
     new = [e for e in plugin_names() if e not in _loaded]
     for entry in new:
         _loaded.add(entry)
@@ -63,4 +68,5 @@ def load_plugins() -> list[str]:
         except Exception:
             _loaded.discard(entry)
             raise
+    _seen = raw
     return new

@@ -40,6 +40,7 @@ def plugins(monkeypatch):
     for m in MODULES:
         plug._loaded.discard(m)
         sys.modules.pop(m, None)
+    plug._seen = None  # so that the next test imports them again
     assert "toy-pairs" not in MECHANISMS and "toy" not in DATASETS
 
 

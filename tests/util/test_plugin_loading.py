@@ -13,9 +13,11 @@ from dpcda.util.registry import Registry
 @pytest.fixture
 def clean(monkeypatch):
     before = set(plug._loaded)
+    plug._seen = None
     yield monkeypatch
     for entry in set(plug._loaded) - before:
         plug._loaded.discard(entry)
+    plug._seen = None
     sys.modules.pop("dpcda_plugin_counting", None)
 
 
