@@ -18,7 +18,7 @@ from dpcda.data import get_dataset_spec
 from dpcda.experiments.estimate import advice
 from dpcda.dashboard.explain import ends_text
 from dpcda.report.formatting import markdown_table
-from dpcda.dashboard.launch_defaults import compare_defaults
+from dpcda.dashboard.launch_defaults import compare_datasets, compare_defaults
 from dpcda.mechanisms import MECHANISMS
 from dpcda.data.presets import PRESETS, default_clip_norm
 from dpcda.dashboard.reproduce import settings_from_comparison
@@ -32,7 +32,7 @@ from pages.common import (DELTA_VALUES, POWERS_OF_TWO, REFUSED, InputRefused, ac
 from pages.jobs_ui import executor_choice, open_job_store, start_worker, sweep_progress
 from pages.report_ui import page_tools
 
-DATASETS = ("digits", "mnist", "fashion-mnist", "cifar10")
+DATASETS = compare_datasets()
 MECHS = tuple(MECHANISMS.names())
 
 

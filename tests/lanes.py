@@ -39,6 +39,8 @@ LANES: dict[str, tuple[str, ...]] = {
         "tests/jobs/test_fault_injection.py::test_a_killed_worker_takes_its_jobs_process_with_it",
         # worker processes end to end (each imports torch, runs jobs, is stopped)
         "tests/jobs/test_jobs_experiment.py::test_end_to_end_sweep_on_digits",
+        "tests/plugins/test_plugins.py::test_a_real_experiment_job_runs_the_toy_mechanism_on_the_toy_dataset",
+        "tests/plugins/test_plugins.py::test_cli_help_and_choices_list_them",
         "tests/jobs/test_jobs_audit.py::test_audit_job_runs_through_the_store",
         "tests/jobs/test_jobs_audit.py::test_identical_audit_is_not_recomputed",
         "tests/jobs/test_jobs_limits.py::test_a_stalled_job_is_requeued_once_then_failed_while_its_process_lives",

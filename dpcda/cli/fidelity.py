@@ -17,7 +17,9 @@ def register(sub) -> None:
         description="Per-column distance between a saved release (.npz + .json card) and the "
                     "real test split of its dataset: TV for categorical columns, normalised "
                     "Wasserstein-1 for numeric ones; per-class mean images for image data.")
-    p.add_argument("--dataset", required=True, help="dataset name (adult, digits, mnist, ...)")
+    from dpcda.data import list_datasets
+
+    p.add_argument("--dataset", required=True, help=f"dataset name ({', '.join(list_datasets())})")
     p.add_argument("--data-dir", default=None, help="folder holding the dataset files")
     p.add_argument("--release", required=True, help="release .npz written by generate")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")

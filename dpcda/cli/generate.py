@@ -31,8 +31,10 @@ def register(sub) -> None:
         "generate", help="generate a synthetic release (.npz + .json data card)",
         description="Generate a differentially private synthetic version of a dataset's training "
                     "split and write OUT (.npz: X, y, y_soft) and OUT's .json data card.")
+    from dpcda.data import list_datasets
+
     p.add_argument("--dataset", required=True,
-                   help="dataset name (mnist, fashion-mnist, cifar10, adult, digits)")
+                   help=f"dataset name ({', '.join(list_datasets())})")
     p.add_argument("--data-dir", default=None,
                    help="folder holding the dataset files "
                         "(default: $DPCDA_DATA_DIR, then the cache)")

@@ -89,7 +89,9 @@ def register(subparsers) -> None:
         description="Queue one experiment per (epsilon or sigma, T, l, run) in the job store, run "
                     "them (with live workers helping), print mean ± std test accuracy per cell. "
                     "Cells already computed with an identical configuration are reused.")
-    s.add_argument("--dataset", required=True, help="dataset name (e.g. mnist, fashion-mnist, digits)")
+    from dpcda.data import list_datasets
+
+    s.add_argument("--dataset", required=True, help=f"dataset name ({', '.join(list_datasets())})")
     s.add_argument("--epsilons", type=_list_type(parse_epsilons), default=None,
                    help=f"comma-separated target epsilons, inf = non-private (default {DEFAULT_EPSILONS}); "
                         "each point's sigma is calibrated by the accountant")

@@ -59,9 +59,11 @@ def _common(p: argparse.ArgumentParser, *, sigma: bool) -> None:
     p.add_argument("--delta", type=_positive_float, default=1e-5, help="delta (default 1e-5)")
     p.add_argument("--class-counts", type=_int_list, default=None,
                    help="records per class N_k, comma-separated (class-aware needs it)")
+    from dpcda.data.presets import list_presets
+
     p.add_argument("--preset", default=None,
                    help="take N, class counts, d_x and d_y from a dataset preset "
-                        "(mnist, fashion-mnist, cifar10, adult, digits)")
+                        f"({', '.join(list_presets())})")
     p.add_argument("--dx", type=int, default=None, help="feature dimension (dpmix accountants)")
     p.add_argument("--dy", type=int, default=None, help="label dimension (dpmix accountants)")
     p.add_argument("--max-alpha", type=int, default=256, help="largest RDP order (default 256)")

@@ -126,7 +126,9 @@ def find_cifar10(data_dir: Path | None = None) -> Path | None:
 
 @register_dataset("cifar10", title="CIFAR-10", kind="image", find=find_cifar10,
                   folder=FOLDER, files=(*TRAIN_FILES, TEST_FILE),
-                  alt_layout=f"`cifar10/{FOLDER}/`", download="with torchvision")
+                  alt_layout=f"`cifar10/{FOLDER}/`", download="with torchvision",
+                  class_counts=(5000,) * 10, d_x=3072, d_y=10, split_title="CIFAR-10 (train)",
+                  image_shape=IMAGE_SHAPE)
 def load_cifar10(data_dir: Path | None = None) -> Dataset:
     dirs = _dirs(data_dir)
     hit = find_first(dirs, find_batches)

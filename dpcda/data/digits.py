@@ -55,7 +55,14 @@ def _load() -> Dataset:
                    feature_bounds=(0.0, 16.0))
 
 
-@register_dataset("digits", title="scikit-learn digits (8x8)", kind="image", offline=True)
+# Small (1,347 records): the torch learners get ~6 steps an epoch at batch 256, so 30 epochs
+# (measured: a linear model 0.20 test accuracy non-private after 5 epochs, 0.82 after 30); a
+# closed-form learner wins in both settings (dpcda.training.default_model: ncm private, lda not).
+@register_dataset("digits", title="scikit-learn digits (8x8)", kind="image", offline=True,
+                  class_counts=(133, 136, 133, 137, 136, 136, 136, 134, 131, 135), d_x=64, d_y=10,
+                  split_title="scikit-learn digits (75% stratified train split)",
+                  image_shape=(1, 8, 8), epochs=30, seconds_per_run=1.0,
+                  auto_learners=("ncm", "lda"))
 def load_digits_dataset(data_dir: Path | None = None) -> Dataset:
     """``data_dir`` is ignored: the data ships with scikit-learn."""
     return _load()

@@ -1,58 +1,69 @@
-"""Public facts about the bundled datasets' training splits, for privacy accounting.
+"""Public facts about the registered datasets' training splits, for privacy accounting.
 
 These are the numbers a privacy calculation needs (N, class counts N_k, feature and label
 dimensions) without loading any data: the privacy page and the CLI work offline from them.
-The loaders in :mod:`dpcda.data` produce splits with exactly these counts (tested).
+They are declared by each dataset's module (:class:`~dpcda.data.registry.DatasetSpec`, the one
+registry); this module is a read-only view of the datasets that declare them. The loaders in
+:mod:`dpcda.data` produce splits with exactly these counts (tested).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
-from dpcda.util.registry import Registry
+from dpcda.data.registry import DATASETS, DatasetSpec
 
 
 @dataclass(frozen=True)
 class Preset:
+    """A dataset's public facts (:func:`get_preset`), taken from its :class:`DatasetSpec`."""
+
     name: str
     title: str
     class_counts: tuple[int, ...]
     d_x: int
     d_y: int
     note: str = ""
-    #: The default L2 clip norm c for this dataset (public, chosen by measurement: README,
-    #: "Honest defaults"). Under the public [0, 1] scaling an Adult row has norm 2.8-3.7 (8
-    #: one-hot segments + 6 numeric columns); at c = 1 every row is shrunk 3-fold while the
-    #: released one-hot segments are re-encoded as 0/1 codes, and a tree trained on the release
-    #: then predicts one class on the real test split.
+    #: The default L2 clip norm c (public, measured: README "Honest defaults").
     clip_norm: float = 1.0
-    #: DP-CDA's default normalisation for this dataset under the default accountant (public,
-    #: chosen by measurement: README "Honest defaults"): ``dp-center`` where it won (MNIST,
-    #: Fashion-MNIST), else the public ``scale`` (Adult: the tree loses 5 points under dp-center).
+    #: DP-CDA's default normalisation under the default accountant (public, measured).
     dp_cda_normalization: str = "scale"
 
     @property
     def n(self) -> int:
         return sum(self.class_counts)
 
-
-PRESETS: Registry[Preset] = Registry("dataset preset")
-
-
-def _add(p: Preset) -> None:
-    PRESETS.add(p.name, p)
+    @classmethod
+    def of(cls, spec: DatasetSpec) -> Preset:
+        return cls(spec.name, spec.split_title or spec.title, spec.class_counts, spec.d_x,
+                   spec.d_y, spec.note, spec.clip_norm, spec.dp_cda_normalization)
 
 
-_add(Preset("mnist", "MNIST (train)",
-            (5923, 6742, 5958, 6131, 5842, 5421, 5918, 6265, 5851, 5949), 784, 10,
-            dp_cda_normalization="dp-center"))
-_add(Preset("fashion-mnist", "Fashion-MNIST (train)", (6000,) * 10, 784, 10,
-            dp_cda_normalization="dp-center"))
-_add(Preset("cifar10", "CIFAR-10 (train)", (5000,) * 10, 3072, 10))
-_add(Preset("adult", "UCI Adult (adult.data)", (24720, 7841), 108, 2,
-            note="d_x counts the one-hot encoded columns", clip_norm=3.0))
-_add(Preset("digits", "scikit-learn digits (75% stratified train split)",
-            (133, 136, 133, 137, 136, 136, 136, 134, 131, 135), 64, 10))
+class _Presets:
+    """The registered datasets that declare public facts, as a read-only registry."""
+
+    kind = "dataset preset"
+
+    def names(self) -> list[str]:
+        return [n for n in DATASETS.names() if DATASETS.get(n).has_facts]
+
+    def get(self, name: str) -> Preset:
+        if name not in self:
+            raise ValueError(f"unknown {self.kind} {name!r}; known: {', '.join(self.names())}")
+        return Preset.of(DATASETS.get(name))
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and name in DATASETS and DATASETS.get(name).has_facts
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.names())
+
+    def __len__(self) -> int:
+        return len(self.names())
+
+
+PRESETS = _Presets()
 
 
 def list_presets() -> list[str]:

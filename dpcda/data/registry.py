@@ -1,7 +1,13 @@
 """The dataset registry: ``DATASETS.get(name).load(data_dir)`` returns a :class:`Dataset`.
 
-Loaders register themselves with ``@register_dataset("name", title=..., kind=...)``; importing
-:mod:`dpcda.data` imports every loader module.
+A dataset is one module: its loader registers itself with ``@register_dataset("name",
+title=..., kind=..., class_counts=..., ...)``, and that :class:`DatasetSpec` holds everything the
+rest of dpcda knows about it without loading data: where its files go, its public facts (class
+counts, dimensions: what :mod:`dpcda.data.presets` offers the privacy page and the CLI offline),
+its default clip norm and normalisation, its image shape, the epochs of the torch learners, the
+seconds one measurement run takes, and its learner rule. Importing :mod:`dpcda.data` imports every
+built-in loader module; ``$DPCDA_PLUGINS`` adds others (:mod:`dpcda.util.plugins`;
+docs/datasets.md, "Adding a dataset").
 """
 
 from __future__ import annotations
@@ -33,24 +39,74 @@ class DatasetSpec:
     files: tuple[str, ...] = ()
     alt_layout: str = ""
     download: str = ""
+    # --- public facts of the training split (the privacy page and the CLI use them offline; the
+    # loader's split has exactly these counts, tested). Empty class_counts: none declared.
+    class_counts: tuple[int, ...] = ()
+    d_x: int | None = None
+    d_y: int | None = None
+    #: How the facts' split is named ("MNIST (train)"; default: the title).
+    split_title: str = ""
+    note: str = ""
+    #: The default L2 clip norm c (public, chosen by measurement: README "Honest defaults").
+    clip_norm: float = 1.0
+    #: DP-CDA's default normalisation under the default accountant (public, measured).
+    dp_cda_normalization: str = "scale"
+    #: (channels, height, width) of an image dataset; resolves ``model="auto"`` without data.
+    image_shape: tuple[int, ...] | None = None
+    #: Epochs of the torch learners in the pages' launches.
+    epochs: int = 5
+    #: Seconds one run of the fast learner takes here (the frontier's one-click measurement).
+    seconds_per_run: float = 30.0
+    #: ``model="auto"``'s learners (private, non-private) where the general rule does not fit
+    #: (:func:`dpcda.training.default_model`); None: the rule for its kind.
+    auto_learners: tuple[str, str] | None = None
+
+    @property
+    def n(self) -> int:
+        """N, the training records (0 when no class counts are declared)."""
+        return sum(self.class_counts)
+
+    @property
+    def tabular(self) -> bool:
+        return self.kind == "tabular"
+
+    @property
+    def has_facts(self) -> bool:
+        """Whether it declares the public facts a privacy calculation needs."""
+        return bool(self.class_counts) and self.d_x is not None and self.d_y is not None
 
 
-DATASETS: Registry[DatasetSpec] = Registry("dataset")
+DATASETS: Registry[DatasetSpec] = Registry("dataset", plugins=True)
 KINDS = ("image", "tabular")
 
 
 def register_dataset(name: str, *, title: str, kind: str, offline: bool = False,
                      find: Finder | None = None, folder: str = "", files: tuple[str, ...] = (),
-                     alt_layout: str = "", download: str = "") -> Callable[[Loader], Loader]:
-    """Register a loader. File-based datasets also give ``find`` (see :class:`DatasetSpec`)."""
+                     alt_layout: str = "", download: str = "",
+                     **facts) -> Callable[[Loader], Loader]:
+    """Register a loader. File-based datasets also give ``find``; ``facts`` are the other
+    :class:`DatasetSpec` fields (class counts, dimensions, defaults; see there)."""
+    from dataclasses import fields
+
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {', '.join(KINDS)}, got kind={kind!r}")
     if not offline and find is None:
         raise ValueError(f"dataset {name!r}: a dataset read from files needs find=")
+    known = [f.name for f in fields(DatasetSpec)][10:]
+    bad = sorted(set(facts) - set(known))
+    if bad:
+        raise ValueError(f"register_dataset got unknown fields {', '.join(bad)}; allowed: "
+                         f"{', '.join(known)}")
+    if "class_counts" in facts:
+        facts["class_counts"] = tuple(int(c) for c in facts["class_counts"])
+    if facts.get("image_shape") is not None:
+        facts["image_shape"] = tuple(int(v) for v in facts["image_shape"])
+        if kind != "image":
+            raise ValueError(f"dataset {name!r}: image_shape applies to kind='image' only")
 
     def deco(fn: Loader) -> Loader:
         DATASETS.add(name, DatasetSpec(name, title, kind, fn, offline, find, folder or name,
-                                       tuple(files), alt_layout, download))
+                                       tuple(files), alt_layout, download, **facts))
         return fn
 
     return deco

@@ -6,7 +6,7 @@
 (45.1, 'ok', 'about 45 s for 3 jobs on CPU')
 
 A cost model per job, from public facts only (the dataset's N and d from
-:mod:`dpcda.data.presets`, the mechanism, T, l, the learner and its epochs), with constants
+:mod:`dpcda.data.presets`, the mechanism's cost model, T, l, the learner and its epochs), with constants
 calibrated on measured timings on this project's CPU (one worker, one thread:
 ``benchmarks/job_timings.py`` prints each measured job beside this estimate; the figures are in
 the README, "Job duration estimates"). Jobs run one after the other in one worker, so a
@@ -42,9 +42,9 @@ TRAIN_FIXED = {"ncm": 0.05, "lda": 0.12, "tree": 0.3, "linear": 0.1, "fc": 0.15,
 TRAIN_PER_VALUE = {"ncm": 3.0e-8, "lda": 2.0e-10, "tree": 4.0e-8, "linear": 3.0e-8,
                    "fc": 5.0e-8, "cnn": 2.0e-6}
 TORCH_MODELS = ("linear", "fc", "cnn")
-#: How a mechanism's generation cost grows (default "mixing": T x l x d): the generator of
-#: DP-MERF (steps x batch x features), a projection (N x d x p).
-COST_MODELS = {"dp-merf": "generator", "random-projection": "projection"}
+# How a mechanism's generation cost grows is its registry entry's ``cost_model``
+# (dpcda.mechanisms.spec.COST_MODELS): "mixing" (T x l x d), "projection" (N x d x p), or
+# "generator" (DP-MERF's steps x batch x features).
 
 
 @dataclass(frozen=True)
@@ -122,7 +122,9 @@ def generate_seconds(cfg: dict, *, n: int | None = None, d: int | None = None,
     mech = cfg.get("mechanism", "dp-cda")
     T = int(cfg.get("T") or n)
     seconds = LOAD_PER_VALUE * n * d + (calibrate_seconds(cfg) if calibrate else 0.0)
-    model = COST_MODELS.get(mech, "mixing")
+    from dpcda.mechanisms import MECHANISMS
+
+    model = MECHANISMS.get(mech).cost_model
     if model == "generator":
         steps, batch = cfg.get("steps", 600), cfg.get("batch_size", 500)
         scale = batch * cfg.get("n_features", 4000) / MERF_REFERENCE

@@ -279,8 +279,9 @@ def fast_config(dataset: str, *, l: int, sigma_x: float, ratio: float = 1.0,
 # --- one-click measurement and the readout's words -------------------------------------------
 
 #: Seconds one run of the fast learner took here (shared 2-core CPU, benchmarks/
-#: accuracy_frontier.py), and a worker's start (imports torch). Adult/Fashion-MNIST like MNIST.
-SECONDS_PER_RUN = {"digits": 1.0, "mnist": 18.0, "fashion-mnist": 18.0, "adult": 5.0}
+#: accuracy_frontier.py) are each dataset's ``DatasetSpec.seconds_per_run`` (this where it declares
+#: none); a worker's start (imports torch).
+DEFAULT_SECONDS_PER_RUN = 30.0
 WORKER_START_SECONDS = 8.0
 MEASURE_RUNS = 3
 #: The accountant a measurement job reports its epsilon with. Accuracy does not depend on it (the
@@ -291,7 +292,10 @@ MEASURE_ACCOUNTANT = "class-aware"
 
 def estimate_seconds(dataset: str, runs: int = MEASURE_RUNS) -> float:
     """A rough duration of a one-click measurement (worker start + ``runs`` sequential runs)."""
-    return WORKER_START_SECONDS + runs * SECONDS_PER_RUN.get(dataset, 30.0)
+    from dpcda.data.registry import DATASETS
+
+    per_run = DATASETS.get(dataset).seconds_per_run if dataset in DATASETS else DEFAULT_SECONDS_PER_RUN
+    return WORKER_START_SECONDS + runs * per_run
 
 
 def submit_measurement(store, dataset: str, *, l: int, sigma_x: float, ratio: float = 1.0,

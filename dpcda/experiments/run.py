@@ -112,13 +112,6 @@ def _mechanism_checks(cfg: dict, *, stored: bool = False) -> None:
         _num(cfg, "p", lo=1, integer=True)
 
 
-# Image shapes of the registered image datasets (public metadata; the dataset registry only
-# records the kind). Used to resolve model="auto" without loading any data.
-IMAGE_SHAPES: dict[str, tuple[int, ...]] = {
-    "mnist": (1, 28, 28), "fashion-mnist": (1, 28, 28), "cifar10": (3, 32, 32), "digits": (1, 8, 8),
-}
-
-
 def resolve_model(cfg: dict, model: Any) -> Any:
     """``model="auto"`` -> the mechanism's declared learner (its registry entry), or where it
     declares ``"auto"`` the project's rule for this dataset and privacy setting, from public
@@ -139,8 +132,9 @@ def resolve_model(cfg: dict, model: Any) -> Any:
     try:
         from dpcda.data import get_dataset_spec
 
-        if get_dataset_spec(cfg["dataset"]).kind == "image":
-            image_shape = IMAGE_SHAPES.get(cfg["dataset"])
+        spec = get_dataset_spec(cfg["dataset"])  # its image shape: public, declared by its module
+        if spec.kind == "image":
+            image_shape = spec.image_shape
     except ValueError:
         pass  # not a registered dataset: treated as tabular (loading it fails later anyway)
     private = is_private(cfg)

@@ -43,6 +43,7 @@ from dpcda.mechanisms.rff import (
     matmul_dtype,
     sample,
 )
+from dpcda.privacy.events import Relation, ReleaseEvent
 from dpcda.randomness import SecureRandom, add_gaussian, float_cost, grid_for
 from dpcda.mechanisms.validation import (
     check_delta,
@@ -55,6 +56,9 @@ from dpcda.mechanisms.validation import (
 
 LABEL_CHOICES = ("private", "uniform")
 ACCOUNTANT = "embedding-gaussian"
+#: What a DP-MERF release emits for accounting: one Gaussian release of the mean embedding and
+#: the class counts, under whole-record (replace-one) neighbours.
+EVENT = ReleaseEvent("embedding-release", Relation.REPLACE_ONE)
 
 
 def noise_plan(*, N: int, epsilon, noise_multiplier, delta: float, labels: str,
@@ -92,7 +96,7 @@ def _privacy(plan: dict, *, N: int, delta: float, epsilon) -> dict:
     block = {"private": private, "epsilon": eps if private else None,
              "epsilon_text": epsilon_text(eps), "delta": delta, "accountant": ACCOUNTANT,
              "accountant_title": acc.title, "assumptions": acc.assumptions,
-             "relation": acc.relation, "valid_bound": "dp-merf" in acc.valid_for,
+             "relation": acc.relation, "valid_bound": acc.supports(EVENT),
              "conversion": None, "alpha": None, "calibrated_to_epsilon": epsilon,
              "noise_multiplier": 1.0 / plan["mu"] if private else 0.0,
              "warnings": [] if delta < 1.0 / N else
@@ -235,3 +239,34 @@ def generate_dp_merf(X, y, *, epsilon=None, delta: float = 1e-5, noise_multiplie
     y_soft = np.eye(K, dtype=np.float32)[y_out]
     return Release(X=X_out, y=y_out, y_soft=y_soft, card=card, preprocess=pre)
 
+
+
+# --- the registry entry (what the CLI, the jobs and the pages offer) ------------------------------
+def _register() -> None:
+    from dpcda.mechanisms.prepare import NORMALIZE_CHOICES
+    from dpcda.mechanisms.spec import CLIP_PARAM, Mechanism, Param, norm_param, register_mechanism
+
+    register_mechanism(Mechanism(
+        "dp-merf", "DP-MERF", generate_dp_merf,
+        "Per-class mean embedding of random Fourier features released once with Gaussian noise; "
+        "a generator trained against it (post-processing).",
+        (Param("T", "int", None, lo=1, doc="synthetic samples (None: N)"),
+         Param("epsilon", "float", None, lo=0.0, lo_open=True, doc="target epsilon"),
+         Param("delta", "float", 1e-5, lo=0.0, hi=1.0, lo_open=True, hi_open=True),
+         Param("noise_multiplier", "float", None, lo=0.0,
+               doc="1/mu of the whole release instead of epsilon (0: non-private)"), CLIP_PARAM,
+         Param("n_features", "int", 4000, lo=2, doc="random features D (even)"),
+         Param("length_scale", "float", None, lo=0.0, lo_open=True,
+               doc="Gaussian kernel length (None: c)"),
+         Param("labels", "str", "private", choices=LABEL_CHOICES,
+               doc="private: noisy class counts in the same release; uniform: none (as published)"),
+         Param("count_share", "float", 0.05, lo=0.0, hi=1.0, lo_open=True, hi_open=True,
+               doc="share of mu^2 spent on the class counts"),
+         Param("steps", "int", 600, lo=1, doc="generator training steps"),
+         norm_param("scale", NORMALIZE_CHOICES)),
+        (ACCOUNTANT,), "scale",
+        label_mode="hard", learner="auto", target_epsilon=True, noise_scale=False, l_bound="n",
+        paper_name="DP-Merf", event=EVENT, cost_model="generator"))
+
+
+_register()

@@ -1,12 +1,15 @@
 """One specification per mechanism: what the CLI, the job runner and the pages read.
 
-A :class:`Mechanism` entry declares, as data (in the style of dp_accounting's ``DpEvent``):
-its parameters (:class:`Param`: name, type, range or choices, default), its accountants (the
-first is its default and must be a valid bound for it: listed in that accountant's
-``valid_for``; the others stay selectable, e.g. to reproduce a paper), its default
-normalisation, label mode and learner, and whether it calibrates to a target epsilon or takes
-a fixed noise scale. Adding a mechanism = one module with its generator + one
-:func:`register_mechanism` call (+ tests); nothing else names mechanisms.
+A :class:`Mechanism` entry declares, as data: its parameters (:class:`Param`: name, type, range
+or choices, default), what it emits for accounting (a :class:`~dpcda.privacy.events.ReleaseEvent`,
+dp_accounting's ``DpEvent``), its accountants (the first is its default and must be a valid
+bound for it: it ``supports`` the event; the others stay selectable, e.g. to reproduce a paper),
+its default normalisation, label mode and learner, its cost model (how
+:mod:`dpcda.experiments.estimate` times it), its row in the paper's tables (``paper_name``, the
+key of :mod:`dpcda.evaluation.reference`), and whether it calibrates to a target epsilon or takes
+a fixed noise scale. Adding a mechanism = one module with its generator and one
+:func:`register_mechanism` call (docs/mechanisms.md, "Adding a mechanism"); nothing else names
+mechanisms.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from dpcda.privacy.events import EVENTS, ReleaseEvent
 from dpcda.util.checks import check_choice, check_float, check_int
 from dpcda.util.registry import Registry
 
@@ -23,6 +27,9 @@ LABEL_MODES = ("hard", "soft")
 #: How large l may be: "class" (mixes within one class: at most the smallest class N_k) or "n"
 #: (mixes any records: at most N).
 L_BOUNDS = ("class", "n")
+#: How generation time grows (:mod:`dpcda.experiments.estimate`): "mixing" (T x l x d),
+#: "projection" (N x d x p), "generator" (DP-MERF's steps x batch x features).
+COST_MODELS = ("mixing", "projection", "generator")
 
 
 @dataclass(frozen=True)
@@ -87,21 +94,30 @@ class Mechanism:
     compare_ls: tuple[int, ...] = ()
     #: Measured settings behind the defaults (shown beside them; see the README).
     notes: str = field(default="", compare=False)
+    #: What a release emits for accounting (kind and neighbouring relation); required.
+    event: ReleaseEvent | None = None
+    #: How its generation time grows (:data:`COST_MODELS`).
+    cost_model: str = "mixing"
 
     def __post_init__(self) -> None:
-        from dpcda.privacy import get_accountant
+        from dpcda.privacy import ACCOUNTANTS, get_accountant
 
         check_choice("label_mode", self.label_mode, LABEL_MODES)
         check_choice("l_bound", self.l_bound, L_BOUNDS)
+        check_choice("cost_model", self.cost_model, COST_MODELS)
+        if not isinstance(self.event, ReleaseEvent):
+            raise ValueError(f"mechanism {self.name!r} must declare event=ReleaseEvent(kind, relation) "
+                             f"(what it emits for accounting), got event={self.event!r}")
         if not self.accountants:
             raise ValueError(f"mechanism {self.name!r} must declare at least one accountant")
         for a in self.accountants:
             get_accountant(a)  # ValueError listing the known ones
         first = get_accountant(self.accountants[0])
-        if self.name not in first.valid_for:
+        if not first.supports(self.event):
+            ok = [n for n, a in ACCOUNTANTS.items() if a.supports(self.event)]
             raise ValueError(f"the first accountant of mechanism {self.name!r} is its default and "
-                             f"must be a valid bound for it; {first.name!r} is valid for "
-                             f"{', '.join(first.valid_for) or 'no mechanism'}")
+                             f"must be a valid bound for it; {first.name!r} does not support its "
+                             f"event {self.event}; accountants that do: {', '.join(ok) or 'none'}")
         names = [p.name for p in self.params]
         if len(set(names)) != len(names):
             raise ValueError(f"mechanism {self.name!r} declares a parameter twice: {names}")
@@ -144,26 +160,32 @@ class Mechanism:
         return accountant
 
     def is_valid_bound(self, accountant: str) -> bool:
-        """Whether ``accountant`` is a valid bound for this mechanism as implemented."""
+        """Whether ``accountant`` is a valid bound for this mechanism as implemented (it
+        supports this mechanism's event)."""
         from dpcda.privacy import get_accountant
 
-        return self.name in get_accountant(accountant).valid_for
+        return get_accountant(accountant).supports(self.event)
 
 
-MECHANISMS: Registry[Mechanism] = Registry("mechanism")
+MECHANISMS: Registry[Mechanism] = Registry("mechanism", plugins=True)
 
 
 def register_mechanism(mech: Mechanism) -> Mechanism:
-    """Add ``mech`` to :data:`MECHANISMS` (the CLI, jobs and pages then offer it)."""
+    """Add ``mech`` to :data:`MECHANISMS` (the CLI, jobs and pages then offer it) and its event to
+    :data:`dpcda.privacy.events.EVENTS` (validity questions asked by its name)."""
     if not isinstance(mech, Mechanism):
         raise ValueError(f"register_mechanism takes a Mechanism, got {type(mech).__name__}")
     MECHANISMS.add(mech.name, mech)
+    EVENTS[mech.name] = mech.event
     return mech
 
 
 def unregister_mechanism(name: str) -> Mechanism:
     """Remove a registered mechanism (tests, plugins); returns it."""
-    return MECHANISMS.remove(name)
+    mech = MECHANISMS.remove(name)
+    if EVENTS.get(name) is mech.event and name != "dp-cda":
+        del EVENTS[name]
+    return mech
 
 
 def list_mechanisms() -> list[str]:
@@ -176,6 +198,19 @@ def all_accountants() -> list[str]:
     for name in MECHANISMS:
         out += [a for a in MECHANISMS.get(name).accountants if a not in out]
     return out
+
+
+def norm_param(default: str, choices: tuple[str, ...]) -> Param:
+    """The ``normalize`` parameter (its words name the choices the mechanism offers)."""
+    dp = ", dp-center (public range, square root, minus a mean estimated under DP; composed "\
+         "into epsilon)" if "dp-center" in choices else ""
+    return Param("normalize", "str", default, choices=choices,
+                 doc="scale (public range, covered by the guarantee), zscore (private statistics, "
+                     f"not covered by the guarantee), none{dp}")
+
+
+#: The L2 clip norm parameter every built-in mechanism takes.
+CLIP_PARAM = Param("c", "float", 1.0, lo=0.0, lo_open=True, doc="L2 clip norm of the rows")
 
 
 # Parameters shared by the Gaussian-noise mechanisms (ranges as the generators check them).

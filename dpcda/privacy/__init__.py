@@ -13,6 +13,7 @@ from dpcda.privacy.accountants import (ACCOUNTANTS, DEFAULT_ACCOUNTANT, NOT_A_BO
 from dpcda.privacy import whole_record_accountant  # noqa: F401  (registers "whole-record")
 from dpcda.privacy.allocation import ALLOCATIONS, samples_per_class
 from dpcda.privacy.calibration import Calibration, calibrate, calibrate_on_curve, epsilon_grid
+from dpcda.privacy.events import CLASS_MIXTURE, EVENTS, KINDS, Relation, ReleaseEvent, event_of
 from dpcda.privacy.conversion import CONVERSION_TITLES, epsilon_floor, list_conversions
 from dpcda.privacy.params import PrivacyParams
 from dpcda.privacy.rdp import log_b_even, rdp_subsampled_gaussian
@@ -31,4 +32,5 @@ __all__ = [
     "rdp_subsampled_gaussian", "register_accountant", "samples_per_class",
     "PAPER_CHOICE", "caveat", "choice_label", "compared_accountants", "default_accountant",
     "dpcda_accountants", "epsilon_note", "is_bound_for",
+    "CLASS_MIXTURE", "EVENTS", "KINDS", "Relation", "ReleaseEvent", "event_of",
 ]

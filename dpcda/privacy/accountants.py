@@ -17,6 +17,7 @@ import numpy as np
 
 from dpcda.util.checks import Notice
 from dpcda.privacy.conversion import CONVERSIONS, best_epsilon
+from dpcda.privacy.events import ReleaseEvent, Relation
 from dpcda.privacy.params import MAX_ALPHA_LIMIT, PrivacyParams, check_int
 from dpcda.privacy.rdp import rdp_subsampled_gaussian
 
@@ -39,20 +40,37 @@ class Accountant:
     rdp: Callable[..., np.ndarray] | None
     # Optional closed form: (p, l, sx, sy, delta, conversion, max_alpha) -> (eps, alpha) arrays.
     closed_form: Callable[..., tuple[np.ndarray, np.ndarray]] | None = None
-    #: The neighbouring relation in plain words (shown next to every epsilon).
+    #: The neighbouring relation in plain words (shown next to every epsilon; default: the
+    #: words of ``neighbours``).
     relation: str = ""
-    #: Mechanisms (registry names) for which this is a valid bound as implemented here; an
-    #: epsilon from any other pairing must carry the words in :data:`NOT_A_BOUND`.
-    valid_for: tuple[str, ...] = ()
+    #: The release kinds (:data:`dpcda.privacy.events.KINDS`) this is a valid bound for as
+    #: implemented here, under the relation ``neighbours``; an epsilon for any other event must
+    #: carry the words in :data:`NOT_A_BOUND` (see :meth:`supports`).
+    kinds: tuple[str, ...] = ()
+    neighbours: Relation = Relation.REPLACE_ONE
     #: False for accountants of a single Gaussian release (no mixtures, no RDP over T draws):
     #: their generators calibrate directly (see :mod:`dpcda.privacy.gaussian`).
     mixture: bool = True
     #: Direct (non-RDP) accountant, see above; it has no order alpha and no conversion.
     direct: Callable[..., tuple[np.ndarray, np.ndarray]] | None = None
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.neighbours, Relation):
+            raise ValueError(f"neighbours must be a Relation ({', '.join(r.value for r in Relation)}), "
+                             f"got neighbours={self.neighbours!r}")
+        if not self.relation:
+            object.__setattr__(self, "relation", self.neighbours.words)
+
     @property
     def uses_rdp(self) -> bool:
         return self.direct is None
+
+    def supports(self, event: ReleaseEvent) -> bool:
+        """Whether this accountant's epsilon is a valid bound for a release of ``event``: it
+        accounts the event's kind, under a relation that covers the event's."""
+        if not isinstance(event, ReleaseEvent):
+            raise ValueError(f"event must be a ReleaseEvent, got {type(event).__name__}")
+        return event.kind in self.kinds and self.neighbours.covers(event.relation)
 
 
 ACCOUNTANTS: dict[str, Accountant] = {}
@@ -60,9 +78,8 @@ ACCOUNTANTS: dict[str, Accountant] = {}
 #: What an epsilon from an accountant that is not valid for the mechanism that ran must say.
 NOT_A_BOUND = "as published, not a bound for this implementation"
 
-RELATION_CLASS = ("Two datasets are neighbours when they differ in one record's features, its "
-                  "label kept; the number of records of each class is treated as public.")
-RELATION_REPLACE = "Two datasets are neighbours when one record is replaced by any other record."
+RELATION_CLASS = Relation.CLASS_FEATURES.words
+RELATION_REPLACE = Relation.REPLACE_ONE.words
 
 #: The accountant behind every epsilon shown first (pages, CLI, data cards, jobs): a valid bound
 #: for Algorithm 1 as implemented under the standard relation, one person's whole record (label
@@ -177,7 +194,7 @@ register_accountant(Accountant(
     "label sensitivity √2/l, composed **T** times, orders α ≥ 3. Algorithm 1 actually draws each "
     "mixture from a single class, which this analysis does not model: at large l it can "
     "understate what Algorithm 1 spends (compare *class-aware*)." + _COMMON,
-    3, (), _rdp_paper, relation=RELATION_REPLACE))
+    3, (), _rdp_paper))
 register_accountant(Accountant(
     "class-aware", "What Algorithm 1 actually does (class-aware)",
     "Replace-one neighbours that keep the label; the class counts N_k are public. A record of "
@@ -186,14 +203,15 @@ register_accountant(Accountant(
     "sensitivity 2c/l; labels carry no sensitivity because every mixture's label is its class. "
     "RDP = max_k T_k·ε'_{l/N_k}(α), orders α ≥ 2."
     + _COMMON,
-    2, ("class_counts",), _rdp_class_aware, relation=RELATION_CLASS, valid_for=("dp-cda",)))
+    2, ("class_counts",), _rdp_class_aware, kinds=("class-mixture",),
+    neighbours=Relation.CLASS_FEATURES))
 register_accountant(Accountant(
     "dpmix", "DPMix Theorem 1",
     "Replace-one neighbours; features in [0, 1]^d_x and one-hot labels, so the sensitivity is "
     "√d_x/l for features and √d_y/l for labels (it grows with the dimension); mixtures drawn "
     "from all N records (rate l/N), composed T times, orders α ≥ 2.",
     2, ("d_x", "d_y"), _rdp_dpmix, relation=RELATION_REPLACE + " Features in [0, 1].",
-    valid_for=("dpmix", "local")))
+    kinds=("mixture",)))
 register_accountant(Accountant(
     "dpmix-clipped", "Subsampled Gaussian over all N (DPMix / local as implemented, clipped)",
     "Replace-one neighbours. Features normalised by a public range and clipped to L2 norm **c**, "
@@ -202,13 +220,13 @@ register_accountant(Accountant(
     "so the feature sensitivity is 2c/l and the label sensitivity √2/l, composed **T** times, "
     "orders α ≥ 3. The same analysis as DP-CDA's Theorem 1, here exactly what the DPMix and "
     "local generators do (they mix across classes, which Theorem 1 assumes)." + _COMMON,
-    3, (), _rdp_paper, relation=RELATION_REPLACE, valid_for=("dpmix", "local")))
+    3, (), _rdp_paper, kinds=("mixture",)))
 register_accountant(Accountant(
     "dpmix-low", "DPMix Theorem 3 (low-privacy closed form)",
     "DPMix's closed form for the low-privacy regime: it analyses a *variant* in which every "
     "record joins T·l/N mixtures, treated as one Gaussian mechanism, and optimises over real "
     "orders. An approximation of DPMix for large n and T, not a bound proven for Algorithm 1.",
-    2, ("d_x", "d_y"), _rdp_dpmix_low, _closed_dpmix_low, relation=RELATION_REPLACE))
+    2, ("d_x", "d_y"), _rdp_dpmix_low, _closed_dpmix_low))
 
 
 #: ``_rdp_over_cap`` refines its RDP bound (more orders) only above this epsilon.
@@ -281,7 +299,7 @@ register_accountant(Accountant(
     "(privacy loss distribution), maximum over classes. The epsilon is an upper bound; the "
     "discretisation error is reported beside it (the exact value lies between the two)."
     + _COMMON,
-    2, ("class_counts",), None, relation=RELATION_CLASS, valid_for=("dp-cda",),
+    2, ("class_counts",), None, kinds=("class-mixture",), neighbours=Relation.CLASS_FEATURES,
     direct=_pld_class_aware))
 
 def _rdp_single_release(p, l, sx, sy, max_alpha):
@@ -289,8 +307,7 @@ def _rdp_single_release(p, l, sx, sy, max_alpha):
                      "generator calibrates the noise itself (it takes no PrivacyParams)")
 
 
-RELATION_FEATURES = ("Two datasets are neighbours when one record's features are replaced by any "
-                     "other features, its label kept.")
+RELATION_FEATURES = Relation.FEATURES.words
 
 register_accountant(Accountant(
     "gaussian", "One Gaussian release of each record (exact, Balle & Wang 2018)",
@@ -299,7 +316,7 @@ register_accountant(Accountant(
     "clip(x)·Rᵀ + N(0, s² I): the L2 sensitivity is 2c·s(R) (s(R) the spectral norm of the "
     "public projection R), and s is the smallest std meeting (ε, δ) by the exact Gaussian "
     "privacy profile (Balle & Wang 2018, Theorem 8)." + _COMMON,
-    2, (), _rdp_single_release, relation=RELATION_FEATURES, valid_for=("random-projection",),
+    2, (), _rdp_single_release, kinds=("gaussian-release",), neighbours=Relation.FEATURES,
     mixture=False))
 register_accountant(Accountant(
     "dppro", "DPPro's Gaussian mechanism (as published)",
@@ -308,7 +325,7 @@ register_accountant(Accountant(
     "classical form is not a valid (ε, δ) bound at large ε: at ε = 10, δ = 1e-5 the exact "
     "Gaussian profile gives δ ≈ 1e-4 even for sensitivity c·s(R), and replacing a record moves "
     "its row by up to 2c·s(R). Kept to reproduce the paper's Table 5." + _COMMON,
-    2, (), _rdp_single_release, relation=RELATION_FEATURES, mixture=False))
+    2, (), _rdp_single_release, neighbours=Relation.FEATURES, mixture=False))
 
 register_accountant(Accountant(
     "embedding-gaussian", "One Gaussian release of the mean embedding (exact, Balle & Wang 2018)",
@@ -319,8 +336,7 @@ register_accountant(Accountant(
     "Gaussian release with μ² = (2/(N·s_E))² + (√2/s_n)² (Gaussian DP, Dong, Roth & Su 2022), "
     "calibrated by the exact Gaussian privacy profile (Balle & Wang 2018, Theorem 8). The "
     "generator trained on it is post-processing." + _COMMON,
-    2, (), _rdp_single_release, relation=RELATION_REPLACE, valid_for=("dp-merf",),
-    mixture=False))
+    2, (), _rdp_single_release, kinds=("embedding-release",), mixture=False))
 
 
 @dataclass(frozen=True)

@@ -3,12 +3,17 @@
 Every epsilon shown first (pages, CLI, data cards, jobs) comes from
 :data:`~dpcda.privacy.accountants.DEFAULT_ACCOUNTANT`, read at call time so that a new default
 propagates everywhere. An epsilon from an accountant that is not a valid bound for the mechanism
-that ran (``Accountant.valid_for``) carries :data:`~dpcda.privacy.accountants.NOT_A_BOUND`.
+that ran (``Accountant.supports(event)`` false for the mechanism's
+:class:`~dpcda.privacy.events.ReleaseEvent`) carries :data:`~dpcda.privacy.accountants.NOT_A_BOUND`.
+A mechanism is given by name (resolved through :data:`dpcda.privacy.events.EVENTS`) or by its event.
 """
 
 from __future__ import annotations
 
 from dpcda.privacy import accountants as _acc
+from dpcda.privacy.events import CLASS_MIXTURE, ReleaseEvent, event_of
+
+Mechanism = str | ReleaseEvent
 
 #: How the published accountant is offered in choices (it stays selectable for reproduction).
 PAPER_CHOICE = "as published (for reproducing the paper's tables)"
@@ -19,12 +24,13 @@ def default_accountant() -> str:
     return _acc.DEFAULT_ACCOUNTANT
 
 
-def is_bound_for(accountant: str, mechanism: str = "dp-cda") -> bool:
-    """Whether ``accountant`` is a valid bound for ``mechanism`` as implemented here."""
-    return mechanism in _acc.get_accountant(accountant).valid_for
+def is_bound_for(accountant: str, mechanism: Mechanism = "dp-cda") -> bool:
+    """Whether ``accountant`` is a valid bound for ``mechanism`` (a name or its event) as
+    implemented here: whether the accountant supports the mechanism's event."""
+    return _acc.get_accountant(accountant).supports(event_of(mechanism))
 
 
-def caveat(accountant: str, mechanism: str = "dp-cda") -> str:
+def caveat(accountant: str, mechanism: Mechanism = "dp-cda") -> str:
     """``""`` for a valid bound, else the words every such epsilon must carry."""
     return "" if is_bound_for(accountant, mechanism) else _acc.NOT_A_BOUND
 
@@ -34,7 +40,7 @@ def relation(accountant: str) -> str:
     return _acc.get_accountant(accountant).relation
 
 
-def epsilon_note(accountant: str, mechanism: str = "dp-cda") -> str:
+def epsilon_note(accountant: str, mechanism: Mechanism = "dp-cda") -> str:
     """One sentence for next to an epsilon: the accountant, the caveat where it applies, and the
     neighbouring relation, e.g. ``"class-aware accountant. Two datasets are neighbours when ..."``.
     """
@@ -42,7 +48,7 @@ def epsilon_note(accountant: str, mechanism: str = "dp-cda") -> str:
     return (f"{accountant} accountant" + (f" ({c})" if c else "") + ". " + relation(accountant))
 
 
-def choice_label(accountant: str, mechanism: str = "dp-cda") -> str:
+def choice_label(accountant: str, mechanism: Mechanism = "dp-cda") -> str:
     """How an accountant is offered in a selectbox or CLI help for ``mechanism``."""
     if accountant == "paper":
         return f"paper: {PAPER_CHOICE}"
@@ -55,12 +61,12 @@ def dpcda_accountants() -> tuple[str, ...]:
     """The accountants a DP-CDA release can be reported under, the default first, then the
     other valid bounds, then the published and DPMix ones (kept for reproduction)."""
     names = list(_acc.ACCOUNTANTS)
-    valid = [a for a in names if is_bound_for(a, "dp-cda")]
+    valid = [a for a in names if is_bound_for(a, CLASS_MIXTURE)]
     return tuple(dict.fromkeys([_acc.DEFAULT_ACCOUNTANT, *valid, *names]))
 
 
 def compared_accountants() -> tuple[str, ...]:
     """The accountants recorded side by side on a DP-CDA card: the default, every other valid
     bound, and the published one (labelled as not a bound)."""
-    valid = [a for a in _acc.ACCOUNTANTS if is_bound_for(a, "dp-cda")]
+    valid = [a for a in _acc.ACCOUNTANTS if is_bound_for(a, CLASS_MIXTURE)]
     return tuple(dict.fromkeys([_acc.DEFAULT_ACCOUNTANT, *valid, "paper"]))

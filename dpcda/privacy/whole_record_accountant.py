@@ -24,6 +24,7 @@ import math
 import numpy as np
 
 from dpcda.privacy.accountants import _COMMON, Accountant, register_accountant
+from dpcda.privacy.events import Relation
 from dpcda.privacy.params import PrivacyParams
 
 NAME = "whole-record"
@@ -141,4 +142,5 @@ register_accountant(Accountant(
     "T is split equally (a public allocation), and every class keeps at least l + 1 records "
     "(docs/whole-record.md). The epsilon is an upper bound; the discretisation error is "
     "reported beside it." + _COMMON,
-    2, ("class_counts",), None, relation=RELATION_WHOLE, valid_for=("dp-cda",), direct=_direct))
+    2, ("class_counts",), None, relation=RELATION_WHOLE, kinds=("class-mixture",),
+    neighbours=Relation.REPLACE_ONE, direct=_direct))

@@ -11,9 +11,15 @@ from collections.abc import Sequence
 
 AUTO = "auto"
 
-# Image datasets too small for the general image rule (scikit-learn digits: 1,347 training
-# records of 8 x 8 pixels): a closed-form learner wins in both settings, but not the same one.
-SMALL_IMAGE_DATASETS = ("digits",)
+
+
+def _declared(dataset: str) -> tuple[str, str] | None:
+    """The dataset's own (private, non-private) learners where it declares them (its
+    :class:`~dpcda.data.registry.DatasetSpec` ``auto_learners``: datasets too small for the general
+    image rule, e.g. scikit-learn digits, 1,347 records of 8 x 8 pixels)."""
+    from dpcda.data.registry import DATASETS
+
+    return DATASETS.get(dataset).auto_learners if dataset in DATASETS else None
 
 
 def default_model(*, dataset: str, image_shape: Sequence[int] | None, private: bool) -> str:
@@ -36,6 +42,7 @@ def default_model(*, dataset: str, image_shape: Sequence[int] | None, private: b
         raise ValueError(f"dataset must be a dataset name, got dataset={dataset!r}")
     if image_shape is None:
         return "tree"
-    if dataset in SMALL_IMAGE_DATASETS:
-        return "ncm" if private else "lda"
+    declared = _declared(dataset)
+    if declared is not None:
+        return declared[0] if private else declared[1]
     return "lda" if private else "cnn"

@@ -2,7 +2,9 @@
 
 Every pluggable family in dpcda (accountants, conversions, datasets, mechanisms, models) is a
 :class:`Registry`: ``@REG.register("name")`` adds an entry, ``REG.names()`` lists them and
-``REG.get(name)`` looks one up with an error that lists the known names.
+``REG.get(name)`` looks one up with an error that lists the known names. A registry made with
+``plugins=True`` (mechanisms, datasets) first imports the modules named in ``$DPCDA_PLUGINS``
+(:mod:`dpcda.util.plugins`) whenever it is read.
 """
 
 from __future__ import annotations
@@ -15,9 +17,17 @@ T = TypeVar("T")
 class Registry(Generic[T]):
     """An ordered mapping from names to objects, with a helpful lookup error."""
 
-    def __init__(self, kind: str) -> None:
+    def __init__(self, kind: str, *, plugins: bool = False) -> None:
         self.kind = kind
+        self.plugins = plugins
         self._items: dict[str, T] = {}
+
+    def _read(self) -> dict[str, T]:
+        if self.plugins:
+            from dpcda.util.plugins import load_plugins
+
+            load_plugins()
+        return self._items
 
     def register(self, name: str) -> Callable[[T], T]:
         """Decorator: ``@REG.register("name")`` registers the decorated object under ``name``."""
@@ -37,7 +47,7 @@ class Registry(Generic[T]):
 
     def get(self, name: str) -> T:
         try:
-            return self._items[name]
+            return self._read()[name]
         except (KeyError, TypeError):
             known = ", ".join(self._items) or "(none)"
             raise ValueError(f"unknown {self.kind} {name!r}; known: {known}") from None
@@ -49,13 +59,13 @@ class Registry(Generic[T]):
         return obj
 
     def names(self) -> list[str]:
-        return list(self._items)
+        return list(self._read())
 
     def __contains__(self, name: object) -> bool:
-        return name in self._items
+        return name in self._read()
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._items)
+        return iter(list(self._read()))
 
     def __len__(self) -> int:
-        return len(self._items)
+        return len(self._read())

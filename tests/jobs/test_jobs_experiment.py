@@ -169,7 +169,6 @@ def test_lda_models_label_noise_only_for_one_hot_soft_labels(monkeypatch):
 
 def test_auto_model_is_the_default_and_resolves_per_setting_before_hashing():
     from dpcda.data import get_dataset_spec, list_datasets
-    from dpcda.experiments.run import IMAGE_SHAPES
     from dpcda.data.presets import PRESETS
 
     private = normalize({"dataset": "fashion-mnist", "epsilon": 10, "l": 4})  # no model: auto
@@ -192,7 +191,7 @@ def test_auto_model_is_the_default_and_resolves_per_setting_before_hashing():
     # Every registered image dataset has a known shape, consistent with its public d_x.
     for name in list_datasets():
         if get_dataset_spec(name).kind == "image":
-            shape = IMAGE_SHAPES[name]
+            shape = get_dataset_spec(name).image_shape
             assert math.prod(shape) == PRESETS.get(name).d_x
 
 

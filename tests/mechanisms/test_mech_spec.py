@@ -16,7 +16,15 @@ from dpcda.mechanisms import (
     register_mechanism,
     unregister_mechanism,
 )
-from dpcda.privacy import ACCOUNTANTS, NOT_A_BOUND, Accountant, get_accountant
+from dpcda.privacy import (ACCOUNTANTS, CLASS_MIXTURE, NOT_A_BOUND, Accountant, Relation,
+                           ReleaseEvent, get_accountant)
+
+TOY_EVENT = ReleaseEvent("toy-mix", Relation.REPLACE_ONE)
+
+
+def bound_for(accountant: str) -> list[str]:
+    """The registered mechanisms whose event ``accountant`` supports."""
+    return [m for m in MECHANISMS if get_accountant(accountant).supports(MECHANISMS.get(m).event)]
 
 
 def _toy_generate(X, y, *, l, epsilon=None, sigma_x=None, sigma_y=None, delta=1e-5, T=None,
@@ -32,7 +40,7 @@ def _toy_generate(X, y, *, l, epsilon=None, sigma_x=None, sigma_y=None, delta=1e
 @pytest.fixture
 def toy():
     acc = Accountant("toy-acc", "Toy accountant", "toy", 2, (), ACCOUNTANTS["paper"].rdp,
-                     relation="toy relation", valid_for=("toy",))
+                     relation="toy relation", kinds=("toy-mix",))
     ACCOUNTANTS[acc.name] = acc
     mech = register_mechanism(Mechanism(
         "toy", "Toy mixer", _toy_generate, "a toy",
@@ -40,7 +48,8 @@ def toy():
          Param("accountant", "str", "toy-acc", choices=("toy-acc", "paper")),
          Param("c", "float", 1.0, lo=0.0, lo_open=True),
          Param("normalize", "str", "none", choices=("none", "scale"))),
-        ("toy-acc", "paper"), "none", label_mode="soft", learner="linear", l_bound="n"))
+        ("toy-acc", "paper"), "none", label_mode="soft", learner="linear", l_bound="n",
+        event=TOY_EVENT))
     yield mech
     unregister_mechanism("toy")
     del ACCOUNTANTS["toy-acc"]
@@ -71,14 +80,21 @@ def test_every_default_accountant_is_a_valid_bound():
 
 
 def test_entry_refuses_a_default_that_is_not_a_bound():
-    with pytest.raises(ValueError, match="must be a valid bound for it; 'paper' is valid for "
-                                         "no mechanism"):
-        Mechanism("bad", "Bad", _toy_generate, "", (), ("paper",), "scale")
+    with pytest.raises(ValueError, match="must be a valid bound for it; 'paper' does not support "
+                                         "its event"):
+        Mechanism("bad", "Bad", _toy_generate, "", (), ("paper",), "scale", event=CLASS_MIXTURE)
     with pytest.raises(ValueError, match="unknown accountant 'nope'"):
-        Mechanism("bad", "Bad", _toy_generate, "", (), ("nope",), "scale")
+        Mechanism("bad", "Bad", _toy_generate, "", (), ("nope",), "scale", event=CLASS_MIXTURE)
     with pytest.raises(ValueError, match="label_mode must be one of hard, soft"):
         Mechanism("dpmix", "Bad", _toy_generate, "", (), ("dpmix-clipped",), "scale",
-                  label_mode="mixed")
+                  label_mode="mixed", event=CLASS_MIXTURE)
+    with pytest.raises(ValueError, match="must declare event=ReleaseEvent"):
+        Mechanism("bad", "Bad", _toy_generate, "", (), ("class-aware",), "scale")
+    with pytest.raises(ValueError, match="cost_model must be one of mixing, projection, generator"):
+        Mechanism("bad", "Bad", _toy_generate, "", (), ("class-aware",), "scale",
+                  event=CLASS_MIXTURE, cost_model="fast")
+    with pytest.raises(ValueError, match="relation must be one of"):
+        ReleaseEvent("class-mixture", "class-features")
     with pytest.raises(ValueError, match="mechanism 'dpmix' is already registered"):
         register_mechanism(MECHANISMS.get("dpmix"))
 
@@ -154,7 +170,7 @@ def test_gaussian_profile_matches_a_known_value():
     assert gaussian_delta(1.0, 1.0) == pytest.approx(0.3085375387 - np.e * 0.0668072013, rel=1e-8)
     s = gaussian_sigma(2.0, 1e-6, sensitivity=3.0)
     assert gaussian_epsilon(s, 1e-6, sensitivity=3.0) == pytest.approx(2.0, rel=1e-8)
-    assert get_accountant("gaussian").valid_for == ("random-projection",)
+    assert bound_for("gaussian") == ["random-projection"]
 
 
 def test_a_papers_accountant_that_is_not_a_bound_is_labelled_on_the_card():

@@ -162,17 +162,17 @@ def test_default_accountant_is_whole_record_and_class_aware_pld_the_tightest_fea
     """The default protects a whole record (label included): valid for DP-CDA, and above the
     features-only class-aware-pld at the same noise (it protects more); class-aware-pld stays
     the tightest of the features-only (label kept) valid bounds."""
-    from dpcda.privacy import ACCOUNTANTS, DEFAULT_ACCOUNTANT
+    from dpcda.privacy import ACCOUNTANTS, CLASS_MIXTURE, DEFAULT_ACCOUNTANT
 
     assert DEFAULT_ACCOUNTANT == "whole-record"
-    assert "dp-cda" in ACCOUNTANTS[DEFAULT_ACCOUNTANT].valid_for
+    assert ACCOUNTANTS[DEFAULT_ACCOUNTANT].supports(CLASS_MIXTURE)
     assert "label" in ACCOUNTANTS[DEFAULT_ACCOUNTANT].relation
     p = params(l=16, sigma_x=0.2, sigma_y=0.2)
     whole = compute_epsilon(p, accountant=DEFAULT_ACCOUNTANT).epsilon
     mine = compute_epsilon(p, accountant="class-aware-pld").epsilon
     assert whole > 1.05 * mine
     for name, acc in ACCOUNTANTS.items():
-        if "dp-cda" in acc.valid_for and name not in (DEFAULT_ACCOUNTANT, "class-aware-pld"):
+        if acc.supports(CLASS_MIXTURE) and name not in (DEFAULT_ACCOUNTANT, "class-aware-pld"):
             assert mine < compute_epsilon(p, accountant=name, conversion="improved").epsilon
 
 

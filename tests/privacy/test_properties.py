@@ -19,10 +19,10 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from dpcda.cli import main as cli_main
-from dpcda.privacy import ACCOUNTANTS, PrivacyParams, calibrate, compute_epsilon
+from dpcda.privacy import ACCOUNTANTS, CLASS_MIXTURE, PrivacyParams, calibrate, compute_epsilon
 
 # Accountants of DP-CDA releases that need no more than the class counts and dimensions.
-NAMES = [n for n in ACCOUNTANTS if "dp-cda" in ACCOUNTANTS[n].valid_for
+NAMES = [n for n in ACCOUNTANTS if ACCOUNTANTS[n].supports(CLASS_MIXTURE)
          or n in ("paper", "class-aware", "dpmix", "dpmix-low")]
 FAST = settings(max_examples=25, deadline=None, derandomize=True,
                 suppress_health_check=[HealthCheck.too_slow])

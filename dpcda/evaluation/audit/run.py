@@ -26,9 +26,9 @@ def dpcda_accountants() -> list[str]:
     from dpcda.mechanisms import MECHANISMS
     from dpcda.privacy import ACCOUNTANTS
 
-    listed = set(MECHANISMS.get("dp-cda").accountants)
-    return [n for n, a in ACCOUNTANTS.items()
-            if n in listed or "dp-cda" in getattr(a, "valid_for", ())]
+    mech = MECHANISMS.get("dp-cda")
+    listed = set(mech.accountants)
+    return [n for n, a in ACCOUNTANTS.items() if n in listed or a.supports(mech.event)]
 
 
 def claimed_epsilons(s: AuditSettings) -> dict:
@@ -38,7 +38,7 @@ def claimed_epsilons(s: AuditSettings) -> dict:
     inputs the audit does not have (feature dimensions: the audit runs in one dimension), is
     listed under ``skipped`` with the reason.
     """
-    from dpcda.privacy import ACCOUNTANTS, compute_epsilon, list_accountants
+    from dpcda.privacy import compute_epsilon, is_bound_for, list_accountants
 
     p = claim_params(s)
     ours = dpcda_accountants()
@@ -52,7 +52,7 @@ def claimed_epsilons(s: AuditSettings) -> dict:
         except ValueError as exc:
             skipped[name] = str(exc)
             continue
-        if "dp-cda" in getattr(ACCOUNTANTS[name], "valid_for", ()):
+        if is_bound_for(name, "dp-cda"):
             valid.append(name)
     return {"claimed": claimed, "valid": valid, "skipped": skipped}
 
