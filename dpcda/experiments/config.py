@@ -21,6 +21,8 @@ from dpcda.training.config import TrainConfig
 KEYS = ("dataset", "mechanism", "epsilon", "delta", "l", "run", "T", "c", "accountant",
         "conversion", "ratio", "max_alpha", "normalization", "allocation", "p", "sigma", "train",
         "experiment_version")
+#: The mechanism of a config that names none.
+DEFAULT_MECHANISM = "dp-cda"
 
 
 @dataclass(frozen=True)
@@ -33,10 +35,10 @@ class ExperimentConfig:
     applies; ``train`` is the resolved :class:`~dpcda.training.TrainConfig`.
     """
 
-    dataset: str
+    dataset: str | None
     train: TrainConfig
     experiment_version: int
-    mechanism: str = "dp-cda"
+    mechanism: str = DEFAULT_MECHANISM
     epsilon: float | None = math.inf
     delta: float = 1e-5
     l: int = 1
@@ -80,15 +82,22 @@ class ExperimentConfig:
     @classmethod
     def from_json(cls, obj: dict) -> ExperimentConfig:
         """From a normalized config (a stored job's ``config``); a missing key takes its
-        default, an unknown one is a ValueError naming it."""
+        default (``dataset``: None), an unknown one is a ValueError naming it."""
         if not isinstance(obj, dict):
             raise ValueError(f"an experiment config must be a JSON object, got {type(obj).__name__}")
         unknown = sorted(set(obj) - set(KEYS))
         if unknown:
             raise ValueError(f"unknown experiment config key(s): {', '.join(unknown)}; known: "
                              f"{', '.join(KEYS)}")
-        if not isinstance(obj.get("dataset"), str):
+        if not isinstance(obj.get("dataset", ""), str):
             raise ValueError(f"dataset must be a dataset name, got dataset={obj.get('dataset')!r}")
-        kw = {k: v for k, v in obj.items() if k not in ("train", "experiment_version")}
+        kw = {"dataset": None, **{k: v for k, v in obj.items()
+                                   if k not in ("train", "experiment_version")}}
         return cls(train=TrainConfig.from_dict(obj.get("train") or {}),
                    experiment_version=int(obj.get("experiment_version", 0)), **kw)
+
+
+def job_config(job) -> ExperimentConfig | None:
+    """The typed config of a stored ``experiment`` job (``job.kind``, ``job.config``); None for
+    a job of another kind."""
+    return ExperimentConfig.from_json(job.config) if job.kind == "experiment" else None

@@ -17,7 +17,7 @@ import math
 import time
 from typing import Any
 
-from dpcda.experiments.config import ExperimentConfig
+from dpcda.experiments.config import DEFAULT_MECHANISM, ExperimentConfig
 from dpcda.jobs.kinds import JobContext, register_kind
 
 # Bump when the meaning of a config or the experiment pipeline changes: results stored under
@@ -26,7 +26,7 @@ EXPERIMENT_VERSION = 3  # 2: noise-aware LDA also undoes DP-CDA's label noise; 3
 # clip to c under dpmix-clipped, DPPro's valid gaussian accountant, defaults from the registry
 
 DEFAULTS: dict[str, Any] = {
-    "dataset": None, "mechanism": "dp-cda", "epsilon": math.inf, "delta": 1e-5, "l": 1, "run": 0,
+    "dataset": None, "mechanism": DEFAULT_MECHANISM, "epsilon": math.inf, "delta": 1e-5, "l": 1, "run": 0,
     "T": None,  # None: T = N, the training split's size
     "c": None,  # None: the dataset's default clip norm (dpcda.data.presets.default_clip_norm; 1.0 but Adult)
     "accountant": None,  # None: the mechanism's first accountant (a valid bound; DP-CDA: DEFAULT_ACCOUNTANT)
@@ -133,7 +133,7 @@ def resolve_model(cfg: dict, model: Any) -> Any:
 
     if model != AUTO:
         return model
-    mech = MECHANISMS.get(cfg.get("mechanism", DEFAULTS["mechanism"]))
+    mech = MECHANISMS.get(cfg.get("mechanism", DEFAULT_MECHANISM))
     if mech.learner != AUTO:
         return mech.learner
     image_shape = None

@@ -70,4 +70,4 @@ def test_from_json_refuses_an_unknown_key():
     with pytest.raises(ValueError, match=r"unknown experiment config key\(s\): colour"):
         ExperimentConfig.from_json({**good, "colour": "red"})
     with pytest.raises(ValueError, match="dataset must be a dataset name"):
-        ExperimentConfig.from_json({**good, "dataset": None})
+        ExperimentConfig.from_json({**good, "dataset": 3})
