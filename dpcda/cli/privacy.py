@@ -7,6 +7,8 @@ import json
 import math
 import sys
 
+from dpcda.util.notices import notices_json
+
 _CONVERSIONS = ("mironov", "improved")
 
 
@@ -183,7 +185,8 @@ def _cmd_epsilon(args) -> int:
            "max_alpha": r.max_alpha, "at_max_alpha": r.at_max_alpha, "private": r.private,
            "epsilon_lower": _finite(r.epsilon_lower),
            "discretisation_bound": _finite(r.discretisation_bound),
-           "warnings": list(r.warnings), **_bound(r.accountant)}
+           "warnings": list(r.warnings), "notices": notices_json(r.warnings),
+           **_bound(r.accountant)}
     lines = [f"epsilon = {r.epsilon:.6g}{_note(r.accountant)} {_where(r)} (delta = {r.delta:g})",
              f"accountant: {ACCOUNTANT_INFO[r.accountant].title}"
              + (f"; conversion: {r.conversion}" if r.conversion else ""),
@@ -204,7 +207,8 @@ def _cmd_calibrate(args) -> int:
            "accountant": args.accountant, "conversion": cal.result.conversion,
            "epsilon_lower": _finite(cal.result.epsilon_lower),
            "discretisation_bound": _finite(cal.result.discretisation_bound),
-           "warnings": list(cal.result.warnings), **_bound(args.accountant)}
+           "warnings": list(cal.result.warnings), "notices": notices_json(cal.result.warnings),
+           **_bound(args.accountant)}
     lines = [f"sigma_x = {cal.sigma_x:.6g}, sigma_y = {cal.sigma_y:.6g} -> epsilon = "
              f"{cal.epsilon:.6g}{_note(args.accountant)} (target {cal.target:g}) {_where(cal.result)}",
              f"accountant: {ACCOUNTANT_INFO[args.accountant].title}"
