@@ -292,7 +292,8 @@ def run_experiment(config: dict, ctx: JobContext | None = None) -> dict:
     ctx.phase("training", "training")
     image_shape = ds.image_shape if release.X.shape[1] == ds.d_x else None  # projections are flat
     train = {**cfg.train.to_dict(), "n_classes": ds.n_classes}
-    card_params = release.card.get("parameters", {})
+    card = release.data_card  # typed; its blocks keep the card's keys
+    card_params = card.parameters
     public_noise = card_params.get("sigma_x", card_params.get("noise_std")) or 0.0
     if train.get("model") == "lda" and not train.get("noise_std"):
         # Noise-aware LDA removes the release's public noise variance (post-processing).
@@ -305,8 +306,7 @@ def run_experiment(config: dict, ctx: JobContext | None = None) -> dict:
     out = train_and_evaluate(release.X, release.y, X_test, ds.y_test, y_soft=release.y_soft,
                              image_shape=image_shape, config=train_cfg, on_epoch=ctx.on_epoch)
     ctx.check_cancelled()  # training stopped early because the job was told to stop
-    card = release.card
-    privacy, params = card.get("privacy", {}), card.get("parameters", {})
+    privacy, params = card.privacy, card.parameters
     sigma_x = params.get("sigma_x", params.get("noise_std"))
     return {
         "accuracy": out.get("accuracy"), "per_epoch": out.get("per_epoch", []),
@@ -320,10 +320,10 @@ def run_experiment(config: dict, ctx: JobContext | None = None) -> dict:
         "accountant": privacy.get("accountant", cfg.accountant),
         "conversion": privacy.get("conversion"), "private": bool(privacy.get("private", True)),
         "privacy_warnings": list(privacy.get("warnings", [])),
-        "privacy_notices": list(privacy.get("notices", [])),
+        "privacy_notices": [n.to_json() for n in card.notices],
         "other_accountants": privacy.get("other_accountants", {}),
         "n_synthetic": release.n, "n_train": ds.n_train, "n_test": ds.n_test,
-        "normalization": card.get("normalization", {}),
+        "normalization": card.normalization,
         "allocation": params.get("allocation"), "relation": privacy.get("relation"),
         "bound_note": privacy.get("bound_note"),
     }
