@@ -57,6 +57,14 @@ NOTICES: dict[str, NoticeKind] = {
     "seeded_release": NoticeKind(
         "danger", "seeded release: {seeded_text}",
         "a seeded (reproducible) release: not private, anyone who knows the seed replays every draw"),
+    # fidelity of a release against the real data (dpcda.evaluation.fidelity)
+    "marginal-far": NoticeKind(
+        "warning", "{name}: the released {what} is far from the real one ({measure} {value} > "
+                   "{limit:g})",
+        "a column's marginal (or a class's mean image) is far from the real one"),
+    "class-absent": NoticeKind(
+        "warning", "{name}: no released (or no real) row has this label",
+        "a class has no row on one side, so its mean image cannot be compared"),
 }
 
 #: code -> what it means (the codes a :class:`Notice` may carry).
