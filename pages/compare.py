@@ -15,6 +15,7 @@ from dpcda.experiments.compare import (accountant_label, comparison_plan, compar
                            paper_table5)
 from dpcda.report.compare_view import describe_job, epsilon_options, figure_bars, main_and_details
 from dpcda.data import get_dataset_spec
+from dpcda.experiments.config import job_config
 from dpcda.experiments.estimate import advice
 from dpcda.dashboard.explain import ends_text
 from dpcda.report.formatting import markdown_table
@@ -176,9 +177,10 @@ elif dataset == "fashion-mnist":
 bars = figure_bars(table)
 if not bars["empty"]:
     st.plotly_chart(comparison_figure(bars, title), width="stretch", key="compare_fig")
-used = sorted({j.config["accountant"] for j in jobs} or {MECHANISMS.get(m).default_accountant for m in shown})
-conversion = jobs[0].config["conversion"] if jobs else "mironov"
-used_delta = jobs[0].config["delta"] if jobs else delta
+cfgs = [job_config(j) for j in jobs]
+used = sorted({c.accountant for c in cfgs} or {MECHANISMS.get(m).default_accountant for m in shown})
+conversion = cfgs[0].conversion if cfgs else "mironov"
+used_delta = cfgs[0].delta if cfgs else delta
 st.markdown(f"**Which accountant produced each ε** (δ = {fmt_delta(used_delta)}): the *accountant* "
             f"column; an accountant that is not a valid bound for the mechanism that ran is marked "
             f"\"{NOT_A_BOUND}\". The paper's numbers are as published (its own accountants; T, c and δ "
@@ -186,7 +188,7 @@ st.markdown(f"**Which accountant produced each ε** (δ = {fmt_delta(used_delta)
             "neighbouring relation is under Details.")
 accountant_assumptions(used)
 first = shown[0] if shown else "dp-cda"
-privacy_footnote(next((j.config["accountant"] for j in jobs if j.config["mechanism"] == first),
+privacy_footnote(next((c.accountant for c in cfgs if c.mechanism == first),
                       MECHANISMS.get(first).default_accountant), conversion, delta=used_delta,
                  what=f"{MECHANISMS.get(first).title}'s ε", mechanism=first)
 page_tools("compare", settings_from_comparison(sweeps[sid].config, jobs) if sid is not None else

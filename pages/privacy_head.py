@@ -118,8 +118,9 @@ def headline(slot, setting: dict, *, quiet: bool = False):
                            f"Algorithm 1 as run here spends; `{DEFAULT_ACCOUNTANT}` does.")
             relations(p, accountant, r.epsilon)
         for w in r.warnings:  # max_alpha at the edge, delta >= 1/N (non-private: shown above)
-            if r.private or "non-private" not in w:
-                st.warning(w + (" (α_max is under Advanced.)" if "max_alpha" in w else ""))
+            code = getattr(w, "code", "")
+            if r.private or code != "non_private":
+                st.warning(w + (" (α_max is under Advanced.)" if code == "max_alpha_edge" else ""))
         st.caption(setting_text(**setting))
     return p, r
 

@@ -52,9 +52,9 @@ def show_statement(rel, ds) -> None:
     else:
         st.markdown("#### ε = ∞ (no privacy)")
         st.warning("σ_x = σ_y = 0: this release carries **no privacy guarantee** (ε = infinity).")
-    for w in p.get("warnings", []):
-        if not (not p["private"] and w.startswith("sigma_x = sigma_y = 0")):  # already said above
-            st.warning(w)
+    for n in rel.data_card.notices:
+        if p["private"] or n.code != "non_private":  # the non-private one is said above
+            st.warning(n.message)
     with st.expander(f"What the `{acc}` accountant assumes"):
         st.markdown(ACCOUNTANT_INFO[acc].assumptions)
     st.caption(f"l = {par['l']}, c = {par['c']:g}, T = {fmt_int(par['T'])} (per class: "

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from dpcda.experiments.config import job_config
 from dpcda.experiments.sweep import sweep_results
 from dpcda.mechanisms import MECHANISMS
 from dpcda.dashboard.reproduce import settings_from, settings_from_sweep
@@ -78,13 +79,14 @@ if sid is None:
 st.query_params["sweep"] = str(sid)
 
 jobs = store.jobs(sweep_id=sid)
-cfg = jobs[0].config
-mech = MECHANISMS.get(cfg.get("mechanism", "dp-cda"))
+cfg = job_config(jobs[0])
+mech = MECHANISMS.get(cfg.mechanism)
 sx = sweep_x(sweeps[sid].config)
 closed = [m for m in set(models_by_point(jobs).values()) if model_spec(m).kind == "closed"]
 st.caption(f"**{EXPERIMENTS[sx]}** · " + sweep_summary(jobs, closed_models=closed))
 sweep_progress(store, sid, sweeps[sid].status, jobs, key="utility", noun="sweep",
-               describe=lambda j: f"{point_text(j.config, mixes=mech.mixes)}, run {j.config['run'] + 1}")
+               describe=lambda j: f"{point_text(job_config(j), mixes=mech.mixes)}, "
+                                  f"run {job_config(j).run + 1}")
 
 # --- results ------------------------------------------------------------------------------------
 res = sweep_results(store, sid)
@@ -94,16 +96,16 @@ if res.empty and jobs and all(j.terminal for j in jobs):
 elif res.empty:
     st.info("No results yet: they appear here as jobs finish.")
 else:
-    data = figure_data(res, x=sx, dataset=cfg["dataset"])
-    title = f"{cfg['dataset']}: models trained on {mech.title} releases"
-    fig, _ = accuracy_figure(data, title=title, accountant=cfg["accountant"])
+    data = figure_data(res, x=sx, dataset=cfg.dataset)
+    title = f"{cfg.dataset}: models trained on {mech.title} releases"
+    fig, _ = accuracy_figure(data, title=title, accountant=cfg.accountant)
     st.plotly_chart(fig, width="stretch", key="utility_fig")
-    for note in figure_notes(data, dataset=cfg["dataset"], accountant=cfg["accountant"]):
+    for note in figure_notes(data, dataset=cfg.dataset, accountant=cfg.accountant):
         st.caption(note)
-    table = results_table(res, jobs, cfg["dataset"])
+    table = results_table(res, jobs, cfg.dataset)
     st.dataframe(display_table(table, mixes=mech.mixes), hide_index=True, width="stretch")
     st.download_button("Download results (CSV)", table.to_csv(index=False).encode(), key="utility_csv",
-                       file_name=f"dpcda-sweep-{sid}-{cfg['dataset']}.csv", mime="text/csv")
+                       file_name=f"dpcda-sweep-{sid}-{cfg.dataset}.csv", mime="text/csv")
     st.markdown("**How each ε was reached**\n\n"
                 + "\n".join(f"- {t}" for t in calibration_notes(table, jobs)))
     norm = next((j.result.get("normalization") for j in jobs if j.result), None) or {}
@@ -114,7 +116,7 @@ else:
                    "running statistics, learnt on noise-dominated synthetic images, break on clean test "
                    "images (see the README).")
 
-accountant_assumptions(sorted({cfg["accountant"], mech.default_accountant}))
-privacy_footnote(cfg["accountant"], cfg["conversion"], delta=cfg["delta"],
+accountant_assumptions(sorted({cfg.accountant, mech.default_accountant}))
+privacy_footnote(cfg.accountant, cfg.conversion, delta=cfg.delta,
                  what=f"every finite ε of sweep #{sid}", mechanism=mech.name)
 page_tools("utility", settings_from_sweep(sweeps[sid].config), sweep_id=sid)  # the sweep shown

@@ -245,15 +245,20 @@ def _base_config(args) -> dict:
     return base
 
 
-def point_label(config: dict) -> str:
-    """``epsilon=10``, ``epsilon=inf`` or ``sigma=0.7`` for a normalized experiment config."""
-    if config.get("sigma") is not None:
-        return f"sigma={config['sigma']:g}"
-    eps = config["epsilon"]
+def point_label(config) -> str:
+    """``epsilon=10``, ``epsilon=inf`` or ``sigma=0.7`` for a normalized experiment config
+    (its JSON or its :class:`~dpcda.experiments.config.ExperimentConfig`)."""
+    from dpcda.experiments.config import ExperimentConfig
+
+    cfg = config if isinstance(config, ExperimentConfig) else ExperimentConfig.from_json(config)
+    if cfg.sigma is not None:
+        return f"sigma={cfg.sigma:g}"
+    eps = cfg.epsilon
     return "epsilon=inf" if math.isinf(eps) else f"epsilon={eps:g}"
 
 
 def _sweep(args) -> int:
+    from dpcda.experiments.config import job_config
     from dpcda.experiments.run import max_l_for
     from dpcda.jobs.store import JobStore
     from dpcda.experiments.sweep import (format_table, parse_epsilons, parse_ls, parse_sigmas, parse_Ts,
@@ -294,13 +299,13 @@ def _sweep(args) -> int:
         done[0] += 1
         if args.quiet:
             return
-        c, r = job.config, job.result or {}
+        c, r = job_config(job), job.result or {}
         eps = point_label(c)
         what = f"accuracy {r['accuracy']:.4f}" if job.status == "done" and r.get("accuracy") is not None \
             else (job.message or job.status)
-        model = (c.get("train") or {}).get("model")
-        T = f" T={c['T']}" if c.get("T") is not None else ""
-        print(f"[{done[0]}/{len(jobs)}] {eps} l={c['l']}{T} run={c['run']} model={model}: "
+        model = c.train.model
+        T = f" T={c.T}" if c.T is not None else ""
+        print(f"[{done[0]}/{len(jobs)}] {eps} l={c.l}{T} run={c.run} model={model}: "
               f"{job.status}, {what}",
               file=sys.stderr, flush=True)
 
@@ -325,19 +330,21 @@ def _sweep(args) -> int:
     table = sweep_results(store, sweep_id)
     accountants = sorted(set(table["accountant"].astype(str)))
     models = {}
+    first = job_config(jobs[0])
     for j in jobs:  # model="auto" may pick a different learner per epsilon
-        models.setdefault(point_label(j.config), (j.config.get("train") or {}).get("model"))
+        c = job_config(j)
+        models.setdefault(point_label(c), c.train.model)
     how = ("epsilon reported for each fixed sigma" if sigmas is not None
            else "sigma calibrated for each target epsilon")
     from dpcda.privacy import caveat, get_accountant
 
-    notes = "".join(f" ({a}: {caveat(a, jobs[0].config.get('mechanism', 'dp-cda'))})"
-                    for a in accountants if caveat(a, jobs[0].config.get("mechanism", "dp-cda")))
+    notes = "".join(f" ({a}: {caveat(a, first.mechanism)})"
+                    for a in accountants if caveat(a, first.mechanism))
     rels = "; ".join(f"{a}: {get_accountant(a).relation}" for a in accountants)
-    norm = jobs[0].config.get("normalization")
+    norm = first.normalization
     print(f"# test accuracy on the real test split; {how} by the {', '.join(accountants)} "
           f"accountant{'s' if len(accountants) > 1 else ''}{notes}, "
-          f"delta={jobs[0].config.get('delta'):g}; neighbours: {rels}; normalisation {norm}"
+          f"delta={first.delta:g}; neighbours: {rels}; normalisation {norm}"
           + (" (not covered by the guarantee)" if norm == "zscore" else "") + "; "
           f"model per point: {', '.join(f'{e}: {m}' for e, m in models.items())}")
     print(format_table(table))

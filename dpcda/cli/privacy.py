@@ -7,6 +7,8 @@ import json
 import math
 import sys
 
+from dpcda.util.notices import notices_json
+
 _CONVERSIONS = ("mironov", "improved")
 
 
@@ -206,7 +208,8 @@ def _cmd_epsilon(args) -> int:
            "max_alpha": r.max_alpha, "at_max_alpha": r.at_max_alpha, "private": r.private,
            "epsilon_discretisation_lower": _finite(r.epsilon_discretisation_lower),
            "discretisation_bound": _finite(r.discretisation_bound),
-           "warnings": list(r.warnings), **_bound(r.accountant)}
+           "warnings": list(r.warnings), "notices": notices_json(r.warnings),
+           **_bound(r.accountant)}
     low, bracket = _bracket(r, p)
     obj["epsilon_realised_lower"] = _finite(low)
     lines = [f"epsilon = {r.epsilon:.6g}{_note(r.accountant)} {_where(r)} (delta = {r.delta:g})",
@@ -230,7 +233,8 @@ def _cmd_calibrate(args) -> int:
            "accountant": args.accountant, "conversion": cal.result.conversion,
            "epsilon_discretisation_lower": _finite(cal.result.epsilon_discretisation_lower),
            "discretisation_bound": _finite(cal.result.discretisation_bound),
-           "warnings": list(cal.result.warnings), **_bound(args.accountant)}
+           "warnings": list(cal.result.warnings), "notices": notices_json(cal.result.warnings),
+           **_bound(args.accountant)}
     low, bracket = _bracket(cal.result, PrivacyParams(l=args.l, sigma_x=cal.sigma_x,
                                                       sigma_y=cal.sigma_y, **s))
     obj["epsilon_realised_lower"] = _finite(low)

@@ -28,6 +28,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from dpcda.util.notices import notice
+
 TV_THRESHOLD = 0.10
 W1_THRESHOLD = 0.10
 IMAGE_THRESHOLD = 0.5
@@ -37,7 +39,8 @@ NO_ROWS = "class-absent"
 
 @dataclass(frozen=True)
 class FidelityWarning:
-    """A warning value: a stable ``code`` for programs and a ``text`` for people."""
+    """A warning value: a stable ``code`` for programs and a ``text`` for people (the code and
+    its words are rows of the library's one notice table, :data:`dpcda.util.notices.NOTICES`)."""
 
     code: str
     text: str
@@ -128,13 +131,17 @@ def positive_codes(block: np.ndarray) -> np.ndarray:
     return codes
 
 
+def _warning(code: str, **fields) -> FidelityWarning:
+    """A warning with its text from the one notice table (:data:`dpcda.util.notices.NOTICES`)."""
+    return FidelityWarning(code, str(notice(code, **fields)))
+
+
 def _flag(name: str, kind: str, dist: float) -> FidelityWarning | None:
     limit = TV_THRESHOLD if kind == "categorical" else W1_THRESHOLD
     if dist <= limit:
         return None
     what = "total-variation distance" if kind == "categorical" else "normalised Wasserstein-1"
-    return FidelityWarning(FAR, f"{name}: the released marginal is far from the real one "
-                                f"({what} {dist:.3f} > {limit:g})")
+    return _warning(FAR, name=name, what="marginal", measure=what, value=f"{dist:.3f}", limit=limit)
 
 
 def categorical_column(name, categories, real_codes, synth_codes) -> ColumnFidelity:
@@ -231,12 +238,10 @@ def image_fidelity(real_X, real_y, synth_X, synth_y, class_names, *,
     warns = []
     for name, dv in zip(class_names, dist):
         if not np.isfinite(dv):
-            warns.append(FidelityWarning(NO_ROWS, f"{name}: no released (or no real) row has "
-                                                  "this label"))
+            warns.append(_warning(NO_ROWS, name=name))
         elif dv > IMAGE_THRESHOLD:
-            warns.append(FidelityWarning(FAR, f"{name}: the released mean image is far from "
-                                              f"the real one (relative L2 {dv:.2f} > "
-                                              f"{IMAGE_THRESHOLD:g})"))
+            warns.append(_warning(FAR, name=name, what="mean image", measure="relative L2",
+                                  value=f"{dv:.2f}", limit=IMAGE_THRESHOLD))
     return ImageFidelity(tuple(str(c) for c in class_names), mr, ms, dist, tuple(warns), space)
 
 

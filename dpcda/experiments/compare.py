@@ -17,6 +17,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from dpcda.evaluation import reference
+from dpcda.experiments.config import ExperimentConfig
 
 #: Shown where a text cell has nothing to say (a number cell stays empty: NaN).
 DASH = "—"
@@ -89,7 +90,8 @@ def per_l(jobs) -> list[dict]:
     for j in jobs:
         if j.status != "done" or not j.result or j.result.get("accuracy") is None:
             continue
-        key = (j.config["mechanism"], int(j.config["l"]))
+        cfg = ExperimentConfig.from_json(j.config)
+        key = (cfg.mechanism, cfg.l)
         g = groups.setdefault(key, {"mechanism": key[0], "l": key[1], "acc": [],
                                     "config": j.config, "result": j.result})
         g["acc"].append(float(j.result["accuracy"]))
@@ -141,16 +143,17 @@ def compare_table(jobs, mechanisms: Sequence[str], *, dataset: str, epsilon: flo
     tried: dict[str, list[int]] = {}
     for g in per_l(jobs):
         tried.setdefault(g["mechanism"], []).append(g["l"])
+    typed = [ExperimentConfig.from_json(j.config) for j in jobs]
     rows = []
     for name in mechanisms:
         m = _mech(name)
         g = best.get(name)
-        cfg = g["config"] if g else next((j.config for j in jobs
-                                          if j.config.get("mechanism") == name), {})
+        cfg = ExperimentConfig.from_json(g["config"]) if g else next(
+            (c for c in typed if c.mechanism == name), None)
         res = g["result"] if g else {}
-        acc = res.get("accuracy") is not None and res.get("accountant") or cfg.get("accountant") \
-            or (planned or {}).get(name)
-        train = cfg.get("train") or {}
+        acc = res.get("accuracy") is not None and res.get("accountant") \
+            or (cfg.accountant if cfg else None) or (planned or {}).get(name)
+        train = cfg.train.to_dict() if cfg else {}
         eps = res.get("epsilon")
         rows.append({
             "method": m.title, "accountant": accountant_label(acc, name),
@@ -208,7 +211,7 @@ def comparison_plan(dataset: str, epsilon: float, *, mechanisms: Sequence[str], 
     settings, so that "Reproduce this" gives them back. ``model="auto"``: each mechanism's own
     learner."""
     from dpcda.experiments.estimate import estimate_jobs
-    from dpcda.experiments.run import normalize
+    from dpcda.experiments.run import experiment_config
     from dpcda.util.messages import Problem, problem_of
 
     if not mechanisms:
@@ -218,7 +221,8 @@ def comparison_plan(dataset: str, epsilon: float, *, mechanisms: Sequence[str], 
     try:
         jobs = compare_jobs(dataset, float(epsilon), mechanisms=list(mechanisms), runs=runs, ls=ls,
                             delta=delta, c=float(c), accountants=accountants, train=train)
-        est = estimate_jobs([normalize(cfg) for _, cfg in jobs])
+        typed = [experiment_config(cfg) for _, cfg in jobs]
+        est = estimate_jobs([cfg.to_json() for cfg in typed])
     except ValueError as exc:
         return {"jobs": [], "config": None, "name": "", "problems": [problem_of(exc)],
                 "estimate": None}
@@ -227,6 +231,6 @@ def comparison_plan(dataset: str, epsilon: float, *, mechanisms: Sequence[str], 
               "c": float(c), "model": model, "epochs": int(epochs),
               "ls": {m: sorted({int(v) for v in ls[m]}) for m in mechanisms
                      if m in ls and _mech(m).mixes},
-              "accountants": {cfg["mechanism"]: cfg["accountant"] for _, cfg in jobs}}
+              "accountants": {cfg.mechanism: cfg.accountant for cfg in typed}}
     return {"jobs": jobs, "config": config, "problems": [], "estimate": est,
             "name": f"{dataset}: compare at ε {epsilon:g}; {runs} run(s)"}

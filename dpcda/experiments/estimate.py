@@ -24,6 +24,8 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from dpcda.experiments.config import ExperimentConfig
+
 LONG_SECONDS = 120.0
 REFUSE_SECONDS = 600.0
 LEVELS = ("ok", "long", "refuse")
@@ -37,6 +39,7 @@ MIX_PER_VALUE = 1.5e-9      # mixing mechanisms: per T x l x d multiply-add
 PROJECT_PER_VALUE = 3.0e-10  # random projection: per N x d x p
 MERF_PER_STEP = (0.028, 6.5e-5)  # DP-MERF: (fixed, per feature) seconds per generator step
 MERF_REFERENCE = 500 * 4000      # ... at batch 500 and 4,000 random features
+MERF_GENERATOR = (600, 500, 4000)  # what an experiment runs: steps, batch, random features
 TRAIN_FIXED = {"ncm": 0.05, "lda": 0.12, "tree": 0.3, "linear": 0.1, "fc": 0.15, "cnn": 0.5}
 #: Per training value (T x d for ncm/tree, T x d^2 for lda; T x d per epoch for torch models).
 TRAIN_PER_VALUE = {"ncm": 3.0e-8, "lda": 2.0e-10, "tree": 4.0e-8, "linear": 3.0e-8,
@@ -71,10 +74,22 @@ def duration_text(seconds: float) -> str:
     return f"about {seconds / 3600:.1f} h"
 
 
-def _size(cfg: dict, n: int | None, d: int | None) -> tuple[int, int]:
+def typed(cfg) -> ExperimentConfig:
+    """``cfg`` as an :class:`ExperimentConfig`: as it is, read from a normalized config (it has
+    ``experiment_version``) or filled in and validated from a raw one."""
+    if isinstance(cfg, ExperimentConfig):
+        return cfg
+    if "experiment_version" in cfg:
+        return ExperimentConfig.from_json(cfg)
+    from dpcda.experiments.run import experiment_config
+
+    return experiment_config(cfg)
+
+
+def _size(cfg: ExperimentConfig, n: int | None, d: int | None) -> tuple[int, int]:
     from dpcda.data.presets import PRESETS
 
-    name = cfg.get("dataset")
+    name = cfg.dataset
     if name in PRESETS:
         p = PRESETS.get(name)
         n, d = n or p.n, d or p.d_x
@@ -84,12 +99,12 @@ def _size(cfg: dict, n: int | None, d: int | None) -> tuple[int, int]:
     return int(n), int(d)
 
 
-def _accounting(cfg: dict, mechanism: str) -> str:
+def _accounting(cfg: ExperimentConfig, mechanism: str) -> str:
     from dpcda.privacy import get_accountant
 
-    if cfg.get("sigma") is not None or not _finite(cfg.get("epsilon", math.inf)):
+    if cfg.sigma is not None or not _finite(cfg.epsilon):
         return ""  # a fixed noise scale (the accountant only reports epsilon) or no noise
-    acc = cfg.get("accountant")
+    acc = cfg.accountant
     if acc is None:
         from dpcda.mechanisms import MECHANISMS
 
@@ -101,67 +116,68 @@ def _finite(e) -> bool:
     return e is not None and math.isfinite(float(e))
 
 
-def calibrate_seconds(cfg: dict) -> float:
+def calibrate_seconds(cfg) -> float:
     """Finding sigma for a target epsilon (0 for a fixed sigma or no noise). A worker caches
     it, so a batch pays it once per distinct setting (:func:`calibration_key`)."""
-    kind = _accounting(cfg, cfg.get("mechanism", "dp-cda"))
+    cfg = typed(cfg)
+    kind = _accounting(cfg, cfg.mechanism)
     return CALIBRATE[kind] if kind else 0.0
 
 
-def calibration_key(cfg: dict) -> tuple:
+def calibration_key(cfg) -> tuple:
     """What a calibration depends on: the same key, the same (cached) sigma."""
-    return tuple(str(cfg.get(k)) for k in ("dataset", "mechanism", "accountant", "epsilon",
-                                            "delta", "l", "T", "c", "allocation", "conversion"))
+    cfg = typed(cfg)
+    return tuple(str(getattr(cfg, k)) for k in ("dataset", "mechanism", "accountant", "epsilon",
+                                                 "delta", "l", "T", "c", "allocation",
+                                                 "conversion"))
 
 
-def generate_seconds(cfg: dict, *, n: int | None = None, d: int | None = None,
+def generate_seconds(cfg, *, n: int | None = None, d: int | None = None,
                      calibrate: bool = True) -> float:
     """Loading the data and generating one release (seconds, this CPU); ``calibrate``: count
     finding sigma for the target epsilon (:func:`calibrate_seconds`)."""
+    cfg = typed(cfg)
     n, d = _size(cfg, n, d)
-    mech = cfg.get("mechanism", "dp-cda")
-    T = int(cfg.get("T") or n)
+    mech = cfg.mechanism
+    T = int(cfg.T or n)
     seconds = LOAD_PER_VALUE * n * d + (calibrate_seconds(cfg) if calibrate else 0.0)
     from dpcda.mechanisms import MECHANISMS
 
     model = MECHANISMS.get(mech).cost_model
     if model == "generator":
-        steps, batch = cfg.get("steps", 600), cfg.get("batch_size", 500)
-        scale = batch * cfg.get("n_features", 4000) / MERF_REFERENCE
+        steps, batch, features = MERF_GENERATOR  # an experiment runs the generator's defaults
+        scale = batch * features / MERF_REFERENCE
         seconds += steps * scale * (MERF_PER_STEP[0] + MERF_PER_STEP[1] * d)
     elif model == "projection":
-        seconds += PROJECT_PER_VALUE * n * d * int(cfg.get("p") or min(100, d))
+        seconds += PROJECT_PER_VALUE * n * d * int(cfg.p or min(100, d))
     else:  # the mixing mechanisms: T samples, each the mean of l rows of d values
-        seconds += MIX_PER_VALUE * T * max(1, int(cfg.get("l") or 1)) * d
+        seconds += MIX_PER_VALUE * T * max(1, int(cfg.l or 1)) * d
     return seconds
 
 
-def train_seconds(cfg: dict, *, n: int | None = None, d: int | None = None) -> float:
+def train_seconds(cfg, *, n: int | None = None, d: int | None = None) -> float:
     """Training the learner on the release and testing it (seconds, this CPU)."""
+    cfg = typed(cfg)
     n, d = _size(cfg, n, d)
-    train = cfg.get("train") or {}
-    model = train.get("model") or cfg.get("model") or "lda"
-    if model == "auto":
-        from dpcda.experiments.run import resolve_model
-
-        model = resolve_model({"mechanism": "dp-cda", **cfg}, model)
+    model = cfg.train.model  # resolved: never "auto"
     if model not in TRAIN_PER_VALUE:
         model = "fc"  # an unknown (plugin) model: priced as a small torch network
-    T = int(cfg.get("T") or n)
+    T = int(cfg.T or n)
     if _flat(cfg):  # a projection: the learner sees p features, not d
-        d = int(cfg.get("p") or min(100, d))
+        d = int(cfg.p or min(100, d))
     if model in TORCH_MODELS:
-        epochs = int(train.get("epochs") or cfg.get("epochs") or 5)
+        epochs = int(cfg.train.epochs or 5)
         work = epochs * T * d
     else:
         work = T * d * (d if model == "lda" else 1)
     return TRAIN_FIXED[model] + TRAIN_PER_VALUE[model] * work
 
 
-def job_seconds(cfg: dict, *, n: int | None = None, d: int | None = None,
+def job_seconds(cfg, *, n: int | None = None, d: int | None = None,
                 calibrate: bool = True) -> float:
     """One experiment job (a config as :func:`dpcda.experiments.run.normalize` takes it, or
     its normalized form): overhead + generation + training, seconds on this CPU."""
+    cfg = typed(cfg)
     return (JOB_OVERHEAD + generate_seconds(cfg, n=n, d=d, calibrate=calibrate)
             + train_seconds(cfg, n=n, d=d))
 
@@ -174,7 +190,7 @@ def estimate_jobs(configs: Iterable[dict], *, worker_running: bool = False,
     ``worker_running``: no worker start to pay. ``device``: ``"cpu"`` (the calibration) or
     another torch device, on which the torch learners are assumed 10 x faster and nothing is
     refused."""
-    configs = [c[1] if isinstance(c, tuple) else c for c in configs]
+    configs = [typed(c[1] if isinstance(c, tuple) else c) for c in configs]
     each, seen = [], set()
     for c in configs:
         key = calibration_key(c)
@@ -192,15 +208,15 @@ def estimate_jobs(configs: Iterable[dict], *, worker_running: bool = False,
                     text=text)
 
 
-def _flat(cfg: dict) -> bool:
+def _flat(cfg: ExperimentConfig) -> bool:
     from dpcda.mechanisms import MECHANISMS
 
-    name = cfg.get("mechanism", "dp-cda")
+    name = cfg.mechanism
     return name in MECHANISMS and MECHANISMS.get(name).flat_output
 
 
-def _model(cfg: dict) -> str:
-    return (cfg.get("train") or {}).get("model") or cfg.get("model") or "lda"
+def _model(cfg: ExperimentConfig) -> str:
+    return cfg.train.model
 
 
 def advice(est: Estimate) -> str:

@@ -26,6 +26,8 @@ import math
 import statistics
 from pathlib import Path
 
+from dpcda.experiments.config import ExperimentConfig, job_config
+
 TABLE_PATH = Path(__file__).with_name("accuracy_table.csv")
 #: Relative tolerance when matching a noise scale: a quarter of a step of the dashboard's
 #: log-spaced sigma grid (40 values a decade, 5.9% apart), so one slider position matches.
@@ -91,14 +93,14 @@ def write_table(rows: list[dict], path: str | Path) -> None:
 
 def _release_key(job) -> tuple | None:
     """(l, sigma_x, ratio, c, T, normalization, allocation, learner) of a finished DP-CDA job."""
-    c, r = job.config, job.result or {}
+    r = job.result or {}
     if job.kind != "experiment" or job.status != "done" or r.get("accuracy") is None:
         return None
-    if c.get("mechanism", "dp-cda") != "dp-cda" or r.get("sigma_x") is None:
+    c = ExperimentConfig.from_json(job.config)
+    if c.mechanism != "dp-cda" or r.get("sigma_x") is None:
         return None
-    return (int(c["l"]), float(r["sigma_x"]), float(c.get("ratio", 1.0)), float(c["c"]),
-            c.get("T"), c.get("normalization"), c.get("allocation", "equal"),
-            (c.get("train") or {}).get("model"))
+    return (c.l, float(r["sigma_x"]), float(c.ratio), float(c.c), c.T, c.normalization,
+            c.allocation_or_default, c.train.model)
 
 
 def store_rows(store, dataset: str) -> list[dict]:
@@ -106,10 +108,8 @@ def store_rows(store, dataset: str) -> list[dict]:
     learner, with their runs' spread; ``source`` names the jobs."""
     groups: dict[tuple, list] = {}
     for job in store.jobs(status="done"):
-        if job.config.get("dataset") != dataset:
-            continue
         key = _release_key(job)
-        if key is not None:
+        if key is not None and job_config(job).dataset == dataset:
             groups.setdefault(key, []).append(job)
     rows = []
     for (l, s, ratio, c, T, norm, alloc, learner), jobs in groups.items():
@@ -316,8 +316,8 @@ def submit_measurement(store, dataset: str, *, l: int, sigma_x: float, ratio: fl
 def pending_jobs(store, dataset: str, *, l: int, sigma_x: float) -> list:
     """Queued or running experiment jobs that measure ``dataset`` at (l, sigma_x)."""
     return [j for j in store.jobs() if j.kind == "experiment" and not j.terminal
-            and j.config.get("dataset") == dataset and j.config.get("l") == l
-            and j.config.get("sigma") is not None and _same_sigma(j.config["sigma"], sigma_x)]
+            and (c := job_config(j)).dataset == dataset and c.l == l
+            and c.sigma is not None and _same_sigma(c.sigma, sigma_x)]
 
 
 LEARNER_WORDS = {"ncm": "nearest class mean", "lda": "noise-aware LDA", "tree": "decision tree",

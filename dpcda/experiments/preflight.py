@@ -16,9 +16,12 @@ system, except for a dataset that is not on disk, which it tries to load as ``ge
 from __future__ import annotations
 
 import math
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
 from dpcda.util.checks import check_float, check_int
+
+if TYPE_CHECKING:
+    from dpcda.experiments.config import ExperimentConfig
 
 #: Target epsilons a calibration is asked for (besides inf, "no noise"): beyond 10,000 any noise
 #: meets the target; below 0.001 the noise needed exceeds what the calibrator searches.
@@ -54,24 +57,22 @@ def check_numbers(*, epsilon=None, sigma_x=None, sigma_y=None, c=None, T=None) -
 def check_grid(configs: Iterable[dict]) -> None:
     """Check every (normalized or raw) ``experiment`` config of a sweep; the first problem
     raises ``ValueError`` (the grid point it belongs to named when it is not the only one)."""
-    from dpcda.experiments.run import normalize
+    from dpcda.experiments.run import experiment_config
 
     seen_datasets: set[str] = set()
     seen: set[tuple] = set()
     for raw in configs:
-        cfg = normalize(raw)
-        key = (cfg["dataset"], cfg.get("epsilon"), cfg.get("sigma"), cfg.get("T"), cfg["c"],
-               cfg["ratio"], cfg["mechanism"], cfg.get("p"))
+        cfg = experiment_config(raw)
+        key = (cfg.dataset, cfg.epsilon, cfg.sigma, cfg.T, cfg.c, cfg.ratio, cfg.mechanism, cfg.p)
         if key in seen:
             continue
         seen.add(key)
-        sigma = cfg.get("sigma")
-        check_numbers(epsilon=cfg.get("epsilon"), sigma_x=sigma,
-                      sigma_y=None if sigma is None else sigma * cfg["ratio"], c=cfg["c"],
-                      T=cfg.get("T"))
-        if cfg["dataset"] not in seen_datasets:
-            _check_dataset(cfg["dataset"])
-            seen_datasets.add(cfg["dataset"])
+        sigma = cfg.sigma
+        check_numbers(epsilon=cfg.epsilon, sigma_x=sigma,
+                      sigma_y=None if sigma is None else sigma * cfg.ratio, c=cfg.c, T=cfg.T)
+        if cfg.dataset not in seen_datasets:
+            _check_dataset(cfg.dataset)
+            seen_datasets.add(cfg.dataset)
         _check_T(cfg)
 
 
@@ -89,18 +90,18 @@ def _check_dataset(name: str) -> None:
         raise ValueError(f"dataset {name!r} cannot be loaded here: {exc}") from None
 
 
-def _check_T(cfg: dict) -> None:
+def _check_T(cfg: ExperimentConfig) -> None:
     """T at least the number of classes and within the release-size limit (public metadata)."""
     from dpcda.data.presets import PRESETS
 
-    T = cfg.get("T")
-    if T is None or cfg["dataset"] not in PRESETS:
+    T = cfg.T
+    if T is None or cfg.dataset not in PRESETS:
         return
-    preset = PRESETS.get(cfg["dataset"])
+    preset = PRESETS.get(cfg.dataset)
     K = len(preset.class_counts)
-    check_int("T", T, K, T_MAX, f" (at least the number of classes K={K} of {cfg['dataset']})")
+    check_int("T", T, K, T_MAX, f" (at least the number of classes K={K} of {cfg.dataset})")
     from dpcda.mechanisms import MECHANISMS
     from dpcda.mechanisms.validation import check_release_size
 
-    if not MECHANISMS.get(cfg["mechanism"]).flat_output:  # a projection has its own width
+    if not MECHANISMS.get(cfg.mechanism).flat_output:  # a projection has its own width
         check_release_size(T, preset.d_x)

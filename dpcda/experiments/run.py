@@ -17,15 +17,17 @@ import math
 import time
 from typing import Any
 
+from dpcda.experiments.config import DEFAULT_MECHANISM, ExperimentConfig
 from dpcda.jobs.kinds import JobContext, register_kind
 
 # Bump when the meaning of a config or the experiment pipeline changes: results stored under
 # an older version are then not reused for new submissions.
-EXPERIMENT_VERSION = 3  # 2: noise-aware LDA also undoes DP-CDA's label noise; 3: DPMix/local
-# clip to c under dpmix-clipped, DPPro's valid gaussian accountant, defaults from the registry
+EXPERIMENT_VERSION = 4  # 2: noise-aware LDA also undoes DP-CDA's label noise; 3: DPMix/local
+# clip to c under dpmix-clipped, DPPro's valid gaussian accountant, defaults from the registry;
+# 4: DP-CDA's default accountant is whole-record and its default allocation equal
 
 DEFAULTS: dict[str, Any] = {
-    "dataset": None, "mechanism": "dp-cda", "epsilon": math.inf, "delta": 1e-5, "l": 1, "run": 0,
+    "dataset": None, "mechanism": DEFAULT_MECHANISM, "epsilon": math.inf, "delta": 1e-5, "l": 1, "run": 0,
     "T": None,  # None: T = N, the training split's size
     "c": None,  # None: the dataset's default clip norm (dpcda.data.presets.default_clip_norm; 1.0 but Adult)
     "accountant": None,  # None: the mechanism's first accountant (a valid bound; DP-CDA: DEFAULT_ACCOUNTANT)
@@ -125,7 +127,7 @@ def resolve_model(cfg: dict, model: Any) -> Any:
 
     if model != AUTO:
         return model
-    mech = MECHANISMS.get(cfg.get("mechanism", DEFAULTS["mechanism"]))
+    mech = MECHANISMS.get(cfg.get("mechanism", DEFAULT_MECHANISM))
     if mech.learner != AUTO:
         return mech.learner
     image_shape = None
@@ -144,8 +146,11 @@ def resolve_model(cfg: dict, model: Any) -> Any:
     return chosen
 
 
-def is_private(cfg: dict) -> bool:
-    """Whether a (validated) config asks for noise: a fixed sigma > 0 or a finite target epsilon."""
+def is_private(cfg) -> bool:
+    """Whether a (validated) config asks for noise: a fixed sigma > 0 or a finite target epsilon
+    (an :class:`ExperimentConfig` says it as ``cfg.private``; a dict while it is normalized)."""
+    if isinstance(cfg, ExperimentConfig):
+        return cfg.private
     if cfg.get("sigma") is not None:
         return cfg["sigma"] > 0
     return not math.isinf(cfg.get("epsilon", math.inf))
@@ -227,22 +232,28 @@ def normalize(config: dict) -> dict:
     return cfg
 
 
-def _generator_params(cfg: dict, ds, gen_fn) -> dict:
+def experiment_config(config: dict) -> ExperimentConfig:
+    """The one way in: plain JSON (a job's, the command line's or a page's config) -> the
+    filled-in, validated :class:`ExperimentConfig` (:func:`normalize`, then typed)."""
+    return ExperimentConfig.from_json(normalize(config))
+
+
+def _generator_params(cfg: ExperimentConfig, ds, gen_fn) -> dict:
     """The keyword arguments of the mechanism's generator that this config sets."""
     params = inspect.signature(gen_fn).parameters  # what the generator takes
-    kw = dict(l=cfg["l"], T=cfg["T"] or ds.n_train, c=cfg["c"], delta=cfg["delta"],
-              accountant=cfg["accountant"], conversion=cfg["conversion"], ratio=cfg["ratio"],
-              max_alpha=cfg["max_alpha"], normalize=cfg["normalization"], p=cfg["p"],
-              allocation=cfg.get("allocation", "equal"))
-    if cfg.get("sigma") is not None:
-        kw["sigma_x"] = cfg["sigma"]  # sigma_y = ratio * sigma_x (the generator's default)
-    elif math.isinf(cfg["epsilon"]):
+    kw = dict(l=cfg.l, T=cfg.T or ds.n_train, c=cfg.c, delta=cfg.delta,
+              accountant=cfg.accountant, conversion=cfg.conversion, ratio=cfg.ratio,
+              max_alpha=cfg.max_alpha, normalize=cfg.normalization, p=cfg.p,
+              allocation=cfg.allocation_or_default)
+    if cfg.sigma is not None:
+        kw["sigma_x"] = cfg.sigma  # sigma_y = ratio * sigma_x (the generator's default)
+    elif math.isinf(cfg.epsilon):
         # the explicit non-private setting (noise_multiplier = 0: a mechanism that declares
         # its noise as std / sensitivity, e.g. DP-MERF's non-private embedding)
         kw.update(sigma_x=0.0, sigma_y=0.0, noise_multiplier=0.0)
     else:
-        kw["epsilon"] = cfg["epsilon"]
-    device = cfg["train"]["device"]
+        kw["epsilon"] = cfg.epsilon
+    device = cfg.train.device
     kw["device"] = None if device == "auto" else device
     if kw["p"] is None:
         del kw["p"]
@@ -262,21 +273,22 @@ def run_experiment(config: dict, ctx: JobContext | None = None) -> dict:
         raise RuntimeError(f"this worker runs experiment version {EXPERIMENT_VERSION}, the job was "
                            f"submitted for version {wanted}: restart the workers (python -m dpcda "
                            "worker) after changing dpcda, then requeue the job")
-    cfg = normalize(config)
+    cfg = experiment_config(config)
     t0 = time.perf_counter()
     ctx.phase("loading", "loading data")
-    ds = load_dataset(cfg["dataset"])
+    ds = load_dataset(cfg.dataset)
     ctx.check_cancelled()
     ctx.phase("generation", "generating the release")
-    mech = MECHANISMS.get(cfg["mechanism"])
-    release = generate_from_dataset(ds, cfg["mechanism"], **_generator_params(cfg, ds, mech.generate))
+    mech = MECHANISMS.get(cfg.mechanism)
+    release = generate_from_dataset(ds, cfg.mechanism, **_generator_params(cfg, ds, mech.generate))
     gen_seconds = time.perf_counter() - t0
     X_test = release.preprocess(ds.X_test)  # same normalization/clipping (or projection)
     ctx.check_cancelled()
     ctx.phase("training", "training")
     image_shape = ds.image_shape if release.X.shape[1] == ds.d_x else None  # projections are flat
-    train = {**cfg["train"], "n_classes": ds.n_classes}
-    card_params = release.card.get("parameters", {})
+    train = {**cfg.train.to_dict(), "n_classes": ds.n_classes}
+    card = release.data_card  # typed; its blocks keep the card's keys
+    card_params = card.parameters
     public_noise = card_params.get("sigma_x", card_params.get("noise_std")) or 0.0
     if train.get("model") == "lda" and not train.get("noise_std"):
         # Noise-aware LDA removes the release's public noise variance (post-processing).
@@ -289,8 +301,7 @@ def run_experiment(config: dict, ctx: JobContext | None = None) -> dict:
     out = train_and_evaluate(release.X, release.y, X_test, ds.y_test, y_soft=release.y_soft,
                              image_shape=image_shape, config=train_cfg, on_epoch=ctx.on_epoch)
     ctx.check_cancelled()  # training stopped early because the job was told to stop
-    card = release.card
-    privacy, params = card.get("privacy", {}), card.get("parameters", {})
+    privacy, params = card.privacy, card.parameters
     sigma_x = params.get("sigma_x", params.get("noise_std"))
     return {
         "accuracy": out.get("accuracy"), "per_epoch": out.get("per_epoch", []),
@@ -299,14 +310,15 @@ def run_experiment(config: dict, ctx: JobContext | None = None) -> dict:
         "generate_seconds": gen_seconds, "seconds": time.perf_counter() - t0,
         "sigma_x": sigma_x, "sigma_y": params.get("sigma_y"),
         "epsilon": privacy.get("epsilon", math.inf) if privacy.get("private", True) else math.inf,
-        "epsilon_target": cfg["epsilon"], "sigma_target": cfg.get("sigma"),
-        "alpha": privacy.get("alpha"), "delta": cfg["delta"],
-        "accountant": privacy.get("accountant", cfg["accountant"]),
+        "epsilon_target": cfg.epsilon, "sigma_target": cfg.sigma,
+        "alpha": privacy.get("alpha"), "delta": cfg.delta,
+        "accountant": privacy.get("accountant", cfg.accountant),
         "conversion": privacy.get("conversion"), "private": bool(privacy.get("private", True)),
         "privacy_warnings": list(privacy.get("warnings", [])),
+        "privacy_notices": [n.to_json() for n in card.notices],
         "other_accountants": privacy.get("other_accountants", {}),
         "n_synthetic": release.n, "n_train": ds.n_train, "n_test": ds.n_test,
-        "normalization": card.get("normalization", {}),
+        "normalization": card.normalization,
         "allocation": params.get("allocation"), "relation": privacy.get("relation"),
         "bound_note": privacy.get("bound_note"),
     }

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from typing import Iterable
 
+from dpcda.experiments.config import job_config
 from dpcda.jobs.store import JobStore
 
 RESULT_COLUMNS = ("dataset", "mechanism", "accountant", "epsilon", "sigma_target", "T", "l", "sigma",
@@ -174,11 +175,11 @@ def job_results(db, sweep_id: int):
 
     rows = []
     for j in _store(db).jobs(sweep_id=sweep_id):
-        c, r = j.config, j.result or {}
+        c, r = job_config(j), j.result or {}
         rows.append(dict(
-            job_id=j.id, status=j.status, dataset=c.get("dataset"), mechanism=c.get("mechanism"),
-            accountant=c.get("accountant"), epsilon=c.get("epsilon"), sigma_target=c.get("sigma"),
-            T=c.get("T"), l=c.get("l"), run=c.get("run"),
+            job_id=j.id, status=j.status, dataset=c.dataset, mechanism=c.mechanism,
+            accountant=c.accountant, epsilon=c.epsilon, sigma_target=c.sigma,
+            T=c.T, l=c.l, run=c.run,
             sigma=r.get("sigma_x"), epsilon_achieved=r.get("epsilon"),
             accuracy=r.get("accuracy") if j.status == "done" else None,
             seconds=r.get("seconds"), device=r.get("device"), epoch=j.epoch, n_epochs=j.n_epochs,

@@ -33,6 +33,7 @@ from dpcda.mechanisms.mixing import Mixed, mix_any_class
 from dpcda.mechanisms.prepare import fit_preprocessor
 from dpcda.mechanisms.release import Release, epsilon_text
 from dpcda.randomness import SecureRandom, add_gaussian, float_cost, grid_for
+from dpcda.util.notices import notice
 from dpcda.mechanisms.validation import (check_delta, check_features, check_float, check_int,
                                          check_labels, check_release_size)
 
@@ -202,7 +203,7 @@ def generate_random_projection(X, y, *, epsilon: float, delta: float = 1e-5, p: 
                "assumptions": acc.assumptions, **bound,
                "conversion": None, "alpha": None,
                "warnings": [] if delta < 1.0 / N else
-               [f"delta={delta:g} is not below 1/N={1.0 / N:.3g}; choose delta < 1/N"]}
+               [notice("delta_not_below_1_over_n", delta=delta, n=N)]}
     add_randomness(privacy, source, float_cost((centre.size, grid)))
     card = make_card(
         algorithm="random-projection", title="Random projection (DPPro, Xu et al. 2017)",

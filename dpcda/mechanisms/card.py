@@ -1,4 +1,4 @@
-"""Building blocks of a release's data card (a JSON-serialisable dict).
+"""Building blocks of a release's data card (:class:`~dpcda.mechanisms.data_card.DataCard`).
 
 A card records what was done and what the guarantee assumes, never how the randomness was
 drawn: no seed, no RNG state, no noise, no selected indices (see
@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import math
 
+from dpcda.mechanisms.data_card import DataCard
 from dpcda.mechanisms.release import epsilon_text, now_iso
+from dpcda.util.notices import Notice, notice
 
 
 def _num(v):
@@ -106,24 +108,17 @@ def data_block(*, dataset, N, class_counts, class_names, image_shape, d, class_b
 
 
 def make_card(*, algorithm: str, title: str, parameters: dict, privacy: dict, data: dict,
-              normalization: dict, release: dict, postprocessing: list | None = None) -> dict:
+              normalization: dict, release: dict, postprocessing: list | None = None) -> DataCard:
+    """The typed card (:class:`~dpcda.mechanisms.data_card.DataCard`); ``privacy["warnings"]``
+    become its coded notices."""
     from dpcda import __version__
 
-    return {
-        "format": "dpcda-data-card/1",
-        "algorithm": algorithm,
-        "algorithm_title": title,
-        "library": "dpcda",
-        "library_version": __version__,
-        "created_at": now_iso(),
-        "dataset": data.get("dataset"),
-        "parameters": parameters,
-        "privacy": privacy,
-        "data": data,
-        "normalization": normalization,
-        "release": release,
-        "postprocessing": postprocessing or [],
-    }
+    return DataCard(
+        algorithm=algorithm, algorithm_title=title, library="dpcda", library_version=__version__,
+        created_at=now_iso(), dataset=data.get("dataset"), parameters=parameters,
+        privacy=privacy, data=data, normalization=normalization, release=release,
+        postprocessing=postprocessing or [],
+        notices=tuple(Notice.from_json(w) for w in privacy.get("warnings", [])))
 
 
 #: What an unseeded release's randomness is (docs/security.md).
@@ -142,7 +137,8 @@ def add_randomness(privacy: dict, source, float_cost=None) -> dict:
         privacy["floating_point"] = float_cost.card(privacy.get("epsilon"),
                                                     float(privacy.get("delta") or 0.0))
     if source.seeded:  # the epsilon stays: what the same noise gives when drawn unseeded
-        privacy["warnings"] = [*privacy.get("warnings", []), f"seeded release: {SEEDED_TEXT}"]
+        privacy["warnings"] = [*privacy.get("warnings", []),
+                               notice("seeded_release", seeded_text=SEEDED_TEXT)]
         privacy["private"] = False
         privacy.setdefault("label", "NOT PRIVATE: a seeded release (reproducible); its epsilon "
                                     "is what the same noise gives when drawn from the operating "

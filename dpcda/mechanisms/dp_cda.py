@@ -30,7 +30,7 @@ from dpcda.mechanisms.release import Release
 from dpcda.randomness.secure import SecureRandom
 from dpcda.mechanisms.segments import segment_spans, snap_segments
 from dpcda.privacy.allocation import ALLOCATION_TITLES
-from dpcda.util.checks import Notice
+from dpcda.util.notices import notice
 from dpcda.mechanisms.validation import (check_delta, check_features, check_float, check_int,
                                          check_l_classwise, check_labels, check_release_size,
                                          check_sigmas, check_T)
@@ -276,11 +276,8 @@ def generate_dpcda_traced(X, y, *, l: int, T: int, c: float = 1.0, sigma_x=None,
     sx, sy, privacy = account(cfg, N=len(X), counts=counts, d=X.shape[1], K=K,
                               compare=compare_accountants, stats_mu=pre.stats_mu, bounds=n_bounds)
     whole = cfg.accountant in BOUNDS_ACCOUNTANTS
-    if whole and bounds_source == "data":
-        privacy["warnings"] = [*privacy.get("warnings", []), Notice(
-            "the class sizes were read from the data and used as the public lower bounds n_k: "
-            "the whole-record guarantee then also treats them as public (give class_bounds, "
-            "public lower bounds, to drop that assumption)", "class_sizes_from_data")]
+    if whole and bounds_source == "data" and privacy.get("private"):
+        privacy["warnings"] = [*privacy.get("warnings", []), notice("class_sizes_from_data")]
     dev = resolve_device(device)
     mixed = mix_classwise(pre(X), y, K, cfg.l, t_k, sx, sy, generator=source, device=dev,
                           bound=cfg.c, return_indices=return_indices)

@@ -45,6 +45,7 @@ from dpcda.mechanisms.rff import (
 )
 from dpcda.privacy.events import Relation, ReleaseEvent
 from dpcda.randomness import SecureRandom, add_gaussian, float_cost, grid_for
+from dpcda.util.notices import notice
 from dpcda.mechanisms.validation import (
     check_delta,
     check_features,
@@ -100,7 +101,7 @@ def _privacy(plan: dict, *, N: int, delta: float, epsilon) -> dict:
              "conversion": None, "alpha": None, "calibrated_to_epsilon": epsilon,
              "noise_multiplier": 1.0 / plan["mu"] if private else 0.0,
              "warnings": [] if delta < 1.0 / N else
-             [f"delta={delta:g} is not below 1/N={1.0 / N:.3g}; choose delta < 1/N"]}
+             [notice("delta_not_below_1_over_n", delta=delta, n=N)]}
     if not private:
         block["label"] = "NON-PRIVATE: no noise on the mean embedding, epsilon = infinity"
     return block

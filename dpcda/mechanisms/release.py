@@ -2,7 +2,8 @@
 
 A :class:`Release` holds what may be published: the synthetic features ``X`` (float32), hard
 labels ``y`` (int64, the argmax of the soft labels) and soft labels ``y_soft`` (float32), plus
-its data card (a JSON-serialisable dict). It never holds the random seed, the generator's state
+its data card (given as a :class:`~dpcda.mechanisms.data_card.DataCard`, kept as its JSON in
+``card``, typed again in ``data_card``). It never holds the random seed, the generator's state
 or the noise. ``preprocess`` (not exported) applies the same preprocessing to real data, e.g.
 the test split a model trained on the release is evaluated on; for z-score it carries
 statistics of the private data, so it is kept out of every export.
@@ -24,6 +25,8 @@ from pathlib import Path
 from typing import Callable, Mapping
 
 import numpy as np
+
+from dpcda.mechanisms.data_card import DataCard
 
 # Keys a data card must never contain, at any depth (checked on every Release).
 FORBIDDEN_CARD_KEYS = frozenset({"seed", "rng", "rng_state", "random_state", "generator",
@@ -54,7 +57,7 @@ class Release:
     X: np.ndarray
     y: np.ndarray
     y_soft: np.ndarray
-    card: dict
+    card: dict  # the card's JSON (a DataCard given here is stored as its to_json())
     extras: Mapping[str, np.ndarray] = field(default_factory=dict)
     preprocess: Callable[[np.ndarray], np.ndarray] | None = field(default=None, repr=False)
 
@@ -72,8 +75,10 @@ class Release:
         if clash:
             raise ValueError(f"extras must not reuse the names {sorted(clash)}")
         object.__setattr__(self, "extras", extras)
+        if isinstance(self.card, DataCard):
+            object.__setattr__(self, "card", self.card.to_json())
         if not isinstance(self.card, Mapping):
-            raise ValueError(f"card must be a dict, got {type(self.card).__name__}")
+            raise ValueError(f"card must be a DataCard or a dict, got {type(self.card).__name__}")
         for key, where in _walk_keys(self.card):
             if key.lower() in FORBIDDEN_CARD_KEYS:
                 raise ValueError(f"a data card must not contain {where!r} (no seed, RNG state or "
@@ -88,6 +93,12 @@ class Release:
     @property
     def n_classes(self) -> int:
         return int(self.y_soft.shape[1])
+
+    @property
+    def data_card(self) -> DataCard:
+        """The card, typed (:class:`~dpcda.mechanisms.data_card.DataCard`): read from
+        ``card``, its JSON form (a ValueError where that is not a dpcda card of a known version)."""
+        return DataCard.from_json(self.card)
 
     def card_json(self) -> str:
         return json.dumps(self.card, indent=2, allow_nan=False)

@@ -15,7 +15,7 @@ from typing import Callable
 
 import numpy as np
 
-from dpcda.util.checks import Notice
+from dpcda.util.notices import notice
 from dpcda.privacy.conversion import CONVERSIONS, best_epsilon
 from dpcda.privacy.events import ReleaseEvent, Relation
 from dpcda.privacy.params import MAX_ALPHA_LIMIT, PrivacyParams, check_int
@@ -446,19 +446,14 @@ def compute_epsilon(params: PrivacyParams, *, accountant: str = "paper",
 
 
 def _warnings(params: PrivacyParams, at_max: bool, max_alpha: int) -> list[str]:
-    """The warnings of a result, as coded :class:`~dpcda.util.checks.Notice` strings."""
+    """The warnings of a result, as coded :class:`~dpcda.util.notices.Notice` strings."""
     warnings: list[str] = []
     if not params.private:
-        warnings.append(Notice("sigma_x = sigma_y = 0: the non-private setting, epsilon = "
-                               "infinity (no privacy)", "non_private"))
+        warnings.append(notice("non_private"))
     elif at_max:
-        warnings.append(Notice(f"the minimizing order is max_alpha={max_alpha}: a larger "
-                               "max_alpha would give a smaller epsilon", "max_alpha_edge",
-                               max_alpha=max_alpha))
+        warnings.append(notice("max_alpha_edge", max_alpha=max_alpha))
     if params.delta >= 1.0 / params.n:
-        warnings.append(Notice(f"delta={params.delta:g} is not below 1/N={1.0 / params.n:.3g}: a "
-                               "mechanism that publishes a random record meets it; choose delta "
-                               "< 1/N", "delta_not_below_1_over_n", delta=params.delta,
+        warnings.append(notice("delta_not_below_1_over_n", delta=params.delta,
                                n=params.n))
     return warnings
 
@@ -472,9 +467,7 @@ def _direct_result(params: PrivacyParams, acc: Accountant, conversion: str, max_
     warnings = _warnings(params, False, max_alpha)
     low = float(low[0])
     if params.private and not np.isfinite(low):
-        warnings.append(Notice("the class-aware RDP bound (improved conversion), also valid, is "
-                               "shown: here it is smaller than the PLD or the PLD is out of its "
-                               f"numerical range (above {PLD_TRUSTED_MAX:g})", "pld_rdp_cap"))
+        warnings.append(notice("pld_rdp_cap", trusted_max=PLD_TRUSTED_MAX))
     return EpsilonResult(
         epsilon=float(eps[0]), alpha=None, orders=np.zeros(0, dtype=int), rdp=np.zeros(0),
         accountant=acc.name, conversion=None, delta=params.delta,

@@ -89,10 +89,12 @@ def figure_bars(table) -> dict:
 
 def describe_job(config: dict) -> str:
     """A Compare job in words: "DP-CDA, l = 16, run 2"."""
+    from dpcda.experiments.config import ExperimentConfig
     from dpcda.mechanisms import MECHANISMS
 
-    m = MECHANISMS.get(config["mechanism"])
-    return m.title + (f", l = {config['l']}" if m.mixes else "") + f", run {config['run'] + 1}"
+    cfg = ExperimentConfig.from_json(config)
+    m = MECHANISMS.get(cfg.mechanism)
+    return m.title + (f", l = {cfg.l}" if m.mixes else "") + f", run {cfg.run + 1}"
 
 
 def epsilon_options(dataset: str) -> list[float]:

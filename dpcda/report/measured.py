@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import math
 
+from dpcda.experiments.config import job_config
+
 MAX_SERIES = 6     # target epsilons drawn in the accuracy-vs-l chart
 
 
@@ -26,17 +28,18 @@ def accuracy_cells(jobs, *, dataset: str, accountant: str, delta: float) -> list
     grouped by (target epsilon, l): mean, sample std, runs, learners, achieved epsilon."""
     groups: dict[tuple[float, int], dict] = {}
     for j in jobs:
-        c, r = j.config or {}, j.result or {}
-        if (j.kind != "experiment" or j.status != "done" or r.get("accuracy") is None
-                or c.get("dataset") != dataset or c.get("mechanism", "dp-cda") != "dp-cda"
-                or c.get("sigma") is not None or c.get("accountant") != accountant
-                or c.get("delta") != delta or c.get("T") is not None):
+        r = j.result or {}
+        if j.kind != "experiment" or j.status != "done" or r.get("accuracy") is None:
             continue
-        key = (float(c.get("epsilon", math.inf)), int(c["l"]))
+        c = job_config(j)
+        if (c.dataset != dataset or c.mechanism != "dp-cda" or c.sigma is not None
+                or c.accountant != accountant or c.delta != delta or c.T is not None):
+            continue
+        key = (float(math.inf if c.epsilon is None else c.epsilon), c.l)
         g = groups.setdefault(key, {"epsilon": key[0], "l": key[1], "acc": [], "learners": set(),
                                     "achieved": r.get("epsilon")})
         g["acc"].append(float(r["accuracy"]))
-        g["learners"].add(str((c.get("train") or {}).get("model")))
+        g["learners"].add(str(c.train.model))
     out = []
     for g in sorted(groups.values(), key=lambda g: (-g["epsilon"], g["l"])):
         acc = g.pop("acc")
@@ -93,8 +96,7 @@ def accuracy_from_sweep(store, dataset: str, sweep_id: int | None = None
             if ref:
                 rows += [{"series": f"{ref['name']}, {label}", "l": int(x), "mean": y,
                           "dashed": True} for x, y in zip(ref["x"], ref["y"])]
-        learners = sorted({str((j.config.get("train") or {}).get("model"))
-                           for j in store.jobs(sweep_id=sw.id)})
+        learners = sorted({str(job_config(j).train.model) for j in store.jobs(sweep_id=sw.id)})
         cap = (f"Sweep #{sw.id} ({sw.name}): mean ± std over runs on the real test split, "
                f"accountant {data.get('accountant')}, learner(s) {', '.join(learners)}; dashed: the "
                "reported cells (as published: a reproduction target, not a bound).")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 
 from dpcda.evaluation import reference
+from dpcda.experiments.config import DEFAULT_MECHANISM, job_config
 from dpcda.report.utility_results import T_label, paper_cells, privacy_label
 
 X_TITLES = {"l": "l (order of mixture, log₂ scale)", "epsilon": "target ε (log scale)",
@@ -123,15 +124,15 @@ def sweep_figure_data(db, sweep_id: int) -> dict:
     res = sweep_results(store, sweep_id)
     res = res[res["runs"] > 0]
     jobs = store.jobs(sweep_id=sweep_id)
-    cfg = jobs[0].config if jobs else {}
-    dataset = cfg.get("dataset") or (sweep.config or {}).get("base", {}).get("dataset", "")
-    mech = cfg.get("mechanism", "dp-cda")
+    cfg = job_config(jobs[0]) if jobs else None
+    dataset = (cfg and cfg.dataset) or (sweep.config or {}).get("base", {}).get("dataset", "")
+    mech = cfg.mechanism if cfg else DEFAULT_MECHANISM
     x = sweep_x(sweep.config)
     data = figure_data(res, x=x, dataset=dataset) if len(res) else {
         "x": x, "x_title": X_TITLES[x], "x_log": x != "sigma", "ticks": None, "inf_at": 100.0,
         "fixed_sigma": False, "lines": []}
     title = MECHANISMS.get(mech).title if mech in MECHANISMS else mech
-    return data | {"dataset": dataset, "mechanism": mech, "accountant": cfg.get("accountant"),
+    return data | {"dataset": dataset, "mechanism": mech, "accountant": cfg and cfg.accountant,
                    "title": f"{dataset}: accuracy of models trained on {title} releases"}
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 
 from dpcda.evaluation import reference
+from dpcda.experiments.config import ExperimentConfig, job_config
 from dpcda.privacy import ACCOUNTANT_INFO
 
 PAPER_LEARNER = {3: "CNN", 4: "tree"}
@@ -44,6 +45,8 @@ def sweep_x(config: dict | None) -> str:
 
 def privacy_label(row) -> str:
     """"ε = 10", "ε = ∞" or "σ = 0.7" for a results row or a job config (target ε or fixed σ)."""
+    if isinstance(row, ExperimentConfig):
+        row = {"sigma": row.sigma, "epsilon": row.epsilon}
     if isinstance(row, dict):
         s, e = row.get("sigma"), row.get("epsilon")
         s = math.nan if s is None else s
@@ -57,10 +60,11 @@ def T_label(T) -> str:
     return "N" if T is None or T != T else f"{int(T):,}"
 
 
-def point_text(config: dict, *, mixes: bool = True) -> str:
-    """A grid point in words: "ε = 10, l = 4, T = 500"."""
-    T = f", T = {T_label(config['T'])}" if config.get("T") is not None else ""
-    return privacy_label(config) + (f", l = {config['l']}" if mixes else "") + T
+def point_text(config, *, mixes: bool = True) -> str:
+    """A grid point in words: "ε = 10, l = 4, T = 500" (a job's config: its JSON or typed)."""
+    cfg = config if isinstance(config, ExperimentConfig) else ExperimentConfig.from_json(config)
+    T = f", T = {T_label(cfg.T)}" if cfg.T is not None else ""
+    return privacy_label(cfg) + (f", l = {cfg.l}" if mixes else "") + T
 
 
 def paper_cells(dataset: str) -> tuple[dict[float, list], str]:
@@ -81,7 +85,8 @@ def models_by_point(jobs) -> dict[str, str]:
     """{privacy label: learner}: ``model="auto"`` resolves per job, so it may differ by ε."""
     out: dict[str, str] = {}
     for j in jobs:
-        out.setdefault(privacy_label(j.config), j.config["train"]["model"])
+        cfg = job_config(j)
+        out.setdefault(privacy_label(cfg), cfg.train.model)
     return out
 
 
@@ -98,23 +103,21 @@ def sweep_summary(jobs, *, closed_models=()) -> str:
     normalisation, allocation, c, T). ``closed_models``: learners without epochs."""
     from dpcda.mechanisms import MECHANISMS
 
-    cfg = jobs[0].config
-    train = cfg["train"]
-    mech = MECHANISMS.get(cfg.get("mechanism", "dp-cda")) if cfg.get("mechanism", "dp-cda") \
-        in MECHANISMS else None
-    Ts = sorted({j.config.get("T") for j in jobs}, key=lambda t: -1 if t is None else t)
+    cfg = job_config(jobs[0])
+    train = cfg.train
+    mech = MECHANISMS.get(cfg.mechanism) if cfg.mechanism in MECHANISMS else None
+    Ts = sorted({job_config(j).T for j in jobs}, key=lambda t: -1 if t is None else t)
     epochs = "" if set(models_by_point(jobs).values()) <= set(closed_models) else \
-        f", {train['epochs']} epoch(s)"
-    conv = f", conversion `{cfg['conversion']}`" if ACCOUNTANT_INFO[cfg["accountant"]].uses_rdp \
-        else ""
-    return (f"**{cfg['dataset']}**, {mech.title if mech else cfg.get('mechanism')}, "
-            f"{model_text(jobs)}, {train['label_mode']} labels"
-            + (f", denoised (σ = {train['denoise_sigma']:g} px)" if train.get("denoise_sigma") else "")
-            + f"{epochs}; accountant `{cfg['accountant']}`{conv}, δ = {fmt_delta(cfg['delta'])}, "
-            f"normalisation `{cfg['normalization']}`"
-            + (" (not covered by the guarantee)" if cfg["normalization"] == "zscore" else "")
-            + (f", allocation `{cfg.get('allocation', 'equal')}`" if mech is None or mech.mixes else "")
-            + f", c = {cfg['c']:g}, T = {', '.join(T_label(t) for t in Ts)}.")
+        f", {train.epochs} epoch(s)"
+    conv = f", conversion `{cfg.conversion}`" if ACCOUNTANT_INFO[cfg.accountant].uses_rdp else ""
+    return (f"**{cfg.dataset}**, {mech.title if mech else cfg.mechanism}, "
+            f"{model_text(jobs)}, {train.label_mode} labels"
+            + (f", denoised (σ = {train.denoise_sigma:g} px)" if train.denoise_sigma else "")
+            + f"{epochs}; accountant `{cfg.accountant}`{conv}, δ = {fmt_delta(cfg.delta)}, "
+            f"normalisation `{cfg.normalization}`"
+            + (" (not covered by the guarantee)" if cfg.normalization == "zscore" else "")
+            + (f", allocation `{cfg.allocation_or_default}`" if mech is None or mech.mixes else "")
+            + f", c = {cfg.c:g}, T = {', '.join(T_label(t) for t in Ts)}.")
 
 
 def results_table(res, jobs, dataset: str):
@@ -126,8 +129,8 @@ def results_table(res, jobs, dataset: str):
     first: dict[tuple, dict] = {}
     for j in jobs:
         if j.status == "done" and j.result:
-            c = j.config
-            first.setdefault((c.get("epsilon"), c.get("sigma"), c.get("T"), int(c["l"])), j.result)
+            c = job_config(j)
+            first.setdefault((c.epsilon, c.sigma, c.T, c.l), j.result)
     rows = []
     for r in res.itertuples(index=False):
         eps = None if r.epsilon != r.epsilon else float(r.epsilon)
@@ -199,23 +202,23 @@ def calibration_notes(table, jobs) -> list[str]:
     under which δ, T, c."""
     from dpcda.privacy import caveat
 
-    cfg = jobs[0].config
-    mechanism = cfg.get("mechanism", "dp-cda")
+    cfg = job_config(jobs[0])
+    mechanism = cfg.mechanism
     n_train = next((j.result.get("n_train") for j in jobs if j.result), None)
-    Ts = sorted({j.config.get("T") for j in jobs}, key=lambda t: -1 if t is None else t)
+    Ts = sorted({job_config(j).T for j in jobs}, key=lambda t: -1 if t is None else t)
     if len(Ts) > 1:
         T_text = "T = " + ", ".join(T_label(t) for t in Ts)
     else:
         T = Ts[0] or n_train
         T_text = (f"T = {T_label(T)}" + (" = N" if Ts[0] is None else "")) if T else "T = N"
-    ratio = "" if cfg.get("ratio", 1.0) == 1 else f"{cfg['ratio']:g} × "
-    note = caveat(cfg["accountant"], mechanism)
-    acct = (f"**{cfg['accountant']}** accountant ({ACCOUNTANT_INFO[cfg['accountant']].title}"
+    ratio = "" if cfg.ratio == 1 else f"{cfg.ratio:g} × "
+    note = caveat(cfg.accountant, mechanism)
+    acct = (f"**{cfg.accountant}** accountant ({ACCOUNTANT_INFO[cfg.accountant].title}"
             + (f"; **{note}**" if note else "") + "; neighbours: "
-            + ACCOUNTANT_INFO[cfg["accountant"]].relation.rstrip(".") + ")")
+            + ACCOUNTANT_INFO[cfg.accountant].relation.rstrip(".") + ")")
     conv = next((v for v in table["conversion"] if v), None)
     conv_text = f" with the **{conv}** RDP → (ε, δ) conversion" if conv else ""
-    setting = f"δ = {fmt_delta(cfg['delta'])}, {T_text}, c = {cfg['c']:g}"
+    setting = f"δ = {fmt_delta(cfg.delta)}, {T_text}, c = {cfg.c:g}"
     noise = "σ" if mechanism != "dp-merf" else "the embedding's noise"
     out = []
     if table["sigma_fixed"].notna().any():

@@ -16,6 +16,9 @@ from __future__ import annotations
 import math
 import numbers
 
+# Warnings are coded too (:mod:`dpcda.util.notices`); re-exported here for older imports.
+from dpcda.util.notices import NOTICE_CODES, Notice  # noqa: F401
+
 #: code -> what it means. ``int_range``: not an integer in the range; ``number_range``: not a
 #: finite number in the interval; ``choice``: not one of the allowed names; ``sigma_pair``: one
 #: noise scale zero and the other not; ``not_a_number``: typed text that is not a number.
@@ -42,34 +45,6 @@ class CheckError(ValueError):
         super().__init__(message)
         self.code, self.name, self.value, self.allowed, self.why = code, name, value, allowed, why
         self.lo, self.hi, self.lo_open, self.hi_open = lo, hi, lo_open, hi_open
-
-
-#: Warning codes (a :class:`Notice` carries one): the result stands but the reader should know.
-NOTICE_CODES = {
-    "non_private": "sigma_x = sigma_y = 0: no privacy, epsilon is infinite",
-    "max_alpha_edge": "the best Renyi order is the largest one tried",
-    "delta_not_below_1_over_n": "delta >= 1/N: too weak to mean anything",
-    "pld_rdp_cap": "the RDP bound is shown: smaller than the PLD, or the PLD out of its range",
-    "class_sizes_from_data": "whole-record: the class sizes were read from the data (treated as public)",
-}
-
-
-class Notice(str):
-    """A warning as a value: still the ``str`` it always was (so ``" ".join(warnings)`` and
-    JSON keep working), with a ``code`` (a key of :data:`NOTICE_CODES`) and the numbers it is
-    about in ``fields`` (e.g. ``delta``, ``n``), for :func:`dpcda.util.messages.problem_of`."""
-
-    def __new__(cls, text: str, code: str = "", **fields):
-        obj = super().__new__(cls, text)
-        obj.code, obj.fields = code, fields
-        return obj
-
-    def __reduce__(self):  # pickles (st.cache_data, job results) with its code
-        return (_notice, (str(self), self.code, self.fields))
-
-
-def _notice(text: str, code: str, fields: dict) -> Notice:
-    return Notice(text, code, **fields)
 
 
 def is_int(value) -> bool:

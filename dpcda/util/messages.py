@@ -19,7 +19,8 @@ import math
 import re
 from dataclasses import dataclass
 
-from dpcda.util.checks import CHECK_CODES, NOTICE_CODES, CheckError, Notice
+from dpcda.util.checks import CHECK_CODES, CheckError
+from dpcda.util.notices import NOTICE_CODES, Notice
 
 #: Parameter name -> how a sentence names it (unknown names are used as they are).
 LABELS = {
@@ -127,7 +128,7 @@ def plain_text(exc: CheckError) -> str:
 
 
 def notice_text(notice: Notice) -> str:
-    """The plain sentence for a coded warning (:class:`dpcda.util.checks.Notice`)."""
+    """The plain sentence for a coded warning (:class:`dpcda.util.notices.Notice`)."""
     f = notice.fields
     if notice.code == "non_private":
         return "With no noise (σ = 0) the release has no privacy at all: ε is infinite."

@@ -103,6 +103,8 @@ def test_epsilon_non_private_and_warnings(capsys):
     got = run_json(capsys, "epsilon", "--l", "4", "--sigma-x", "0", "--sigma-y", "0", *paper)
     assert got["epsilon"] == "inf" and got["private"] is False and got["alpha"] is None
     assert any("non-private" in w for w in got["warnings"])
+    assert [n["code"] for n in got["notices"]] == ["non_private"]  # what a script branches on
+    assert [n["message"] for n in got["notices"]] == got["warnings"]
     got = run_json(capsys, "epsilon", "--l", "4", "--sigma-x", "100", *paper)
     assert got["at_max_alpha"] is True and got["alpha"] == 256
     assert any("max_alpha" in w for w in got["warnings"])

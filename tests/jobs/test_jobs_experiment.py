@@ -271,3 +271,15 @@ def test_the_job_runner_never_seeds_a_release(monkeypatch, mechanism):
         cfg["l"] = 4
     run_experiment(cfg)
     assert seeds and all(s is None for s in seeds)
+
+
+def test_a_result_carries_its_privacy_warnings_with_their_codes(monkeypatch):
+    import dpcda.training as training
+    from dpcda.experiments.run import run_experiment
+
+    monkeypatch.setattr(training, "train_and_evaluate",
+                        lambda *a, **kw: {"accuracy": 0.5, "per_epoch": [], "epochs_run": 1})
+    out = run_experiment({"dataset": "digits", "epsilon": "inf", "l": 4, "delta": 0.01,
+                          "train": {"model": "ncm"}})
+    assert [n["code"] for n in out["privacy_notices"]] == ["non_private", "delta_not_below_1_over_n"]
+    assert [n["message"] for n in out["privacy_notices"]] == out["privacy_warnings"]

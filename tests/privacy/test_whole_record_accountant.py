@@ -79,13 +79,13 @@ def test_a_release_states_the_relation_and_where_the_bounds_came_from():
     assert priv["accountant"] == wra.NAME and priv["relation"] == wra.RELATION_WHOLE
     assert rel.card["parameters"]["T_per_class"] == [100, 100, 100]  # the public equal split
     assert data["class_bounds"] == [60, 70, 65] and data["class_counts"] == [60, 70, 65]
-    assert sum("class sizes were read from the data" in w for w in priv["warnings"]) == 1
+    assert [n["code"] for n in priv["notices"]].count("class_sizes_from_data") == 1
     # public bounds below the sizes: used, and the private sizes are not published
     rel = generate_dpcda(X, y, l=4, T=300, epsilon=3.0, class_bounds=[50, 50, 50])
     data = rel.card["data"]
     assert data["class_bounds"] == [50, 50, 50] and data["class_counts"] is None
     assert "not published" in data["class_counts_note"]
-    assert not any("class sizes were read from the data" in w for w in rel.card["privacy"]["warnings"])
+    assert "class_sizes_from_data" not in [n["code"] for n in rel.card["privacy"]["notices"]]
     looser = compute_epsilon(PrivacyParams(l=4, sigma_x=rel.card["parameters"]["sigma_x"],
                                            sigma_y=rel.card["parameters"]["sigma_y"], T=300,
                                            class_counts=(60, 70, 65), delta=1e-5),
@@ -105,4 +105,4 @@ def test_a_built_in_dataset_uses_its_published_counts():
     assert published_class_bounds(ds) == tuple(np.bincount(ds.y_train))
     rel = generate_from_dataset(ds, "dp-cda", l=4, epsilon=5.0, T=200)
     assert rel.card["data"]["class_bounds"] == list(np.bincount(ds.y_train))
-    assert not any("class sizes were read from the data" in w for w in rel.card["privacy"]["warnings"])
+    assert "class_sizes_from_data" not in [n["code"] for n in rel.card["privacy"]["notices"]]

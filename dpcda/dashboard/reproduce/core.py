@@ -170,30 +170,29 @@ def settings_from_comparison(config: Mapping, jobs=()) -> dict:
     it did) are read from the jobs. Where DP-CDA has finished runs, ``l`` is its best l (the
     one the table shows; the report's release uses it)."""
     from dpcda.experiments.compare import best_per_mechanism
+    from dpcda.experiments.config import ExperimentConfig
     from dpcda.mechanisms import MECHANISMS
 
-    cfgs = [j[1] if isinstance(j, tuple) else j.config for j in jobs]
-    mechs = [m for m in config.get("mechanisms") or dict.fromkeys(c["mechanism"] for c in cfgs)
+    cfgs = [ExperimentConfig.from_json(j[1] if isinstance(j, tuple) else j.config) for j in jobs]
+    mechs = [m for m in config.get("mechanisms") or dict.fromkeys(c.mechanism for c in cfgs)
              if m in MECHANISMS]
     out: dict = {"dataset": (config.get("base") or {}).get("dataset"),
                  "epsilon": float(config["epsilon"]), "mechanisms": tuple(mechs),
                  "runs": int(config.get("runs", 1))}
-    first = cfgs[0] if cfgs else {}
-    train = first.get("train") or {}
-    for key, value in (("delta", first.get("delta")), ("c", first.get("c")),
-                       ("epochs", train.get("epochs"))):
+    first = cfgs[0] if cfgs else None
+    for key, value in (("delta", first and first.delta), ("c", first and first.c),
+                       ("epochs", first and first.train.epochs)):
         out[key] = config.get(key, value)
     out["model"] = config.get("model") or (
-        train["model"] if cfgs and len({(c.get("train") or {}).get("model") for c in cfgs}) == 1
-        and train.get("model") else "auto")
+        first.train.model if first and len({c.train.model for c in cfgs}) == 1 else "auto")
     ls = config.get("ls")
     if ls is None:
         ls = {}
         for c in cfgs:
-            ls.setdefault(c["mechanism"], set()).add(int(c["l"]))
+            ls.setdefault(c.mechanism, set()).add(c.l)
     out["mechanism_ls"] = {m: tuple(sorted(ls[m])) for m in mechs
                            if m in ls and MECHANISMS.get(m).mixes}
-    accs = config.get("accountants") or {c["mechanism"]: c["accountant"] for c in cfgs}
+    accs = config.get("accountants") or {c.mechanism: c.accountant for c in cfgs}
     out["accountants"] = {m: accs[m] for m in mechs if m in accs}
     best = best_per_mechanism([j for j in jobs if not isinstance(j, tuple)]).get("dp-cda")
     if best is not None:
