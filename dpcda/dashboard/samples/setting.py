@@ -39,7 +39,7 @@ def noise_for(mode: str, value: float, *, l: int, T: int, c: float, delta: float
     cannot be met."""
     from dpcda.privacy import PrivacyParams, calibrate, compute_epsilon
 
-    common = dict(l=l, T=T, c=c, delta=delta, n=n, class_counts=tuple(class_counts), d_x=d_x,
+    common = dict(l=l, T=T, c=c, delta=delta, n=n, class_counts=class_counts and tuple(class_counts), d_x=d_x,
                   d_y=d_y, allocation=allocation)
     if mode == "epsilon":
         cal = calibrate(epsilon=value, accountant=accountant, conversion=conversion,
