@@ -12,13 +12,14 @@ import math
 import re
 from dataclasses import dataclass
 
-#: Largest T the Samples page generates (display and download speed; the library has no cap).
+#: Largest T the stakeholder report generates itself when given none (a page passes its own T).
 T_CAP = 10_000
 
 
 def default_T(n: int) -> int:
-    """The page's T when none is typed: ``min(N, T_CAP)`` (the paper uses T = N)."""
-    return min(int(n), T_CAP)
+    """The page's T when none is typed: N, the paper's choice and every page's (one T for the
+    same setting everywhere, so the same ε: issue 21)."""
+    return int(n)
 
 
 @dataclass(frozen=True)
