@@ -201,3 +201,21 @@ def target_words(target: float, epsilon: float, accountant: str) -> str | None:
                 "range ends there, so less noise would not be counted), and the noise is "
                 f"calibrated to that. Choose a target up to {fmt_eps(epsilon)}.")
     return None
+
+
+def other_accountant_words(name: str, other: dict, epsilon: float) -> str | None:
+    """One plain sentence comparing another accountant's ε for the same noise (``other``: its
+    entry of a card's ``other_accountants``) with the release's ``epsilon``; ``None`` where the
+    number would mean nothing to a reader: a published analysis that is not a bound for this
+    code and states an ε above 100 (no one publishes such an ε), or a headline of 0."""
+    from dpcda.report.formatting import fmt_eps
+
+    e = other.get("epsilon")
+    if e is None or epsilon <= 0 or (other.get("bound_note") and e > 100):
+        return None
+    ratio = e / epsilon
+    how = ("about the same" if 0.9 <= ratio <= 1.1 else
+           f"about {ratio:.3g} times larger" if ratio > 1 else f"about {1 / ratio:.3g} times smaller")
+    note = f" ({other['bound_note']})" if other.get("bound_note") else ""
+    return (f"The `{name}` accountant{note} states ε = {fmt_eps(e)} for the same noise: {how} "
+            "than this release's; the Privacy page explains why.")
