@@ -89,9 +89,11 @@ def audit_section(*, l: int, sigma_x: float, c: float, T: int, delta: float, cla
 
     n_k = min(class_counts)
     T_k = int(T) // len(class_counts)
-    kept = f"{KEY}_trials_kept"  # a plain value: the box is not drawn while an input is refused
-    if f"{KEY}_trials" not in st.session_state and kept in st.session_state:
-        st.session_state[f"{KEY}_trials"] = st.session_state[kept]
+    # A plain value: the box is not drawn while an input is refused, and a box drawn anew shows
+    # its default unless its value is assigned again before it (Streamlit 1.67).
+    kept = f"{KEY}_trials_kept"
+    if kept in st.session_state:
+        st.session_state[f"{KEY}_trials"] = st.session_state.get(f"{KEY}_trials", st.session_state[kept])
     try:
         trials = int_input("Trials per arm (with / without the canary)", key=f"{KEY}_trials",
                            name="trials", lo=20, hi=10**6, value=default_trials(l, max(T_k, 1)),

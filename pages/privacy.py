@@ -150,7 +150,8 @@ accountant_assumptions(accountants)
 page_tools("privacy", dict(
     dataset=ds.name if ds.name in list_presets() else None, l=l, sigma_x=sigma_x, sigma_y=sigma_y,
     c=c, T=T_in and T, delta=delta, accountant=accountant, conversion=conversion,
-    max_alpha=max_alpha, n=ds.n, class_counts=ds.class_counts, d_x=ds.d_x, d_y=ds.d_y))
+    max_alpha=max_alpha, n=ds.n, class_counts=ds.class_counts, d_x=ds.d_x, d_y=ds.d_y,
+    allocation=allocation))
 next_step_link("pages/privacy.py")
 privacy_footnote(accountant, conversion, delta=delta,
                  what="the headline ε (and Figure 4 and the calibration)")
