@@ -130,7 +130,8 @@ with right:
     else:
         st.caption("Accuracy needs real data: pick a named dataset to see what this ε buys.")
 
-rows = epsilon_table(l, sigma_x, sigma_y, **common)
+rows = epsilon_table(l, sigma_x, sigma_y, **common,
+                     allocation=allocation if ds.class_counts else "equal")
 eps = {row["accountant"]: row["epsilon"] for row in rows}
 st.markdown(paper_vs_class_aware(eps.get("paper"), eps.get("class-aware")))
 st.markdown("**Every accountant at this setting**")

@@ -102,3 +102,18 @@ def test_extreme_targets_on_samples_raise_nothing_and_say_so(target):
     else:
         assert "ε = 0" in text or "cannot be reached" in text
     assert not any("×" in c.value for c in at.caption)
+
+
+def test_the_allocation_of_the_setting_is_privacys_too():
+    """Proportional allocation chosen on Samples: Privacy's headline and its table of every
+    accountant use it (and say so), and agree with the command line's --allocation."""
+    at = AppTest.from_file(str(ROOT / "pages" / "privacy.py"), default_timeout=60)
+    at.query_params.update(dataset="mnist", l="4", sigma_x="0.25", allocation="proportional")
+    run(at)
+    assert any("in proportion to the class sizes" in c.value for c in at.caption)
+    sigma = at.select_slider(key="privacy_sigma_x").value
+    cli = cli_epsilon(l=4, sigma_x=f"{sigma:.17g}", preset="mnist", allocation="proportional")
+    equal = cli_epsilon(l=4, sigma_x=f"{sigma:.17g}", preset="mnist", allocation="equal")
+    assert headline(at) == f"{cli:.3g}" != f"{equal:.3g}"
+    table = next(m.value for m in at.markdown if m.value.startswith("| accountant |"))
+    assert f"| {cli:.3g} |" in table.replace(",", "")
