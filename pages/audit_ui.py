@@ -78,14 +78,22 @@ def audit_section(*, l: int, sigma_x: float, c: float, T: int, delta: float, cla
         st.info("The audit needs noise: σ_x = 0 is the non-private setting (ε = ∞).")
         return
     store = open_job_store()
-    if not st.toggle("Show the audit", value=bool(_audit_jobs(store)), key=f"{KEY}_show",
+    show = st.toggle("Show the audit", key=f"{KEY}_show",
+                     value=st.session_state.get(f"{KEY}_show_kept", bool(_audit_jobs(store))),
                      help="On by default once an audit has run here. Computes every "
-                          "accountant's claim over l (a few seconds the first time)."):
+                          "accountant's claim over l (a few seconds the first time).")
+    st.session_state[f"{KEY}_show_kept"] = show  # kept while a refused input hides the section
+    if not show:
         return
     from dpcda.evaluation.audit import claimed_epsilons, default_trials  # scipy.stats: only once shown
 
     n_k = min(class_counts)
     T_k = int(T) // len(class_counts)
+    # A plain value: the box is not drawn while an input is refused, and a box drawn anew shows
+    # its default unless its value is assigned again before it (Streamlit 1.67).
+    kept = f"{KEY}_trials_kept"
+    if kept in st.session_state:
+        st.session_state[f"{KEY}_trials"] = st.session_state.get(f"{KEY}_trials", st.session_state[kept])
     try:
         trials = int_input("Trials per arm (with / without the canary)", key=f"{KEY}_trials",
                            name="trials", lo=20, hi=10**6, value=default_trials(l, max(T_k, 1)),
@@ -93,6 +101,8 @@ def audit_section(*, l: int, sigma_x: float, c: float, T: int, delta: float, cla
                                 "audit under about 5 minutes on 2 CPU cores.")
     except InputRefused:
         return
+    finally:
+        st.session_state[kept] = st.session_state[f"{KEY}_trials"]
     note("trials")
     try:
         s = settings_for_release(l=l, sigma_x=sigma_x, c=c, T=T, delta=delta,

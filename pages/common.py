@@ -76,8 +76,10 @@ def dataset_picker(prefix: str, *, container=st.sidebar) -> DatasetChoice:
     """
     options = list_presets() + [CUSTOM]
 
-    def label(name: str) -> str:
-        return "custom (type N or class counts)" if name == CUSTOM else get_preset(name).title
+    def label(name: str) -> str:  # the dataset registry's title, as on every page
+        from dpcda.data import get_dataset_spec
+
+        return "custom (type N or class counts)" if name == CUSTOM else get_dataset_spec(name).title
 
     name = container.selectbox("Dataset", options, index=0, format_func=label,
                                key=f"{prefix}preset", help="Public facts only (N, class counts, "

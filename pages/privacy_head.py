@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dpcda.dashboard.explorer import SIGMA_GRID, DatasetChoice
+from dpcda.dashboard.explorer import DELTA_VALUES, L_VALUES, SIGMA_GRID, DatasetChoice
+from dpcda.dashboard.setting import T_RANGE as SETTING_T_RANGE, Setting
 from dpcda.report.formatting import fmt_alpha, fmt_delta, fmt_eps, fmt_int, fmt_sigma, nearest
 from dpcda.dashboard.inputs import parse_int_text
 from dpcda.data.presets import get_preset, list_presets
@@ -35,8 +36,29 @@ DEFAULTS = {
     "privacy_delta": 1e-5, "privacy_accountant": DEFAULT_ACCOUNTANT,
     "privacy_max_alpha": "256",
 }
-#: The typed numbers' ranges (the widgets and the early read share them).
-T_RANGE = dict(name="T", lo=1, hi=10**9, allow_empty=True)
+#: The typed numbers' ranges (the widgets and the early read share them; T's is every page's).
+T_RANGE = dict(name="T", **SETTING_T_RANGE, allow_empty=True)
+TARGET = "target ε"  # the noise as a target ε (the other choice: "explicit σ")
+
+
+def widget_values(s: Setting) -> dict:
+    """The shared setting as this page's widget values, by key (on a grid: the nearest point)."""
+    values = {
+        "privacy_preset": s.dataset, "privacy_l": min(L_VALUES, key=lambda v: abs(v - s.l)),
+        "privacy_mode": TARGET if s.epsilon is not None else "explicit σ",
+        "privacy_sigma_x": _sigma(s.sigma_x), "privacy_tie": s.sigma_y is None,
+        "privacy_sigma_y": _sigma(s.sigma_y_value),
+        "privacy_c": min(max(round(s.clip_norm(), 1), 0.1), 10.0),
+        "privacy_T": "" if s.T is None else str(s.T), "privacy_delta": nearest(DELTA_VALUES, s.delta),
+        "privacy_accountant": s.accountant, "privacy_conversion": s.conversion,
+        "privacy_max_alpha": str(s.max_alpha)}
+    if s.epsilon is not None:
+        values["privacy_eps"] = f"{s.epsilon:g}"
+    return values
+
+
+def _sigma(value: float) -> float:
+    return 0.0 if value == 0 else nearest(SIGMA_GRID, value)
 MAX_ALPHA_RANGE = dict(name="max_alpha", lo=3, hi=MAX_ALPHA_LIMIT)
 
 
@@ -55,7 +77,7 @@ def setting_from_state(state) -> dict | None:
 
     try:
         name = state.get("privacy_preset", list_presets()[0])
-        if name not in list_presets():
+        if name not in list_presets() or state.get("privacy_mode") == TARGET:
             return None
         ds = preset_choice(name)
         T = parse_int_text(get("privacy_T"), **T_RANGE)
@@ -63,18 +85,20 @@ def setting_from_state(state) -> dict | None:
         return dict(ds=ds, l=get("privacy_l"), sigma_x=sigma_x,
                     sigma_y=sigma_x if get("privacy_tie") else get("privacy_sigma_y"),
                     c=get("privacy_c"), T=ds.n if T is None else T, delta=get("privacy_delta"),
-                    accountant=get("privacy_accountant"),
+                    accountant=get("privacy_accountant"), allocation=state.get(
+                        "dpcda_setting", Setting()).allocation,
                     conversion=state.get("privacy_conversion", list_conversions()[0]),
                     max_alpha=parse_int_text(get("privacy_max_alpha"), **MAX_ALPHA_RANGE))
     except (ValueError, TypeError, KeyError):
         return None
 
 
-def setting_text(*, ds, l, sigma_x, sigma_y, c, T, delta, **_) -> str:
+def setting_text(*, ds, l, sigma_x, sigma_y, c, T, delta, allocation="equal", **_) -> str:
     """The setting in one line, under the headline."""
+    split = (" split equally (⌊T/K⌋ per class, as published)" if allocation == "equal"
+             else " split in proportion to the class sizes (⌊T N_k / N⌋ per class)")
     return (f"{ds.describe()}; l = {l}, σ_x = {fmt_sigma(sigma_x)}, σ_y = {fmt_sigma(sigma_y)}, "
-            f"c = {c:g}, T = {fmt_int(T)}" + (" split equally (⌊T/K⌋ per class, as published)"
-                                            if ds.class_counts else "")
+            f"c = {c:g}, T = {fmt_int(T)}" + (split if ds.class_counts else "")
             + f", δ = {fmt_delta(delta)}")
 
 
@@ -87,7 +111,8 @@ def headline(slot, setting: dict, *, quiet: bool = False):
     try:
         p = PrivacyParams(l=setting["l"], sigma_x=setting["sigma_x"], sigma_y=setting["sigma_y"],
                           c=setting["c"], T=setting["T"], delta=delta, n=ds.n,
-                          class_counts=ds.class_counts, d_x=ds.d_x, d_y=ds.d_y)
+                          class_counts=ds.class_counts, d_x=ds.d_x, d_y=ds.d_y,
+                          allocation=setting["allocation"] if ds.class_counts else "equal")
         r = compute_epsilon(p, accountant=accountant, conversion=conversion,
                             max_alpha=setting["max_alpha"])
     except ValueError as exc:
@@ -137,3 +162,28 @@ def relations(p, accountant: str, epsilon: float) -> None:
         col.metric(f"Same noise, `{row.accountant}` accountant", value)
         col.caption(f"{row.protects[:1].upper()}{row.protects[1:]}."
                     + (f" Not accounted here: {row.problem}" if row.problem else ""))
+
+
+@st.cache_data(show_spinner="Calibrating the noise to the target ε…", max_entries=64)
+def _noise(target: float, **setting):
+    from dpcda.dashboard.samples import noise_for
+
+    return noise_for("epsilon", target, **setting)
+
+
+def target_noise(slot, where, target: float, *, ds, accountant: str, **setting) -> float | None:
+    """σ_x = σ_y calibrated to ``target`` under ``accountant`` (the Samples page's noise for the
+    same setting); a refusal is shown in ``slot`` (None), a target out of reach said in ``where``."""
+    from dpcda.dashboard.setting import target_words
+
+    try:
+        nz = _noise(target, n=ds.n, class_counts=ds.class_counts, d_x=ds.d_x, d_y=ds.d_y,
+                    accountant=accountant, **setting)
+    except ValueError as exc:
+        with slot.container():
+            show_problem(exc)
+        return None
+    words = target_words(target, nz.epsilon, accountant)
+    if words:
+        where.warning(words)
+    return nz.sigma

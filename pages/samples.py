@@ -16,16 +16,16 @@ from dpcda.data import MAX_UPLOAD_BYTES, DatasetUnavailable, available_datasets
 from dpcda.mechanisms import MECHANISMS, default_normalization
 from dpcda.util.messages import hide_paths
 from dpcda.data.presets import default_clip_norm
-from dpcda.privacy import (ACCOUNTANT_INFO, ALLOCATIONS, CONVERSION_TITLES, DEFAULT_ACCOUNTANT,
-                           list_conversions)
+from dpcda.privacy import ACCOUNTANT_INFO, ALLOCATIONS, CONVERSION_TITLES, list_conversions
 from dpcda.privacy.allocation import ALLOCATION_TITLES
-from pages.common import (DELTA_VALUES, L_VALUES, REFUSED, SIGMA_GRID, SIGMA_VALUES,
-                          accountant_choice, ensure_app_navigation, explain_toggle, float_input,
-                          fmt_delta, fmt_int, fmt_sigma, int_input, missing_data_note, nearest,
-                          privacy_footnote, show_problem, step_intro, typed)
+from pages.common import (DELTA_VALUES, L_VALUES, REFUSED, SIGMA_VALUES, accountant_choice,
+                          ensure_app_navigation, explain_toggle, float_input, fmt_delta, fmt_int, fmt_sigma,
+                          int_input, missing_data_note, privacy_footnote, show_problem, step_intro, typed)
 from pages.report_ui import report_download, reproduce_expander
 from pages.samples_fidelity import show_fidelity
 from pages.samples_release import show_downloads, show_statement, show_table
+from pages.setting_ui import address_problems, seed, shared_setting
+from pages.samples_setting import T_RANGE, publish_samples, widget_values
 from pages.samples_views import (NORMS, load_builtin, load_uploaded, make_release, noise_for, note,
                                  pictures, prefetch_mosaic, show_hint, show_mosaic, show_pictures)
 
@@ -35,6 +35,7 @@ SETTING_KEYS = tuple(f"samples_{k}" for k in ("l", "mode", "eps", "sigma", "c", 
 ss = st.session_state
 
 ensure_app_navigation()
+seed("samples", widget_values(shared_setting()))  # the shared setting, on arrival
 # Streamlit forgets the value of a widget that a run does not draw (this page stops before the
 # release controls when a dataset's files are missing); re-assigning the values keeps them.
 for _key in SETTING_KEYS:
@@ -42,10 +43,10 @@ for _key in SETTING_KEYS:
         ss[_key] = ss[_key]
 st.title("Synthetic samples")
 step_intro("pages/samples.py")
+address_problems()
 sb = st.sidebar
 explain_toggle()
 avail = {a.name: a for a in available_datasets()}  # the datasets present here come first
-ss.setdefault("samples_dataset", "digits")
 name = sb.selectbox("Dataset", list(avail) + [UPLOAD], key="samples_dataset", format_func=lambda n: (
     "upload a CSV / NPZ" if n == UPLOAD else avail[n].title + ("" if avail[n].present else " (no files)")))
 note("dataset")
@@ -91,7 +92,6 @@ ss.setdefault("samples_l", min(4, l_options[-1]))
 l = sb.select_slider("Order of mixture l (records averaged per sample)", l_options, key="samples_l",
                      help=f"At most the smallest class ({fmt_int(smallest)}).") if len(l_options) > 1 else 1
 note("l")
-ss.setdefault("samples_mode", "target ε")
 mode = sb.radio("Noise", ["target ε", "explicit σ"], key="samples_mode", horizontal=True,
                 help="A target ε is met by calibrating σ_x = σ_y under the chosen accountant.")
 note("noise_mode")
@@ -101,22 +101,19 @@ if mode == "target ε":
                    hi=1e4, value=10.0, container=sb, help="For no privacy, choose explicit σ = 0.")
     note("epsilon")
 else:
-    ss.setdefault("samples_sigma", nearest(SIGMA_GRID, 0.3))
     sigma_in = sb.select_slider("σ_x = σ_y (noise)", SIGMA_VALUES, key="samples_sigma", format_func=fmt_sigma)
     note("sigma_x")
 if ss.get("samples_c_for") != name:  # a new dataset: its default clip norm
     ss["samples_c"], ss["samples_c_for"] = default_clip_norm(ds.name), name
 c = sb.slider("Clip norm c", min_value=0.1, max_value=10.0, step=0.1, key="samples_c")
 note("c")
-T = typed(int_input, f"T (synthetic samples, 1 to {fmt_int(smp.T_CAP)})", key="samples_T", name="T", lo=1,
-          hi=smp.T_CAP, allow_empty=True, container=sb,
-          placeholder=f"empty = {fmt_int(smp.default_T(ds.n_train))}")
+T = typed(int_input, "T (synthetic samples)", key="samples_T", name="T", **T_RANGE, allow_empty=True,
+          container=sb, placeholder=f"empty = N ({fmt_int(ds.n_train)})", help="A whole number from 1 to "
+          "1,000,000,000; empty means T = N, the paper's choice (and the Privacy page's).")
 note("T")
-ss.setdefault("samples_delta", 1e-5)
 delta = sb.select_slider("δ", DELTA_VALUES, key="samples_delta", format_func=fmt_delta)
 note("delta")
 accountants = list(MECHANISMS.get("dp-cda").accountants)
-ss.setdefault("samples_accountant", DEFAULT_ACCOUNTANT)
 accountant = sb.selectbox("Accountant", accountants, key="samples_accountant", format_func=accountant_choice,
                           help="\n".join(f"- `{a}`: {ACCOUNTANT_INFO[a].title}" for a in accountants))
 note("accountant")
@@ -125,12 +122,10 @@ if ss.get("samples_norm_for") != name:  # a new dataset: its default normalisati
     ss["samples_norm"], ss["samples_norm_for"] = (_norm if _norm in NORMS else "scale"), name
 normalize = sb.radio("Normalization", list(NORMS), key="samples_norm", format_func=NORMS.get)
 note("normalization")
-ss.setdefault("samples_allocation", MECHANISMS.get("dp-cda").param("allocation").default)
 allocation = sb.radio("Samples per class", ALLOCATIONS, key="samples_allocation",
                       format_func=ALLOCATION_TITLES.get)
 note("allocation")
 with sb.expander("Advanced"):
-    ss.setdefault("samples_conversion", "mironov")
     conversion = st.radio("RDP → (ε, δ) conversion", list_conversions(), key="samples_conversion",
                           captions=[CONVERSION_TITLES.get(v, "") for v in list_conversions()])
     note("conversion", st)
@@ -146,7 +141,11 @@ if bad_l is not None:
     st.error(f"l = {bad_l} is more than this dataset allows (its smallest class has "
              f"{fmt_int(smallest)} records): l is now {ss['samples_l']}.")
 if REFUSED in (eps_in, T, max_alpha):  # the refusal is shown at its input; nothing stale is drawn
+    st.info("**Nothing drawn yet:** a value in the sidebar is refused (said under it, in red).")
     st.stop()
+publish_samples(name, ds, l=l, eps=eps_in, sigma=None if eps_in else float(sigma_in), c=c, T=T, delta=delta,
+                accountant=accountant, allocation=allocation, normalize=normalize, conversion=conversion,
+                max_alpha=max_alpha)
 T = T or smp.default_T(ds.n_train)
 noise = ("epsilon", eps_in) if mode == "target ε" else ("sigma", float(sigma_in))
 facts = dict(n=ds.n_train, class_counts=tuple(ds.class_counts), d_x=ds.d_x, d_y=ds.n_classes)

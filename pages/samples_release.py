@@ -10,6 +10,7 @@ import streamlit as st
 from dpcda.dashboard import samples as smp
 from dpcda.report import viz
 from dpcda.dashboard.samples import downloads
+from dpcda.dashboard.setting import other_accountant_words, target_words
 from dpcda.privacy import ACCOUNTANT_INFO, DEFAULT_ACCOUNTANT
 from pages.common import epsilon_words, fmt_alpha, fmt_delta, fmt_eps, fmt_int
 
@@ -35,20 +36,23 @@ def show_statement(rel, ds) -> None:
     acc, conv = p["accountant"], p["conversion"]
     if p["private"]:
         st.markdown(f"#### ε = {fmt_eps(p['epsilon'])} at δ = {fmt_delta(p['delta'])}")
-        how = (f"calibrated to the target ε = {p['calibrated_to_epsilon']:g}"
-               if p.get("calibrated_to_epsilon") else "as chosen")
+        target = p.get("calibrated_to_epsilon")
+        missed = target and target_words(target, p["epsilon"], acc)
+        how = (f"calibrated to the target ε = {target:g}" if target and not missed
+               else "calibrated as close to the target as it goes" if missed else "as chosen")
         how_eps = (f"Conversion **{conv}**: {p['conversion_title']}. Rényi order α = "
                    f"{fmt_alpha(p['alpha'])}." if conv else "Privacy loss distribution, "
                    f"discretisation bound {p.get('discretisation_bound', 0):.2g} (ε is an upper bound).")
         st.markdown(f"Accountant **`{acc}`**: {ACCOUNTANT_INFO[acc].title}. {how_eps} Noise σ_x = "
                     f"{par['sigma_x']:.4g}, σ_y = {par['sigma_y']:.4g}, {how}. {epsilon_words(acc)}")
+        if missed:
+            st.warning(missed)
         if p.get("bound_note"):
             st.warning(f"**This ε is {p['bound_note']}.** Choose `{DEFAULT_ACCOUNTANT}` for a valid bound.")
         for other, o in p.get("other_accountants", {}).items():
-            note = f"; {o['bound_note']}" if o.get("bound_note") else ""
-            st.caption(f"The `{other}` accountant gives ε = {fmt_eps(o['epsilon'])} for the same noise "
-                       f"({o['epsilon'] / p['epsilon']:.2f}× the headline{note}; the Privacy page "
-                       "explains why).")
+            words = other_accountant_words(other, o, p["epsilon"])
+            if words:
+                st.caption(words)
     else:
         st.markdown("#### ε = ∞ (no privacy)")
         st.warning("σ_x = σ_y = 0: this release carries **no privacy guarantee** (ε = infinity).")

@@ -20,7 +20,7 @@ from pages.common import POWERS_OF_TWO, explain, explain_on, fmt_delta, fmt_int,
 NORMS = {"scale": "fixed public range (data-independent, covered by the guarantee)",
          "none": "as given, rows clipped to c (covered by the guarantee)",
          "zscore": "z-score (statistics of the private data: not covered by the guarantee)"}
-GRID_WIDTH = 330  # px of the samples grid: with the means beside it, above the fold at 1024 x 768
+GRID_WIDTH = 720  # px the samples grid is drawn at (sharp pixels), then sized to its column
 
 
 def note(key: str, where=None) -> None:
@@ -84,13 +84,17 @@ def legibility(*, c, sigma, l, epsilon, smallest, privacy: tuple) -> smp.Legibil
 def show_pictures(pics: smp.SamplePictures, ds) -> None:
     """The per-class grid beside each class's mean and that mean denoised."""
     f = viz.fit_factor(pics.grid.shape[1], GRID_WIDTH)
-    left, right = st.columns([3, 2])
-    left.image(viz.upscale(pics.grid, f), width=pics.grid.shape[1] * f, output_format="PNG",
+    # Sized to the page (issue 21: ~230 px beside empty space read badly on a projector): the
+    # columns follow the images' widths, so both fill theirs at one height, about 0.6 of the
+    # page's width (a projector's screen); the words take the rest of the row.
+    widths = smp.picture_columns(pics.grid.shape, pics.means_tile.shape)
+    left, right, words = st.columns(widths, gap="medium")
+    left.image(viz.upscale(pics.grid, f), width="stretch", output_format="PNG",
                caption="Released samples, one row per class (by released label)")
-    right.image(viz.upscale(pics.means_tile, f), width=pics.means_tile.shape[1] * f,
+    right.image(viz.upscale(pics.means_tile, f), width="stretch",
                 output_format="PNG", caption="Per class: the mean of its samples · denoised")
     K = len(pics.class_names)
-    st.caption(f"Rows, top to bottom: {', '.join(pics.class_names)}"
+    words.caption(f"Rows, top to bottom: {', '.join(pics.class_names)}"
                + (f" (the first {K} of {ds.n_classes} classes)" if K < ds.n_classes else "")
                + ". Right: each class's mean, what a learner can recover from the release, and that "
                  f"mean denoised. Each mean averages {fmt_int(int(pics.counts.min()))}–"

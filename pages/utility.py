@@ -23,12 +23,16 @@ from pages.common import (accountant_assumptions, ensure_app_navigation, explain
                           privacy_footnote, show_problem, step_intro)
 from pages.jobs_ui import executor_choice, open_job_store, start_worker, sweep_progress
 from pages.report_ui import page_tools
+from pages.setting_ui import address_problems, seed, shared_setting
 from pages.utility_form import sweep_form
+from pages.utility_setting import publish_utility, widget_values
 from pages.utility_views import accuracy_figure, launch_box
 
 ensure_app_navigation()
+seed("utility", widget_values(shared_setting()))  # the shared setting, on arrival
 st.title("Utility: what accuracy does a release buy?")
 step_intro("pages/utility.py")
+address_problems()
 st.caption("On the left: pick a dataset and a mechanism, check the estimated time, press **Launch "
            "sweep**; each release trains a model that is tested on the **real** test split.")
 explain_toggle()
@@ -37,12 +41,16 @@ store = open_job_store()
 # --- new sweep -------------------------------------------------------------------------------
 sb = st.sidebar
 sb.header("New sweep")
+top = sb.container()  # the estimate and "Launch sweep", drawn after the form, shown above it
 request, present = sweep_form(sb)
+publish_utility(request)
 trimmed = st.session_state.get("utility_trimmed") or ()
 if trimmed:
     sb.caption("Defaults trimmed to finish in about 2 minutes on this CPU: " + "; ".join(trimmed) + ".")
 executor = executor_choice(sb, "utility")
-launch = launch_box(sb, request, present=present)
+launch = launch_box(top, request, present=present)
+if request is None:  # where the reader looks: the refusal itself is under its input
+    st.info("**Launch is off:** an input of the new sweep (left) is refused; it says why, in red.")
 
 new_id = None
 if launch and request is not None:

@@ -14,6 +14,7 @@ import streamlit as st
 
 from dpcda.data import available_datasets, get_dataset_spec
 from dpcda.dashboard.explain import ends_text
+from dpcda.dashboard.setting import T_RANGE
 from dpcda.experiments.sweep import parse_epsilons, parse_sigmas, parse_Ts
 from dpcda.dashboard.launch_defaults import experiments_for, utility_defaults
 from dpcda.mechanisms import MECHANISMS, default_normalization_for
@@ -70,7 +71,7 @@ def sweep_form(sb) -> tuple[SweepRequest | None, bool]:
     whether the dataset's files are here)."""
     avail = {a.name: a for a in available_datasets()}
     names = list(avail)
-    dataset = sb.selectbox("Dataset", names, index=names.index("digits"), key=K + "dataset",
+    dataset = sb.selectbox("Dataset", names, key=K + "dataset",
                            format_func=lambda n: avail[n].title + ("" if avail[n].present else " (no files)"))
     explain("dataset", container=sb)
     present = avail[dataset].present
@@ -163,7 +164,7 @@ def sweep_form(sb) -> tuple[SweepRequest | None, bool]:
                               format_func=ALLOCATION_TITLES.get)
         explain("allocation", container=sb)
     T = None if x == "T" else typed(int_input, "T (synthetic samples)", key=K + "T", name="T",
-                                    lo=1, hi=10**8, allow_empty=True, container=sb,
+                                    **T_RANGE, allow_empty=True, container=sb,
                                     placeholder="= N (the training split)")
     if st.session_state.get(K + "c_for") != dataset:  # a new dataset: its default clip norm
         st.session_state[K + "c"] = f"{default_clip_norm(dataset):g}"
@@ -174,7 +175,7 @@ def sweep_form(sb) -> tuple[SweepRequest | None, bool]:
         refused, T, c = True, None, None
     explain("T", container=sb)
     explain("c", container=sb)
-    delta = sb.select_slider("δ", DELTA_VALUES, value=1e-5, format_func=fmt_delta, key=K + "delta")
+    delta = sb.select_slider("δ", DELTA_VALUES, format_func=fmt_delta, key=K + "delta")
     sb.caption(ends_text("delta"))
     explain("delta", container=sb)
     conversion = "mironov"

@@ -130,16 +130,18 @@ def _setting(n, class_counts, d_x, d_y, c, T, delta) -> dict:
 
 
 def epsilon_table(l: int, sigma_x: float, sigma_y: float, *, n: int, class_counts, d_x, d_y,
-                  c: float, T: int, delta: float, conversion: str, max_alpha: int) -> list[dict]:
+                  c: float, T: int, delta: float, conversion: str, max_alpha: int,
+                  allocation: str = "equal") -> list[dict]:
     """One row per accountant at one setting: ``accountant``, ``epsilon``, ``alpha``, ``bound``
-    (a PLD discretisation bound) and ``notes`` (warnings, or why it is not available)."""
+    (a PLD discretisation bound) and ``notes`` (warnings, or why it is not available).
+    ``allocation``: how T is split over the classes (needs ``class_counts`` unless equal)."""
     from dpcda.privacy import PrivacyParams, compute_epsilon, list_accountants
 
     rows = []
     for name in list_accountants():
         row = {"accountant": name, "epsilon": None, "alpha": None, "notes": ""}
         try:
-            p = PrivacyParams(l=l, sigma_x=sigma_x, sigma_y=sigma_y,
+            p = PrivacyParams(l=l, sigma_x=sigma_x, sigma_y=sigma_y, allocation=allocation,
                               **_setting(n, class_counts, d_x, d_y, c, T, delta))
             r = compute_epsilon(p, accountant=name, conversion=conversion, max_alpha=max_alpha)
             row.update(epsilon=float(r.epsilon), alpha=r.alpha, notes=" ".join(r.warnings),

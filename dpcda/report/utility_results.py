@@ -169,11 +169,17 @@ LABELS = {"epsilon_target": ("target ε", None), "sigma_fixed": ("fixed σ", "{:
           "accuracy_mean": ("accuracy", "{:.4f}"), "accuracy_std": ("± std", "{:.4f}"),
           "paper_mean": ("reported", "{:.4f}"), "paper_std": ("reported ± std", "{:.4f}")}
 
+#: Column order on a page (issue 21: the accuracy stays on screen at 1024 px, the long
+#: "same σ, other accountants" text last).
+FIRST = ("epsilon_target", "sigma_fixed", "T", "l", "accuracy_mean", "accuracy_std", "paper_mean",
+         "paper_std")
+LAST = ("other_accountants",)
+
 
 def display_table(table, *, mixes: bool = True):
     """:func:`results_table` for a page: column labels, ε as text, the columns that say
     nothing here dropped (no paper cell, no fixed σ, no α under PLD, no l for a mechanism
-    without l), every missing cell "—"."""
+    without l), every missing cell "—"; the accuracy next to the setting it measures."""
     from dpcda.report.tables import for_display
 
     show = table.assign(
@@ -192,6 +198,9 @@ def display_table(table, *, mixes: bool = True):
     if not mixes:
         drop.append("l")
     show = show.drop(columns=[c for c in drop if c in show])
+    first = [c for c in FIRST if c in show]  # results first: the accuracy beside its setting,
+    last = [c for c in LAST if c in show]    # the long text of other accountants at the end
+    show = show[first + [c for c in show.columns if c not in first + last] + last]
     shown = {c: LABELS[c] for c in show.columns if c in LABELS}
     return for_display(show.rename(columns={c: lab for c, (lab, _) in shown.items()}),
                        {lab: f for lab, f in shown.values() if f})

@@ -28,20 +28,23 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(home: Path, root: Path = ROOT, wait_s: float = 90) -> tuple[subprocess.Popen, str]:
+def start_server(home: Path, root: Path = ROOT, wait_s: float = 90,
+                 file_watcher: str | None = "none") -> tuple[subprocess.Popen, str]:
     """Start the dashboard of ``root`` and wait until it is healthy; ``(process, url)``. Its
     job store (and worker log) is ``home/dpcda-home``, never the user's ~/.dpcda; offline, so
     that picking a dataset whose files are missing never starts a download; its output goes to
-    ``home/server.log``. Raises RuntimeError, with that log, if it exits or is not healthy in
-    ``wait_s`` seconds."""
+    ``home/server.log``. ``file_watcher``: ``--server.fileWatcherType``, or ``None`` to start
+    it as a user does, with only the shipped ``.streamlit/config.toml``. Raises RuntimeError,
+    with that log, if it exits or is not healthy in ``wait_s`` seconds."""
     port = free_port()
     env = dict(os.environ, DPCDA_HOME=str(home / "dpcda-home"), DPCDA_OFFLINE="1")
     log_path = home / "server.log"
+    watcher = [] if file_watcher is None else ["--server.fileWatcherType", file_watcher]
     with log_path.open("w") as log:
         proc = subprocess.Popen(
             [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
              "--server.port", str(port), "--server.address", "127.0.0.1",
-             "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
+             "--browser.gatherUsageStats", "false", *watcher],
             cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + wait_s
@@ -85,3 +88,15 @@ def stop_workers(dpcda_home: Path, timeout: float = 20.0) -> None:
         time.sleep(0.2)
     for pid in (p for p in pids if pid_alive(p)):
         os.kill(pid, signal.SIGKILL)
+
+
+def inotify_watches(pid: int) -> int:
+    """How many inotify watches process ``pid`` holds (``inotify wd:`` lines of its open
+    inotify descriptors in /proc; Linux only)."""
+    count = 0
+    for info in Path(f"/proc/{pid}/fdinfo").iterdir():
+        try:
+            count += sum(line.startswith("inotify wd:") for line in info.read_text().splitlines())
+        except OSError:  # closed meanwhile
+            continue
+    return count

@@ -57,7 +57,7 @@ def _open(page, label: str, url_end: str) -> None:
     """Follow the sidebar's navigation link ``label``; wait for the new page's run to finish."""
     old = _title(page)
     page.get_by_test_id("stSidebarNav").get_by_role("link", name=label).click()
-    page.wait_for_url(re.compile(f"/{url_end}$"), timeout=LOAD_MS)
+    page.wait_for_url(re.compile(f"/{url_end}(\\?.*)?$"), timeout=LOAD_MS)  # the setting in the query
     page.wait_for_function("old => { const h = document.querySelector('h1');"
                            " return h && h.innerText !== old; }", arg=old, timeout=LOAD_MS)
     _wait_idle(page)
@@ -89,7 +89,7 @@ def test_guided_path_on_digits(server, browser, shots):  # noqa: F811
 
     # Step 1, Privacy (from Home's step link): digits, ε readout.
     page.get_by_test_id("stPageLink").filter(has_text="Privacy").first.click()
-    page.wait_for_url(re.compile("/privacy$"), timeout=LOAD_MS)
+    page.wait_for_url(re.compile("/privacy(\\?.*)?$"), timeout=LOAD_MS)
     page.get_by_test_id("stMetricValue").first.wait_for(timeout=LOAD_MS)
     _wait_idle(page)
     _pick(page, "Dataset", "digits")
@@ -97,8 +97,9 @@ def test_guided_path_on_digits(server, browser, shots):  # noqa: F811
     page.screenshot(path=str(shots / "2-privacy.png"))
     _no_exception(page, "Privacy", errors)
 
-    # Step 2, Samples: digits is the default dataset; images are drawn.
+    # Step 2, Samples: the dataset chosen on Privacy (the shared setting); images are drawn.
     _open(page, "Samples", "samples")
+    assert "dataset=digits" in page.url
     image = page.get_by_test_id("stImage")
     generate = page.get_by_role("button", name=re.compile("Generate"))
     image.or_(generate).first.wait_for(timeout=LOAD_MS)

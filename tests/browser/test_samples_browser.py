@@ -30,7 +30,7 @@ def _pick(page, label: str, option: str) -> None:
 
 def test_settings_survive_a_dataset_whose_files_are_missing(server, browser):  # noqa: F811
     page = browser.new_page(viewport={"width": 1400, "height": 1600})
-    page.goto(f"{server}/samples", wait_until="domcontentloaded")
+    page.goto(f"{server}/samples?dataset=digits&epsilon=10", wait_until="domcontentloaded")
     page.get_by_test_id("stSidebar").wait_for(timeout=60_000)
     _wait_idle(page)
     slider = (page.get_by_test_id("stSlider").filter(has_text="Order of mixture l")
@@ -61,7 +61,7 @@ def test_preview_is_drawn_on_first_load_above_the_fold_at_1024x768(server, brows
     """The teacher's projector: digits' samples and class means appear without a click, and the
     grid ends above the fold."""
     page = browser.new_page(viewport={"width": 1024, "height": 768})
-    page.goto(f"{server}/samples", wait_until="domcontentloaded")
+    page.goto(f"{server}/samples?dataset=digits&epsilon=10", wait_until="domcontentloaded")
     images = page.locator('[data-testid="stImage"] img')
     images.nth(1).wait_for(timeout=120_000)  # the grid and the class means, no button pressed
     _wait_idle(page)

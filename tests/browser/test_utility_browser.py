@@ -18,7 +18,7 @@ def test_accuracy_versus_sigma_runs_in_a_background_worker(server, browser):  # 
     page = browser.new_page(viewport={"width": 1400, "height": 2000})
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.goto(f"{server}/utility", wait_until="domcontentloaded")
+    page.goto(f"{server}/utility?dataset=digits", wait_until="domcontentloaded")
     page.get_by_test_id("stSidebar").wait_for(timeout=60_000)
     _wait_idle(page)
     page.get_by_test_id("stSelectbox").filter(has_text="Experiment").first.click()

@@ -26,6 +26,7 @@ def calls(monkeypatch, tmp_path) -> list:
 
 def launch(page: str, key: str, pick: str | None) -> AppTest:
     at = AppTest.from_file(str(PAGES / f"{page}.py"), default_timeout=60)
+    at.query_params["dataset"] = "digits"  # the shared setting's (its default, MNIST, may be absent)
     at.run()
     assert not at.exception, at.exception
     if pick is not None:

@@ -47,7 +47,9 @@ def test_the_privacy_page_hides_and_annotates_by_code(monkeypatch):
 
 def test_the_samples_page_hides_the_non_private_notice_by_code(monkeypatch):
     reword(monkeypatch, "non_private", "REWORDED: nothing added to the data")
-    at = run(AppTest.from_file(str(ROOT / "pages" / "samples.py"), default_timeout=60))
+    at = AppTest.from_file(str(ROOT / "pages" / "samples.py"), default_timeout=60)
+    at.query_params.update(dataset="digits")  # a dataset the page draws without a click
+    at = run(at)
     at.radio(key="samples_mode").set_value("explicit σ")
     at = run(at)
     at.select_slider(key="samples_sigma").set_value(0.0)

@@ -68,7 +68,9 @@ def section(html: str, sid: str) -> str:
 
 def test_utility_tools_follow_the_form_then_the_selected_sweep(store, worker_calls, media,  # noqa: F811
                                                                tmp_path):
-    at = run(AppTest.from_file(UTILITY, default_timeout=120))
+    at = AppTest.from_file(UTILITY, default_timeout=120)
+    at.query_params["dataset"] = "digits"  # the shared setting's dataset, as a link gives it
+    run(at)
     at.multiselect(key="utility_eps").set_value([10.0])
     at.multiselect(key="utility_ls").set_value([2, 8])
     at.text_input(key="utility_runs").set_value("3")

@@ -87,3 +87,21 @@ def test_non_private_setting_says_the_audit_needs_noise(store, worker_calls):
     run(at)
     assert any("needs noise" in i.value for i in at.info)
     assert store.jobs() == []
+
+
+def test_trials_keep_their_value_after_another_input_is_refused_and_corrected(store, worker_calls):
+    """Issue 21, item 7: a refused T hides the audit for a run; corrected, the section comes
+    back as it was (shown, with the typed trials), not at its defaults."""
+    at = AppTest.from_file(PAGE, default_timeout=90)
+    run(at)
+    at.toggle(key="privacy_audit_show").set_value(True)
+    run(at)
+    at.text_input(key="privacy_audit_trials").input("40")
+    run(at)
+    at.text_input(key="privacy_T").input("abc")
+    run(at)
+    assert not [t for t in at.text_input if t.key == "privacy_audit_trials"]  # hidden meanwhile
+    at.text_input(key="privacy_T").input("")
+    run(at)
+    assert at.toggle(key="privacy_audit_show").value
+    assert at.text_input(key="privacy_audit_trials").value == "40"

@@ -46,7 +46,8 @@ def widget_setting(at: AppTest) -> dict:
                 delta=at.select_slider(key="privacy_delta").value,
                 accountant=at.selectbox(key="privacy_accountant").value,
                 conversion=at.radio(key="privacy_conversion").value,
-                max_alpha=int(at.text_input(key="privacy_max_alpha").value))
+                max_alpha=int(at.text_input(key="privacy_max_alpha").value),
+                allocation=at.session_state["dpcda_setting"].allocation)  # the shared setting's
 
 
 def shown_epsilon(at: AppTest) -> str:
@@ -78,7 +79,7 @@ def test_the_keys_give_the_setting_the_widgets_will_return():
     got = head.setting_from_state(state)
     assert got == dict(ds=head.preset_choice("digits"), l=16, sigma_x=0.5, sigma_y=2.0, c=3.0,
                        T=500, delta=1e-6, accountant="paper",
-                       conversion=list_conversions()[-1], max_alpha=64)
+                       conversion=list_conversions()[-1], max_alpha=64, allocation="equal")
     # tied: σ_y is σ_x whatever its key holds; an empty T is N
     tied = head.setting_from_state(dict(state, privacy_tie=True, privacy_T=""))
     assert tied["sigma_y"] == 0.5 and tied["T"] == digits.n

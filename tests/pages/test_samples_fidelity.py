@@ -14,6 +14,13 @@ from tests.pages.page_util import markdown_tables, run
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = str(ROOT / "pages" / "samples.py")
+
+
+def digits_link(at):
+    """Open the page as the link ``?dataset=digits&epsilon=10`` does (the shared setting; its
+    default dataset is MNIST, whose files a test machine may lack)."""
+    at.query_params.update(dataset="digits", epsilon="10")
+    return at
 FAR_TEXT = "Some marginals of this release are far from the real data"
 
 
@@ -41,7 +48,7 @@ def fidelity_table(at: AppTest):
 
 
 def upload_page() -> AppTest:
-    at = run(AppTest.from_file(PAGE, default_timeout=60))
+    at = run(digits_link(AppTest.from_file(PAGE, default_timeout=60)))
     at.selectbox(key="samples_dataset").set_value("upload")
     run(at)
     rng = np.random.default_rng(0)
@@ -81,7 +88,7 @@ def test_upload_fidelity_table_and_warning_only_when_far_off():
 
 
 def test_digits_shows_mean_images_and_class_distances():
-    at = run(AppTest.from_file(PAGE, default_timeout=60))
+    at = run(digits_link(AppTest.from_file(PAGE, default_timeout=60)))
     generate(at)
     means = next(im for im in at.image if any("Per-class mean image" in c
                                              for c in im.proto.imgs[0].caption.split("\n")))
@@ -94,7 +101,7 @@ def test_digits_shows_mean_images_and_class_distances():
 @pytest.mark.skipif(not (Path(os.environ.get("DPCDA_DATA_DIR", "")) / "adult" / "adult.data")
                     .is_file(), reason="UCI Adult not in DPCDA_DATA_DIR")
 def test_adult_categorical_marginals_within_tv_or_warned():
-    at = run(AppTest.from_file(PAGE, default_timeout=120))
+    at = run(digits_link(AppTest.from_file(PAGE, default_timeout=120)))
     at.selectbox(key="samples_dataset").set_value("adult")
     run(at)
     at.text_input(key="samples_T").set_value("10000")

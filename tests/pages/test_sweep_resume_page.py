@@ -29,6 +29,7 @@ PAGE = str(ROOT / "pages" / "utility.py")
 
 def page(**query) -> AppTest:
     at = AppTest.from_file(PAGE, default_timeout=60)
+    query.setdefault("dataset", "digits")  # the shared setting's dataset, as a link gives it
     for k, v in query.items():
         at.query_params[k] = v
     at.run()

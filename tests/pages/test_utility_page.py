@@ -51,6 +51,7 @@ def worker_calls(monkeypatch) -> list:
 
 def page(**query) -> AppTest:
     at = AppTest.from_file(PAGE, default_timeout=60)
+    query.setdefault("dataset", "digits")  # the shared setting's dataset, as a link gives it
     for k, v in query.items():
         at.query_params[k] = v
     return run(at)
@@ -476,3 +477,16 @@ def test_a_refused_box_leaves_the_boxes_after_it_drawn(store, worker_calls):
     assert len(at.sidebar.error) == 1 and "T" in at.sidebar.error[0].value
     assert "utility_c" in {t.key for t in at.text_input}
     assert at.button(key="utility_launch").disabled and store.sweeps() == []
+
+
+def test_launch_sits_above_the_form_and_a_refusal_shows_in_the_main_area(store, worker_calls):
+    """Issue 21, item 7: "Launch sweep" near the top of the sidebar (its estimate above the
+    long form), and a refused input said where the reader looks, not only in the sidebar."""
+    at = page()
+    keys = [getattr(node, "key", None) for node in at.sidebar]
+    assert keys.index("utility_launch") < keys.index("utility_dataset")
+    assert not at.main.info or not any("refused" in i.value for i in at.main.info)
+    at.text_input(key="utility_runs").set_value("0")
+    run(at)
+    assert at.button(key="utility_launch").disabled
+    assert any("refused" in i.value for i in at.main.info)

@@ -51,6 +51,10 @@ def test_table_joins_results_jobs_and_the_papers_cells(store, files_not_needed):
     assert shown["reported"].tolist() == ["0.3619", "0.6748"]
     assert not {"None", "nan", "<NA>"} & set(shown.to_numpy().ravel())
     assert "l" not in display_table(table, mixes=False)
+    cols = list(shown.columns)  # the accuracy beside its setting, before the long text columns
+    assert cols.index("accuracy") < 5 and cols.index("accuracy") < cols.index("achieved ε")
+    if "same σ, other accountants" in cols:
+        assert cols[-1] == "same σ, other accountants"
     notes = calibration_notes(table, jobs)
     assert notes[0].startswith("**ε = 10**: σ calibrated") and "RDP" not in notes[0]
     assert model_text(jobs) == "model `ncm`" and "fashion-mnist" in sweep_summary(jobs)

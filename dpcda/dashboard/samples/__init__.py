@@ -4,6 +4,7 @@
 (:mod:`.setting`) and the download files (:mod:`.downloads`)."""
 
 from dpcda.dashboard.samples.cost import FAST_SECONDS, estimate_release_seconds, is_quick
+from dpcda.dashboard.samples.layout import picture_columns
 from dpcda.dashboard.samples.legibility import (SCORE_MIN, Legibility, legibility_hint, legibility_score,
                                       legible_sigma, smallest_legible_l, unrecognisable)
 from dpcda.dashboard.samples.mosaic import (MOSAIC_EPS, MOSAIC_L, MosaicCell, class_table, mosaic_cells,
@@ -20,6 +21,6 @@ __all__ = [
     "SamplePictures", "T_CAP", "class_means", "class_table", "default_T", "denoise_means",
     "estimate_release_seconds", "generate_release", "is_quick", "legibility_hint",
     "legibility_score", "legible_sigma", "mosaic_cells", "mosaic_sigmas", "mosaic_sigmas_at",
-    "noise_for", "parse_image_shape", "public_floor", "quick_epsilon", "release_stem",
+    "noise_for", "parse_image_shape", "picture_columns", "public_floor", "quick_epsilon", "release_stem",
     "report_settings", "sample_pictures", "setting_text", "smallest_legible_l", "smoothing_px",
     "solve_sigma", "unrecognisable"]

@@ -12,13 +12,14 @@ import math
 import re
 from dataclasses import dataclass
 
-#: Largest T the Samples page generates (display and download speed; the library has no cap).
+#: Largest T the stakeholder report generates itself when given none (a page passes its own T).
 T_CAP = 10_000
 
 
 def default_T(n: int) -> int:
-    """The page's T when none is typed: ``min(N, T_CAP)`` (the paper uses T = N)."""
-    return min(int(n), T_CAP)
+    """The page's T when none is typed: N, the paper's choice and every page's (one T for the
+    same setting everywhere, so the same ε: issue 21)."""
+    return int(n)
 
 
 @dataclass(frozen=True)
@@ -39,7 +40,7 @@ def noise_for(mode: str, value: float, *, l: int, T: int, c: float, delta: float
     cannot be met."""
     from dpcda.privacy import PrivacyParams, calibrate, compute_epsilon
 
-    common = dict(l=l, T=T, c=c, delta=delta, n=n, class_counts=tuple(class_counts), d_x=d_x,
+    common = dict(l=l, T=T, c=c, delta=delta, n=n, class_counts=class_counts and tuple(class_counts), d_x=d_x,
                   d_y=d_y, allocation=allocation)
     if mode == "epsilon":
         cal = calibrate(epsilon=value, accountant=accountant, conversion=conversion,

@@ -61,7 +61,7 @@ def test_parse_image_shape_and_stem():
             parse_image_shape(bad)
     assert release_stem("digits", 4, 9.98) == "dpcda_digits_l4_eps9.98"
     assert release_stem("my data/x", 1, math.inf) == "dpcda_my-data-x_l1_epsinf"
-    assert default_T(60000) == T_CAP and default_T(500) == 500
+    assert default_T(60000) == 60000 > T_CAP and default_T(500) == 500  # T = N, as on Privacy
 
 
 @pytest.mark.parametrize("accountant", ["class-aware", "class-aware-pld"])

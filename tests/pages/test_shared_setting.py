@@ -1,0 +1,134 @@
+"""The setting shared by every page (issue 21, items 1 and 6): through the guided path and
+through a link, the same ε on Privacy, Samples and the command line, no exception at extreme
+targets."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from page_util import run
+
+ROOT = Path(__file__).resolve().parents[2]
+APP = str(ROOT / "app.py")
+LINK = dict(dataset="digits", l="16", sigma_x="0.5", accountant="class-aware", delta="1e-6")
+
+
+def headline(at) -> str:
+    (m,) = [m for m in at.metric if m.label.startswith("ε")]
+    return m.value
+
+
+def samples_epsilon(at) -> str:
+    text = next(c.value for c in at.caption if c.value.startswith("**Current setting:**"))
+    return text.split("ε = ", 1)[1].split(" ", 1)[0]
+
+
+def cli_epsilon(**flags) -> float:
+    args = [a for k, v in flags.items() for a in (f"--{k.replace('_', '-')}", str(v))]
+    out = subprocess.run([sys.executable, "-m", "dpcda", "epsilon", *args, "--json"], cwd=ROOT,
+                         capture_output=True, text=True, check=True).stdout
+    return json.loads(out)["epsilon"]
+
+
+def test_a_link_sets_every_page_and_the_same_epsilon_as_the_cli():
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.query_params.update(LINK)
+    run(at)
+    at.switch_page("pages/privacy.py")
+    run(at)
+    assert at.selectbox(key="privacy_preset").value == "digits"
+    assert at.select_slider(key="privacy_l").value == 16
+    assert at.selectbox(key="privacy_accountant").value == "class-aware"
+    on_privacy = headline(at)
+    at.switch_page("pages/samples.py")  # the guided path's next step
+    run(at)
+    assert at.selectbox(key="samples_dataset").value == "digits"
+    assert at.select_slider(key="samples_l").value == 16
+    assert at.radio(key="samples_mode").value == "explicit σ"
+    assert samples_epsilon(at) == on_privacy  # the same setting reads the same ε
+    sigma = at.session_state["dpcda_setting"].sigma_x
+    cli = cli_epsilon(l=16, sigma_x=f"{sigma:.17g}", preset="digits", accountant="class-aware",
+                      delta="1e-06", allocation="equal")
+    assert f"{cli:.3g}" == on_privacy
+    assert at.query_params["l"] == "16" and at.query_params["dataset"] == "digits"
+
+
+def test_a_change_on_one_page_is_kept_on_the_next():
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.query_params.update(dataset="digits")
+    run(at)
+    at.switch_page("pages/privacy.py")
+    run(at)
+    at.select_slider(key="privacy_l").set_value(8)
+    at.select_slider(key="privacy_delta").set_value(1e-6)
+    run(at)
+    before = headline(at)
+    at.switch_page("pages/samples.py")
+    run(at)
+    assert at.select_slider(key="samples_l").value == 8
+    assert at.select_slider(key="samples_delta").value == 1e-6
+    assert samples_epsilon(at) == before
+    at.select_slider(key="samples_l").set_value(32)
+    run(at)
+    at.switch_page("pages/privacy.py")
+    run(at)
+    assert at.select_slider(key="privacy_l").value == 32  # and back again
+    assert at.query_params["l"] == "32"
+
+
+def test_a_bad_link_is_said_in_words_and_the_rest_kept():
+    at = AppTest.from_file(str(ROOT / "pages" / "privacy.py"), default_timeout=60)
+    at.query_params.update(dataset="digits", l="0", T="1e308")
+    run(at)
+    assert at.selectbox(key="privacy_preset").value == "digits"
+    (err,) = [e.value for e in at.error if "link" in e.value]
+    assert "1e308" in err and "l" in err
+
+
+@pytest.mark.parametrize("target", ["1e-9", "1e-4", "1e4"])
+def test_extreme_targets_on_samples_raise_nothing_and_say_so(target):
+    at = AppTest.from_file(str(ROOT / "pages" / "samples.py"), default_timeout=120)
+    at.query_params.update(dataset="digits", epsilon=target)
+    run(at)
+    text = " ".join(w.value for w in at.warning) + " ".join(e.value for e in at.error)
+    if target == "1e4":  # reached (the RDP bound above the PLD's range) or said out of reach
+        assert float(samples_epsilon(at).replace(",", "")) <= 1e4 or "cannot be reached" in text
+    else:
+        assert "ε = 0" in text or "cannot be reached" in text
+    assert not any("×" in c.value for c in at.caption)
+
+
+def test_the_allocation_of_the_setting_is_privacys_too():
+    """Proportional allocation chosen on Samples (under the features-only accountant, which
+    treats the class sizes as public): Privacy's headline and its table of every accountant use
+    it (and say so), and agree with the command line's --allocation."""
+    at = AppTest.from_file(str(ROOT / "pages" / "privacy.py"), default_timeout=60)
+    at.query_params.update(dataset="mnist", l="4", sigma_x="0.25", allocation="proportional",
+                           accountant="class-aware-pld")
+    run(at)
+    assert any("in proportion to the class sizes" in c.value for c in at.caption)
+    sigma = at.select_slider(key="privacy_sigma_x").value
+    cli = cli_epsilon(l=4, sigma_x=f"{sigma:.17g}", preset="mnist", allocation="proportional",
+                      accountant="class-aware-pld")
+    equal = cli_epsilon(l=4, sigma_x=f"{sigma:.17g}", preset="mnist", allocation="equal",
+                        accountant="class-aware-pld")
+    assert headline(at) == f"{cli:.3g}" != f"{equal:.3g}"
+    table = next(m.value for m in at.markdown if m.value.startswith("| accountant |"))
+    assert f"| {cli:.3g} |" in table.replace(",", "")
+
+
+def test_a_proportional_split_under_the_whole_record_default_is_refused_in_words():
+    """Under the default accountant the class sizes are private, so a split in proportion to
+    them cannot be accounted: the page says so where the reader looks, no traceback."""
+    at = AppTest.from_file(str(ROOT / "pages" / "privacy.py"), default_timeout=60)
+    at.query_params.update(dataset="mnist", l="4", sigma_x="0.25", allocation="proportional")
+    run(at)
+    assert not at.exception
+    said = " ".join(e.value for e in [*at.error, *at.warning, *at.info])
+    assert "allocation" in said and "equal" in said
