@@ -12,7 +12,7 @@ import streamlit as st
 
 from dpcda.evaluation import reference
 from dpcda.experiments.compare import (accountant_label, comparison_plan, compare_table, every_l_table,
-                           paper_table5)
+                                       paper_table5, same_relation)
 from dpcda.report.compare_view import describe_job, epsilon_options, figure_bars, main_and_details
 from dpcda.data import get_dataset_spec
 from dpcda.experiments.config import job_config
@@ -158,6 +158,9 @@ has_paper = bool(paper_table5(dataset, epsilon))
 table = compare_table(jobs, shown, dataset=dataset, epsilon=epsilon, quoted=has_paper,
                       planned=None if jobs else accountants)
 main, details = main_and_details(table, with_paper=has_paper)
+sentence, narrower = same_relation(shown, {c.mechanism: c.accountant for c in map(job_config, jobs)}
+                                   if jobs else accountants)
+st.info(sentence + "".join(f" **{MECHANISMS.get(m).title}**: {why}." for m, why in narrower.items()))
 # Markdown tables: they fit the content width and need no table script on a first view.
 st.markdown(markdown_table(main))
 every = every_l_table(jobs)

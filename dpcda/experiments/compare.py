@@ -128,6 +128,33 @@ def accountant_label(accountant: str | None, mechanism: str) -> str:
         f"{accountant} ({NOT_A_BOUND})"
 
 
+def under_relation(mechanism: str, accountant: str | None = None):
+    """The neighbouring relation (:class:`dpcda.privacy.events.Relation`) the epsilon of
+    ``mechanism`` under ``accountant`` (default: its entry's) holds for."""
+    from dpcda.privacy import get_accountant
+
+    return get_accountant(accountant or _mech(mechanism).default_accountant).neighbours
+
+
+def same_relation(mechanisms: Sequence[str], accountants: dict[str, str] | None = None):
+    """``(sentence, narrower)``: one sentence saying which relation every epsilon of the table
+    holds under (the whole record, label included, by default), and the mechanisms whose
+    epsilon only holds under a narrower relation, each with why (their labels are released as
+    they are, so under the whole-record relation they promise nothing)."""
+    from dpcda.privacy.events import Relation
+
+    accountants = accountants or {}
+    narrower = {m: under_relation(m, accountants.get(m)) for m in mechanisms}
+    narrower = {m: r for m, r in narrower.items() if r is not Relation.REPLACE_ONE}
+    sentence = ("Every ε in this table holds under the same relation: one person's whole record, "
+                "features and label, may be replaced by any other (the standard one; DP-CDA's "
+                "default accountant, `whole-record`).")
+    why = {m: (f"its ε holds only when a record's features change and its label is kept ({r.words}) "
+               "— its labels are released as they are, so it promises nothing for a whole record")
+           for m, r in narrower.items()}
+    return sentence, why
+
+
 def compare_table(jobs, mechanisms: Sequence[str], *, dataset: str, epsilon: float,
                   quoted: bool = True, planned: dict[str, str] | None = None):
     """The comparison as a DataFrame (:data:`TABLE_COLUMNS`): one row per mechanism at its best

@@ -116,3 +116,19 @@ def test_table_without_results_and_without_paper():
 def test_every_l_table():
     e = every_l_table([_job("dpmix", 64, 0, 0.7), _job("dpmix", 16, 0, 0.6)])
     assert e["l"].tolist() == [16, 64] and e["method"].tolist() == ["DPMix", "DPMix"]
+
+
+def test_every_default_epsilon_of_compare_holds_under_the_whole_record_relation():
+    """DP-CDA, DPMix, local perturbation and DP-MERF are accounted under one relation (one
+    record, label included); random projection's epsilon holds only for a record's features
+    (its labels are released as they are) and is named, with why."""
+    from dpcda.experiments.compare import same_relation, under_relation
+    from dpcda.mechanisms import MECHANISMS
+    from dpcda.privacy.events import Relation
+
+    sentence, narrower = same_relation(MECHANISMS.names())
+    assert "whole record" in sentence and set(narrower) == {"random-projection"}
+    assert "labels are released as they are" in narrower["random-projection"]
+    assert under_relation("dp-cda") is Relation.REPLACE_ONE
+    # DP-CDA under the features-only accountant is named too
+    assert "dp-cda" in same_relation(["dp-cda"], {"dp-cda": "class-aware-pld"})[1]

@@ -266,3 +266,11 @@ def test_a_refused_runs_box_leaves_the_epochs_box_drawn(store, worker_calls):
     assert at.text_input(key="compare_epochs").value == "3"
     assert "compare_c" in {t.key for t in at.text_input}
     assert store.sweeps() == [] and not worker_calls
+
+
+def test_the_relation_is_said_above_the_table_and_the_exception_named():
+    at = AppTest.from_file(str(ROOT / "pages" / "compare.py"), default_timeout=60)
+    at.run()
+    said = " ".join(i.value for i in at.info)
+    assert "same relation" in said and "whole record" in said
+    assert "Random projection (DPPro)" in said and "labels are released as they are" in said
