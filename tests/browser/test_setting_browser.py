@@ -114,4 +114,5 @@ def test_the_shipped_config_keeps_the_server_quiet(tmp_path, browser, watcher, q
     finally:
         stop_server(proc)
     assert (watches == 0) == quiet, watches
-    assert "Inotify queue overflowed" not in (tmp_path / "server.log").read_text()
+    if quiet:  # (the watchdog control may overflow on a big checkout: the symptom)
+        assert "Inotify queue overflowed" not in (tmp_path / "server.log").read_text()

@@ -141,7 +141,8 @@ def test_upload_has_no_command_line():
 
 def test_utility_cli_and_script_run_the_sweep(tmp_path):
     r = reproduce(page="utility", dataset="digits", epsilons=(10.0,), ls=(4,), runs=1,
-                  model="ncm", T=400, normalization="scale", allocation="proportional", x="l")
+                  model="ncm", T=400, normalization="scale", allocation="proportional", x="l",
+                  accountant="class-aware-pld")  # a proportional split: the features-only relation
     _no_secrets(r)
     run_cli(r.cli[0], tmp_path)
     with open(tmp_path / r.cli[0].split("--out ")[1]) as f:

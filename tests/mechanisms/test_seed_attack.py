@@ -39,7 +39,7 @@ def digits():
     counts = np.bincount(y)
     from dpcda.privacy import samples_per_class
 
-    t_k = np.asarray(samples_per_class(2 * len(X), counts, "proportional"))
+    t_k = np.asarray(samples_per_class(2 * len(X), counts, "equal"))
     return X, y, counts, t_k, ds.feature_bounds
 
 

@@ -89,8 +89,10 @@ def test_calibration_never_overshoots_and_is_monotone(name, p, target, factor):
     try:
         lo = calibrate(epsilon=target, **common)
         hi = calibrate(epsilon=target * factor, **common)
-    except ValueError as exc:  # an unreachable target is a documented ValueError
-        assume("cannot be reached" not in str(exc))
+    except ValueError as exc:  # documented refusals: an unreachable target; under whole-record a
+        # proportional split (it releases the private class sizes) or l above min n_k - 1
+        assume(not any(w in str(exc) for w in ("cannot be reached", "needs a public allocation",
+                                                "under the whole-record relation")))
         raise
     assert lo.epsilon <= target and hi.epsilon <= target * factor
     assert hi.sigma_x <= lo.sigma_x * (1 + 1e-9)
