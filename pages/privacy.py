@@ -133,9 +133,10 @@ with right:
 rows = epsilon_table(l, sigma_x, sigma_y, **common,
                      allocation=allocation if ds.class_counts else "equal")
 eps = {row["accountant"]: row["epsilon"] for row in rows}
-st.markdown(paper_vs_class_aware(eps.get("paper"), eps.get("class-aware")))
 st.markdown("**Every accountant at this setting**")
 st.markdown(markdown_table(epsilon_table_text(rows)))  # plain: no data grid script to fetch
+with st.expander("For readers of the paper: its Theorem 1 beside the class-aware RDP bound"):
+    st.markdown(paper_vs_class_aware(eps.get("paper"), eps.get("class-aware")))
 
 # --- Figure 4 and the calibration: on demand (a PLD accountant takes seconds) ----------------
 if st.toggle("Show ε against noise for every l (the paper's Figure 4) and the calibration",
