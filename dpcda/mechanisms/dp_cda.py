@@ -17,6 +17,7 @@ non-private setting (epsilon = infinity) and the card says so.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -184,8 +185,35 @@ def account(cfg: DPCDAConfig, *, N: int, counts, d: int, K: int, compare: bool =
                     others[name] = {"epsilon": None, "alpha": None, "not_accounted": str(exc)}
                     continue
                 others[name] = {"epsilon": float(o.epsilon), "alpha": o.alpha}
-    return sx, sy, privacy_from_result(res, calibrated_to=cfg.epsilon, others=others,
-                                       mechanism="dp-cda")
+    block = privacy_from_result(res, calibrated_to=cfg.epsilon, others=others, mechanism="dp-cda")
+    return sx, sy, _with_bracket(block, PrivacyParams(sigma_x=sx, sigma_y=sy, **common),
+                                 cfg.accountant)
+
+
+def _with_bracket(block: dict, p, accountant: str) -> dict:
+    """The card's ``epsilon_realised_lower``: a proven lower bound on what this code spends at
+    the release's public setting (:mod:`dpcda.privacy.realised`; the label-changing pairs too
+    under ``whole-record``); beside a valid bound the exact epsilon lies between the two, beside
+    one that is not (the published accountant) ``understates_by_at_least`` says by how much."""
+    from dpcda.privacy.realised import epsilon_realised_lower, understatement
+
+    if not block.get("private") or p.class_counts is None:
+        return block
+    try:
+        low = epsilon_realised_lower(p, "whole-record" if accountant in BOUNDS_ACCOUNTANTS
+                                     else "features")
+    except (ValueError, ArithmeticError):
+        return block
+    if low is None or not math.isfinite(low):
+        return block
+    block["epsilon_realised_lower"] = float(low)
+    if block.get("valid_bound"):
+        block["epsilon_text"] += f" (the exact value for this code is at least {low:.4g})"
+    else:
+        under = understatement(float(block["epsilon"]), low)
+        if under is not None:
+            block["understates_by_at_least"] = float(under)
+    return block
 
 
 def _account_with_stats(cfg: DPCDAConfig, common: dict, mu: float):
@@ -220,7 +248,8 @@ def _account_with_stats(cfg: DPCDAConfig, common: dict, mu: float):
         "mu_gdp": float(mu), "method": "privacy loss distributions convolved, maximum over "
                                        "classes (docs/dp_normalisation.md)"}
     block["epsilon_text"] += " (mixing and normalisation statistics together)"
-    return sx, sy, block
+    return sx, sy, _with_bracket(block, PrivacyParams(sigma_x=sx, sigma_y=sy, **common),
+                                 cfg.accountant)
 
 
 def stats_float_cost(pre):

@@ -96,9 +96,12 @@ def realised_lower_parts(s: float, parts, delta: float, value_interval: float | 
     else:
         j0, c, inf_T, misplaced = compose_parts([(i0, pmf, 0.0, T) for (i0, pmf, _, _), T in steps],
                                                 h, _tail(delta))
-    shift = sum(rounding_shift(r, w, T, h, eta / len(steps)) for (_, _, r, w), T in steps)
+    with np.errstate(all="ignore"):
+        shift = sum(rounding_shift(r, w, T, h, eta / len(steps)) for (_, _, r, w), T in steps)
+    if not math.isfinite(shift):  # the Chernoff bound failed numerically: add nothing back
+        shift = 0.0                # (the rounded-down losses alone are still a lower bound)
     low = epsilon_for_delta(j0, c, inf_T, h, delta + eta + misplaced, floor=-shift)
-    return max(low + shift, 0.0)
+    return max(low + shift, 0.0) if math.isfinite(low) else 0.0
 
 
 def realised_lower(*, s: float, gamma: float, T: int, delta: float,

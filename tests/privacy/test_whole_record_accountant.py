@@ -106,3 +106,25 @@ def test_a_built_in_dataset_uses_its_published_counts():
     rel = generate_from_dataset(ds, "dp-cda", l=4, epsilon=5.0, T=200)
     assert rel.card["data"]["class_bounds"] == list(np.bincount(ds.y_train))
     assert "class_sizes_from_data" not in [n["code"] for n in rel.card["privacy"]["notices"]]
+
+
+def test_the_card_brackets_the_exact_epsilon_and_says_when_a_claim_understates_it():
+    from dpcda.mechanisms import generate_dpcda
+
+    X, y = _blocks()
+    priv = generate_dpcda(X, y, l=4, T=300, epsilon=3.0).card["privacy"]
+    assert 0 < priv["epsilon_realised_lower"] <= priv["epsilon"] <= 3.0
+    assert "at least" in priv["epsilon_text"]
+    # the published accountant where it claims less than this code can spend (MNIST's class
+    # sizes, l = 64, the noise it calibrates for epsilon = 1): the card says by how much
+    from dpcda.data.presets import PRESETS
+
+    counts = PRESETS.get("mnist").class_counts
+    y = np.repeat(np.arange(10), counts)
+    X = np.random.default_rng(0).random((len(y), 2)).astype(np.float32)
+    paper = generate_dpcda(X, y, l=64, T=60000, sigma_x=0.10196, accountant="paper",
+                           normalize="none", compare_accountants=False).card["privacy"]
+    assert paper["valid_bound"] is False and paper["epsilon"] == pytest.approx(1.0, abs=0.01)
+    assert paper["epsilon_realised_lower"] > 1.07
+    assert paper["understates_by_at_least"] == pytest.approx(1 - paper["epsilon"] /
+                                                             paper["epsilon_realised_lower"])
