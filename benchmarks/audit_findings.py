@@ -2,7 +2,7 @@
 
     /work/main/.venv/bin/python benchmarks/audit_findings.py validity [--canary label|features|both]
     /work/main/.venv/bin/python benchmarks/audit_findings.py tightness [--trials 200000]
-    /work/main/.venv/bin/python benchmarks/audit_findings.py default --l 4 --sigma-x 0.228
+    /work/main/.venv/bin/python benchmarks/audit_findings.py default --l 4 --sigma-x 0.228 [--trials N]
 
 Every row is one audit (:func:`dpcda.evaluation.audit.run_audit`) set against the epsilon of the
 **default accountant** ``whole-record`` (the audit's class sizes as public lower bounds, equal
@@ -78,7 +78,8 @@ def report(s: AuditSettings) -> dict:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("what", choices=("validity", "tightness", "default"))
-    ap.add_argument("--trials", type=int, default=200000)
+    ap.add_argument("--trials", type=int, default=None,
+                    help="per arm (tightness: 200000; default: the CLI's default count)")
     ap.add_argument("--l", type=int, default=4)
     ap.add_argument("--sigma-x", type=float, default=0.228)
     ap.add_argument("--canary", choices=("label", "features", "both"), default="both")
@@ -90,12 +91,12 @@ def main() -> None:
         print(f"lower <= whole-record in {sum(r['valid'] for r in rows)} of {len(rows)} audits")
     elif a.what == "tightness":
         for c in canaries:
-            r = report(AuditSettings(**TIGHT, trials=a.trials, canary=c))
+            r = report(AuditSettings(**TIGHT, trials=a.trials or 200000, canary=c))
             print(f"{c}: lower / whole-record = {r['lower_over_whole']:.2f}, "
                   f"GDP / whole-record = {r['gdp_over_whole']:.2f}")
     else:
         for c in canaries:
-            report(AuditSettings(l=a.l, sigma_x=a.sigma_x, canary=c))
+            report(AuditSettings(l=a.l, sigma_x=a.sigma_x, canary=c, trials=a.trials))
 
 
 if __name__ == "__main__":
