@@ -100,8 +100,9 @@ def audit_section(*, l: int, sigma_x: float, c: float, T: int, delta: float, cla
     T_k = int(T) // len(class_counts)
     canary = st.radio("Canary", list(CANARY_WORDS), key=f"{KEY}_canary", horizontal=True,
                       format_func=CANARY_WORDS.get,
-                      help="The label canary is the worst pair of the default whole-record "
-                           "relation; the features canary the worst pair when labels are kept.")
+                      help="The label canary is the worst realised pair of the default "
+                           "whole-record relation; the features canary the worst realised pair "
+                           "when labels are kept.")
     # A plain value: the box is not drawn while an input is refused, and a box drawn anew shows
     # its default unless its value is assigned again before it (Streamlit 1.67).
     kept = f"{KEY}_trials_kept"

@@ -31,7 +31,7 @@ def register(sub) -> None:
     p.add_argument("--delta", type=float, default=1e-5, help="delta (default 1e-5)")
     p.add_argument("--statistic", default="lr", help="lr (likelihood ratio, default) or sum")
     p.add_argument("--canary", default="label",
-                   help="label (default: the record moves to another class, the worst pair of "
+                   help="label (default: the record moves to another class, the worst realised pair of "
                         "the default whole-record relation) or features (label kept: the "
                         "features-only class-aware-pld relation)")
     p.add_argument("--device", default="cpu", help="torch device for the trials (default cpu)")

@@ -9,7 +9,7 @@ from dpcda.util.checks import check_delta, check_float, check_int
 #: Statistics the auditor can apply to a release (:mod:`dpcda.evaluation.audit.simulate`).
 STATISTICS = ("lr", "sum")
 #: The canaries (:mod:`dpcda.evaluation.audit.simulate`): ``"label"`` moves one record to another
-#: class (the worst pair of the default ``whole-record`` relation); ``"features"`` replaces one
+#: class (the worst realised pair of the default ``whole-record`` relation); ``"features"`` replaces one
 #: record's features, its label kept (the features-only ``class-aware-pld`` relation).
 CANARIES = ("label", "features")
 #: The accountant each canary is audited against (the exact accountant of its relation).
