@@ -9,6 +9,7 @@ import streamlit as st
 from dpcda.util.messages import hide_paths
 from dpcda.evaluation.audit.report import (
     audited_points,
+    claim_rows,
     claims_over_l,
     job_config,
     paper_gap,
@@ -18,6 +19,8 @@ from pages.common import POWERS_OF_TWO, InputRefused, fmt_eps, fmt_int, int_inpu
 
 KEY = "privacy_audit"
 VALID_NOTE = "as published, not a bound for this implementation"
+CANARY_WORDS = {"label": "label change: against whole-record (the default relation)",
+                "features": "features only, label kept: against class-aware-pld"}
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -31,12 +34,12 @@ def _audit_jobs(store) -> list:
     return [j for j in store.jobs() if j.kind == "audit"]
 
 
-def _figure(claims: dict, ls: list[int], points: list[dict], valid: list[str]):
+def _figure(claims: dict, ls: list[int], points: list[dict], valid: list[str], other: list[str]):
     import plotly.graph_objects as go
 
     fig = go.Figure()
     for name, eps in claims.items():
-        tag = "" if name in valid else " (as published)"
+        tag = "" if name in valid else " (features-only)" if name in other else " (as published)"
         fig.add_scatter(x=ls, y=eps, mode="lines", name=f"claimed: {name}{tag}",
                         line={"dash": "solid" if name in valid else "dot"})
     if points:
@@ -63,12 +66,14 @@ def audit_section(*, l: int, sigma_x: float, c: float, T: int, delta: float, cla
         return
 
     st.subheader("Audit: does the code spend what the accountants claim?")
-    st.caption("Runs DP-CDA's own mixing kernel many times on the smallest class with and "
-               "without a worst-case canary record (norm c, replacing a record at the opposite "
-               "side, label kept) and turns the outcomes into a **rigorous 95% lower bound** on "
-               "ε (Clopper–Pearson, thresholds chosen on a separate half of the trials) and a "
-               "**Gaussian-DP estimate** (Nasr et al. 2023). A lower bound above a valid upper "
-               "bound would be a bug. Derivation: docs/audit.md.")
+    st.caption("Runs DP-CDA's own mixing kernel many times on two neighbouring datasets of a "
+               "worst-case canary record (norm c, its classmates at the opposite side): by "
+               "default the **label canary**, which moves to another class of the smallest size "
+               "(both classes run), or the **features canary** (features replaced, label kept). "
+               "The outcomes give a **rigorous 95% lower bound** on ε (Clopper–Pearson, "
+               "thresholds chosen on a separate half of the trials) and a **Gaussian-DP "
+               "estimate** (Nasr et al. 2023). A lower bound above a valid upper bound would be "
+               "a bug. Derivation: docs/audit.md.")
     gap = paper_gap(params) if params is not None else None
     if gap:
         st.warning(f"The published `paper` ε = {fmt_eps(gap['paper'])} is **below** the exact "
@@ -85,10 +90,19 @@ def audit_section(*, l: int, sigma_x: float, c: float, T: int, delta: float, cla
     st.session_state[f"{KEY}_show_kept"] = show  # kept while a refused input hides the section
     if not show:
         return
-    from dpcda.evaluation.audit import claimed_epsilons, default_trials  # scipy.stats: only once shown
+    from dpcda.evaluation.audit import (  # scipy.stats: only once shown
+        canary_classes,
+        claimed_epsilons,
+        default_trials,
+    )
 
     n_k = min(class_counts)
     T_k = int(T) // len(class_counts)
+    canary = st.radio("Canary", list(CANARY_WORDS), key=f"{KEY}_canary", horizontal=True,
+                      format_func=CANARY_WORDS.get,
+                      help="The label canary is the worst realised pair of the default "
+                           "whole-record relation; the features canary the worst realised pair "
+                           "when labels are kept.")
     # A plain value: the box is not drawn while an input is refused, and a box drawn anew shows
     # its default unless its value is assigned again before it (Streamlit 1.67).
     kept = f"{KEY}_trials_kept"
@@ -96,7 +110,8 @@ def audit_section(*, l: int, sigma_x: float, c: float, T: int, delta: float, cla
         st.session_state[f"{KEY}_trials"] = st.session_state.get(f"{KEY}_trials", st.session_state[kept])
     try:
         trials = int_input("Trials per arm (with / without the canary)", key=f"{KEY}_trials",
-                           name="trials", lo=20, hi=10**6, value=default_trials(l, max(T_k, 1)),
+                           name="trials", lo=20, hi=10**6,
+                           value=default_trials(l, max(T_k, 1), canary_classes(canary)),
                            help="A whole number from 20 to 1,000,000. The default keeps one "
                                 "audit under about 5 minutes on 2 CPU cores.")
     except InputRefused:
@@ -106,13 +121,13 @@ def audit_section(*, l: int, sigma_x: float, c: float, T: int, delta: float, cla
     note("trials")
     try:
         s = settings_for_release(l=l, sigma_x=sigma_x, c=c, T=T, delta=delta,
-                                 class_counts=class_counts, trials=int(trials))
+                                 class_counts=class_counts, trials=int(trials), canary=canary)
     except ValueError as exc:
         st.error(f"Cannot audit this setting: {hide_paths(exc)}")
         return
-    st.caption(f"Audited: N_k = {fmt_int(n_k)} records, T_k = {fmt_int(T_k)} mixtures, "
-               f"l = {l}, σ_x = {sigma_x:g}, c = {c:g}, δ = {delta:g}, {fmt_int(s.trials)} "
-               "trials per arm.")
+    st.caption(f"Audited: the {canary} canary, N_k = {fmt_int(n_k)} records, T_k = {fmt_int(T_k)} "
+               f"mixtures per class, l = {l}, σ_x = {sigma_x:g}, c = {c:g}, δ = {delta:g}, "
+               f"{fmt_int(s.trials)} trials per arm; against `{s.against}`.")
     if st.button("Run the audit", key=f"{KEY}_run"):
         store.submit("audit", job_config(s))
         start_worker(store, noun="audit")
@@ -131,18 +146,22 @@ def audit_section(*, l: int, sigma_x: float, c: float, T: int, delta: float, cla
             st.metric("Gaussian-DP estimate of ε", fmt_eps(mine["epsilon_gdp"]))
         else:
             st.info("No finished audit at this setting yet: press **Run the audit**.")
-        rows = [{"accountant": n, "claimed ε": fmt_eps(e),
-                 "valid for DP-CDA": "yes" if n in now["valid"] else VALID_NOTE}
-                for n, e in now["claimed"].items()]
-        st.dataframe(rows, hide_index=True)
+        if now["against"]:
+            st.caption(f"Against `{now['against']}`: ε = {fmt_eps(now['claimed'][now['against']])}. "
+                       f"{now['relations'][now['against']]}")
+        rows = [{**r, "epsilon": fmt_eps(r["epsilon"])} for r in claim_rows(now)]
+        st.dataframe([{"accountant": r["accountant"], "claimed ε": r["epsilon"],
+                       "bound for this pair": r["bound for this pair"]} for r in rows],
+                     hide_index=True)
         bad = [n for n in now["valid"] if mine and mine["epsilon_lower"] > now["claimed"][n]]
         if bad:
             st.error(f"The audited lower bound exceeds the valid bound of {', '.join(bad)}: a bug.")
     with right:
-        st.plotly_chart(_figure(claims, ls, points, now["valid"]), key=f"{KEY}_fig",
-                        width="stretch")
-        st.caption("Lines: what each accountant claims at this σ_x over l (dotted: "
-                   f"{VALID_NOTE}). Markers: finished audits of this setting (any l).")
+        fig = _figure(claims, ls, points, now["valid"], now["other_relation"])
+        st.plotly_chart(fig, key=f"{KEY}_fig", width="stretch")
+        st.caption("Lines: what each accountant claims at this σ_x over l (dotted: not a bound "
+                   "for this canary's pair). Markers: finished audits of this setting and canary "
+                   "(any l).")
 
 
 def _progress(store) -> None:

@@ -1,9 +1,11 @@
 """The ``audit`` job kind: one empirical privacy audit (:mod:`dpcda.evaluation.audit`) in a worker.
 
-Config: the fields of :class:`dpcda.evaluation.audit.AuditSettings` (``l`` and ``sigma_x`` required) plus
+Config: the fields of :class:`dpcda.evaluation.audit.AuditSettings` (``l`` and ``sigma_x``
+required; ``canary`` ``"label"`` by default, ``"features"`` the label-kept canary) plus
 ``device``. Progress is reported as percent of the trials run (epoch 0..100); a cancel stops
-the audit at its next batch. The result is :func:`dpcda.evaluation.audit.run_audit`'s plain JSON (bounds,
-the tests chosen, the accountants' claims), never noise or a seed.
+the audit at its next batch. The result is :func:`dpcda.evaluation.audit.run_audit`'s plain JSON
+(bounds, the tests chosen, the accountants' claims, the canary's accountant), never noise or a
+seed.
 """
 
 from __future__ import annotations
@@ -11,7 +13,8 @@ from __future__ import annotations
 
 from dpcda.jobs.kinds import JobContext, register_kind
 
-AUDIT_VERSION = 1
+#: 2: the ``canary`` field (default ``"label"``; version 1 ran the features canary only).
+AUDIT_VERSION = 2
 
 
 def normalize(config: dict) -> dict:
@@ -43,7 +46,8 @@ def run_audit_job(config: dict, ctx: JobContext | None = None) -> dict:
     device = cfg.pop("device")
     cfg.pop("audit_version")
     s = AuditSettings(**cfg)
-    ctx.message(f"running {2 * s.trials} trials of the generator")
+    ctx.message(f"running {2 * s.trials} trials of the generator ({s.canary} canary, against "
+                f"{s.against})")
     last = [-1]
 
     def progress(done: int, total: int) -> None:

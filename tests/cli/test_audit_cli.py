@@ -39,8 +39,12 @@ def test_text_output_marks_the_published_accountant(capsys):
 
 
 @pytest.mark.parametrize("args, word", [
-    (["--l", "0", "--sigma-x", "1"], "l must be an integer in [1, 6000]"),
-    (["--l", "7", "--sigma-x", "1", "--n-class", "6"], "l must be an integer in [1, 6]"),
+    (["--l", "0", "--sigma-x", "1", "--canary", "features"], "l must be an integer in [1, 6000]"),
+    (["--l", "7", "--sigma-x", "1", "--n-class", "6", "--canary", "features"],
+     "l must be an integer in [1, 6]"),
+    (["--l", "0", "--sigma-x", "1"], "l must be an integer in [1, 5999]"),
+    (["--l", "6", "--sigma-x", "1", "--n-class", "6"], "l must be an integer in [1, 5]"),
+    (["--l", "2", "--sigma-x", "1", "--canary", "both"], "canary must be one of label, features"),
     (["--l", "2", "--sigma-x", "0"], "sigma_x must be"),
     (["--l", "2", "--sigma-x", "1", "--trials", "5"], "trials must be"),
     (["--l", "2", "--sigma-x", "1", "--statistic", "max"], "statistic must be one of"),

@@ -52,7 +52,10 @@ def test_audit_section_launches_a_job_and_shows_the_result(store, worker_calls):
     assert any("No finished audit" in i.value for i in at.info)
     fig = audit_figure(at)
     names = [t["name"] for t in fig["data"]]
-    assert "claimed: class-aware" in names and "claimed: paper (as published)" in names
+    # The label canary (default): whole-record is the bound; the features-only accountants are
+    # drawn as not bounds for a label change.
+    assert "claimed: whole-record" in names and "claimed: paper (as published)" in names
+    assert "claimed: class-aware (features-only)" in names
     at.text_input(key="privacy_audit_trials").input("40")
     run(at)
     at.button(key="privacy_audit_run").click()
@@ -61,6 +64,7 @@ def test_audit_section_launches_a_job_and_shows_the_result(store, worker_calls):
     assert job.kind == "audit" and job.status == "queued"
     assert job.config["l"] == 4 and job.config["trials"] == 40
     assert job.config["n_class"] == 5421 and job.config["T_class"] == 6000  # MNIST, smallest
+    assert job.config["canary"] == "label"  # the default relation's canary
     assert len(worker_calls) == 1 and Path(worker_calls[0].path) == store.path
     assert any("audit job" in p.proto.text for p in at.get("progress"))
 
@@ -105,3 +109,26 @@ def test_trials_keep_their_value_after_another_input_is_refused_and_corrected(st
     run(at)
     assert at.toggle(key="privacy_audit_show").value
     assert at.text_input(key="privacy_audit_trials").value == "40"
+
+
+def test_the_canary_choice_names_the_accountant_it_is_audited_against(store, worker_calls):
+    """Issue 20: the label canary (default) against whole-record, under which the features-only
+    accountants are not bounds; the features canary against class-aware-pld."""
+    at = AppTest.from_file(PAGE, default_timeout=90)
+    run(at)
+    at.toggle(key="privacy_audit_show").set_value(True)
+    run(at)
+    assert at.radio(key="privacy_audit_canary").value == "label"
+    assert any("label canary" in c.value and "against `whole-record`" in c.value for c in at.caption)
+    df = at.dataframe[-1].value
+    bound = dict(zip(df["accountant"], df["bound for this pair"]))
+    assert bound["whole-record"] == "yes" and "features-only" in bound["class-aware"]
+    # Two classes per trial: half the features canary's 5000 at l = 4, T_k = 6000.
+    assert at.text_input(key="privacy_audit_trials").value == "2500"
+    at.radio(key="privacy_audit_canary").set_value("features")
+    run(at)
+    assert any("features canary" in c.value and "against `class-aware-pld`" in c.value
+               for c in at.caption)
+    df = at.dataframe[-1].value
+    bound = dict(zip(df["accountant"], df["bound for this pair"]))
+    assert bound["class-aware"] == "yes" and bound["whole-record"] == "yes"

@@ -1,6 +1,6 @@
-"""What the Privacy page shows about audits: the audited setting of a release, the
-accountants' claims over l, the audited points of finished jobs and the gap between the
-published accountant and the exact (PLD) one. Pure data; the page draws."""
+"""What the Privacy page shows about audits: the audited setting of a release (and canary), the
+accountants' claims over l and for the audited pair, the audited points of finished jobs and
+the gap between the published accountant and the exact (PLD) one. Pure data; the page draws."""
 
 from __future__ import annotations
 
@@ -13,12 +13,24 @@ PLD_ACCOUNTANT = "class-aware-pld"
 
 
 def settings_for_release(*, l: int, sigma_x: float, c: float, T: int, delta: float,
-                         class_counts, trials: int | None = None) -> AuditSettings:
+                         class_counts, trials: int | None = None,
+                         canary: str = "label") -> AuditSettings:
     """The audit of a release with these public facts: the smallest class (the worst one under
-    the equal allocation T_k = floor(T/K)), K classes."""
+    the equal allocation T_k = floor(T/K); the label canary moves a record between two classes
+    of that size), K classes."""
     counts = tuple(int(k) for k in class_counts)
     return AuditSettings(l=l, sigma_x=sigma_x, n_class=min(counts), T_class=int(T) // len(counts),
-                         n_classes=len(counts), c=c, delta=delta, trials=trials)
+                         n_classes=len(counts), c=c, delta=delta, trials=trials, canary=canary)
+
+
+def claim_rows(claims: dict) -> list[dict]:
+    """One row per claim of :func:`~dpcda.evaluation.audit.run.claimed_epsilons`: accountant,
+    epsilon, whether it bounds the audited pair (or why not), and whether the audit is set
+    against it."""
+    from dpcda.evaluation.audit.run import claim_note
+
+    return [{"accountant": n, "epsilon": e, "bound for this pair": claim_note(n, claims) or "yes",
+             "audited against": n == claims.get("against")} for n, e in claims["claimed"].items()]
 
 
 def job_config(s: AuditSettings, device: str = "cpu") -> dict:
@@ -42,10 +54,12 @@ def claims_over_l(s: AuditSettings, ls) -> dict[str, list[float | None]]:
 
 
 def same_setting(a: dict, s: AuditSettings) -> bool:
-    """Whether an audit result's settings match ``s`` in everything but l and trials."""
+    """Whether an audit result's settings match ``s`` in everything but l and trials (the canary
+    included)."""
     keys = ("sigma_x", "n_class", "T_class", "c", "delta", "n_classes", "statistic")
     want = s.to_dict()
-    return all(a.get(k) == want[k] for k in keys)
+    # Audits from before the label canary ran the features one.
+    return all(a.get(k) == want[k] for k in keys) and a.get("canary", "features") == s.canary
 
 
 def audited_points(results: list[dict], s: AuditSettings) -> list[dict]:

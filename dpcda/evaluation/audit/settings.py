@@ -8,16 +8,31 @@ from dpcda.util.checks import check_delta, check_float, check_int
 
 #: Statistics the auditor can apply to a release (:mod:`dpcda.evaluation.audit.simulate`).
 STATISTICS = ("lr", "sum")
-#: Work of the default run: trials per arm x T_k x l is kept near this many sampled indices,
+#: The canaries (:mod:`dpcda.evaluation.audit.simulate`): ``"label"`` moves one record to another
+#: class (the worst realised pair of the default ``whole-record`` relation); ``"features"`` replaces one
+#: record's features, its label kept (the features-only ``class-aware-pld`` relation).
+CANARIES = ("label", "features")
+#: The accountant each canary is audited against (the exact accountant of its relation).
+AUDITED_AGAINST = {"label": "whole-record", "features": "class-aware-pld"}
+#: Work of the default run: trials per arm x T_k x l x classes run (2 for the label canary) is
+#: kept near this many sampled indices,
 #: which measured <= 5 min on the project's shared 2-core CPU (README, "Privacy audit").
 DEFAULT_WORK = 1.2e8
 DEFAULT_TRIALS_MAX = 10_000
 DEFAULT_TRIALS_MIN = 100
 
 
-def default_trials(l: int, T_class: int) -> int:
-    """Trials per arm of the default run: ``DEFAULT_WORK / (T_k l)`` within [100, 10000]."""
-    return int(min(DEFAULT_TRIALS_MAX, max(DEFAULT_TRIALS_MIN, DEFAULT_WORK // (T_class * l))))
+def default_trials(l: int, T_class: int, classes: int = 1) -> int:
+    """Trials per arm of the default run: ``DEFAULT_WORK / (T_k l classes)`` within [100, 10000]
+    (``classes``: the classes run per trial, 2 for the label canary)."""
+    return int(min(DEFAULT_TRIALS_MAX,
+                   max(DEFAULT_TRIALS_MIN, DEFAULT_WORK // (T_class * l * classes))))
+
+
+def canary_classes(canary: str) -> int:
+    """The classes one trial runs: 2 for the label canary (the one that loses it and the one that
+    gains it), 1 for the features canary."""
+    return 2 if canary == "label" else 1
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -25,9 +40,12 @@ class AuditSettings:
     """One audit of DP-CDA's class-wise mixing (Algorithm 1), all fields keyword-only.
 
     ``l`` order of mixture; ``sigma_x`` feature noise; ``n_class`` N_k, the records of the
-    audited (canary) class; ``T_class`` T_k, the mixtures released for that class; ``c`` clip
-    norm; ``delta``; ``n_classes`` K, only used for what the accountants claim (the real
-    release has K classes of N_k records and T = K T_k samples); ``trials`` runs of the
+    audited (canary) class, and with ``canary="label"`` of the class that gains it; ``T_class``
+    T_k, the mixtures released for each audited class; ``c`` clip norm; ``delta``;
+    ``n_classes`` K, only used for what the accountants claim (the real release has K classes of
+    N_k records, the public lower bounds of ``whole-record``, and T = K T_k samples, split
+    equally); ``canary``: ``"label"`` (default: the record moves to another class, both affected
+    classes are run) or ``"features"`` (its features replaced, label kept); ``trials`` runs of the
     generator per arm (with and without the canary; None: :func:`default_trials`);
     ``statistic``: ``"lr"`` (the log-likelihood ratio of the worst-case pair, the most powerful
     test) or ``"sum"`` (the summed projection onto the canary direction); ``select_fraction``:
@@ -43,21 +61,30 @@ class AuditSettings:
     n_classes: int = 10
     trials: int | None = None
     statistic: str = "lr"
+    canary: str = "label"
     select_fraction: float = 0.5
     confidence: float = 0.95
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
-        set_(self, "n_class", check_int("n_class", self.n_class, 1, 10**7))
-        set_(self, "l", check_int("l", self.l, 1, self.n_class,
-                                  " (n_class, the records of the audited class)"))
+        if self.canary not in CANARIES:
+            raise ValueError(f"canary must be one of {', '.join(CANARIES)}, got canary={self.canary!r}")
+        label = self.canary == "label"
+        set_(self, "n_class", check_int("n_class", self.n_class, 2 if label else 1, 10**7,
+                                        " (the label canary's class must keep a record)"
+                                        if label else ""))
+        top = self.n_class - 1 if label else self.n_class
+        set_(self, "l", check_int("l", self.l, 1, top,
+                                  " (n_class - 1: the class that loses the label canary keeps l "
+                                  "records)" if label else " (n_class, the records of the audited class)"))
         set_(self, "T_class", check_int("T_class", self.T_class, 1, 10**7))
         set_(self, "sigma_x", check_float("sigma_x", self.sigma_x, lo=0.0, lo_open=True,
                                           why=" (the audit needs noise)"))
         set_(self, "c", check_float("c", self.c, lo=0.0, lo_open=True))
         set_(self, "delta", check_delta(self.delta))
         set_(self, "n_classes", check_int("n_classes", self.n_classes, 2, 10**5))
-        trials = default_trials(self.l, self.T_class) if self.trials is None else self.trials
+        trials = (default_trials(self.l, self.T_class, canary_classes(self.canary))
+                  if self.trials is None else self.trials)
         set_(self, "trials", check_int("trials", trials, 20, 10**7))
         if self.statistic not in STATISTICS:
             raise ValueError(f"statistic must be one of {', '.join(STATISTICS)}, got "
@@ -74,8 +101,19 @@ class AuditSettings:
 
     @property
     def gamma(self) -> float:
-        """The chance that the canary joins one mixture, l / N_k."""
+        """The chance that the canary joins one mixture of its class k, l / N_k."""
         return self.l / self.n_class
+
+    @property
+    def gamma_gain(self) -> float:
+        """The label canary: the chance that it joins one mixture of the class that gains it,
+        l / (N_k' + 1)."""
+        return self.l / (self.n_class + 1)
+
+    @property
+    def against(self) -> str:
+        """The accountant this canary is audited against (:data:`AUDITED_AGAINST`)."""
+        return AUDITED_AGAINST[self.canary]
 
     @property
     def shift(self) -> float:

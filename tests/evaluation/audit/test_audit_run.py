@@ -30,8 +30,12 @@ def valid_uppers(result: dict) -> dict:
 
 
 @pytest.mark.parametrize("bad, word", [
-    (dict(l=0), "l must be an integer in [1, 6000]"),
-    (dict(l=7, n_class=6), "l must be an integer in [1, 6]"),
+    (dict(l=0, canary="features"), "l must be an integer in [1, 6000]"),
+    (dict(l=7, n_class=6, canary="features"), "l must be an integer in [1, 6]"),
+    (dict(l=0), "l must be an integer in [1, 5999]"),
+    (dict(l=6, n_class=6), "l must be an integer in [1, 5]"),
+    (dict(l=1, n_class=1), "n_class must be an integer in [2, 10000000]"),
+    (dict(canary="both"), "canary must be one of label, features"),
     (dict(sigma_x=0.0), "sigma_x must be a finite number > 0"),
     (dict(statistic="max"), "statistic must be one of lr, sum"),
     (dict(trials=10), "trials must be an integer"),
@@ -45,9 +49,13 @@ def test_settings_reject_bad_values_naming_the_parameter(bad, word):
 
 
 def test_settings_defaults_and_trial_budget():
-    s = AuditSettings(l=4, sigma_x=0.5)
+    s = AuditSettings(l=4, sigma_x=0.5, canary="features")
     assert (s.n_class, s.T_class, s.trials) == (6000, 6000, 5000)
-    assert AuditSettings(l=64, sigma_x=0.5).trials == 312
+    assert AuditSettings(l=64, sigma_x=0.5, canary="features").trials == 312
+    # The label canary runs two classes per trial: half the trials for the same work.
+    s = AuditSettings(l=4, sigma_x=0.5)
+    assert (s.canary, s.against, s.trials) == ("label", "whole-record", 2500)
+    assert AuditSettings(l=64, sigma_x=0.5).trials == 156
     assert AuditSettings(l=4.0, sigma_x=1).l == 4  # integral floats (CLI, JSON)
     with pytest.raises(dataclasses.FrozenInstanceError):
         s.l = 5  # frozen
@@ -56,7 +64,8 @@ def test_settings_defaults_and_trial_budget():
 def test_the_kernel_moves_only_mixtures_with_the_canary():
     import torch
 
-    s = AuditSettings(l=2, sigma_x=1e-3, n_class=4, T_class=50, trials=20, statistic="sum")
+    s = AuditSettings(l=2, sigma_x=1e-3, n_class=4, T_class=50, trials=20, statistic="sum",
+                      canary="features")
     assert canary_table(s, False).ravel().tolist() == [-1.0] * 4
     assert canary_table(s, True).ravel().tolist() == [-1.0, -1.0, -1.0, 1.0]
     g = SecureRandom(3)
@@ -73,7 +82,7 @@ def test_single_gaussian_release_recovers_its_known_epsilon():
     # l = N_k = T_k = 1: one release x + N(0, sigma^2) with |x - x'| = 2c: mu = 2c/sigma GDP,
     # whose epsilon is known exactly. Stated factor: the rigorous bound with 2 x 10^4 evaluation
     # trials is within a factor 2.5 below the truth, the GDP fit within 25%.
-    s = AuditSettings(l=1, n_class=1, T_class=1, sigma_x=2.5, trials=40000)
+    s = AuditSettings(l=1, n_class=1, T_class=1, sigma_x=2.5, trials=40000, canary="features")
     truth = gdp_epsilon(2 * s.c / s.sigma_x, s.delta)  # 3.39
     r = run_audit(s, seed=11)
     assert truth / 2.5 <= r["epsilon_lower"] <= truth
@@ -91,7 +100,7 @@ def test_single_gaussian_release_recovers_its_known_epsilon():
     dict(l=8, n_class=64, T_class=64, sigma_x=0.25, statistic="sum"),
 ])
 def test_lower_bound_never_exceeds_a_valid_upper_bound(kw):
-    s = AuditSettings(**kw, trials=4000)
+    s = AuditSettings(**kw, trials=4000, canary="features")
     r = run_audit(s, seed=5)
     assert r["epsilon_lower"] > 0.1  # the audit detects something
     ref = pld_reference(s)
@@ -104,7 +113,7 @@ def test_lower_bound_never_exceeds_a_valid_upper_bound(kw):
 
 
 def test_claims_list_every_applicable_accountant_and_skip_the_others():
-    s = AuditSettings(l=4, sigma_x=0.5, n_class=100, T_class=100, trials=200)
+    s = AuditSettings(l=4, sigma_x=0.5, n_class=100, T_class=100, trials=200, canary="features")
     c = claimed_epsilons(s)
     for name in list_accountants():
         assert (name in c["claimed"]) != (name in c["skipped"])
@@ -119,6 +128,14 @@ def test_claims_list_every_applicable_accountant_and_skip_the_others():
         assert pld_reference(s) * (1 - 1e-3) <= pld <= c["claimed"]["class-aware"]
         assert "class-aware-pld" in c["valid"]
     assert all(math.isfinite(v) for v in c["claimed"].values())
+    assert c["against"] == ("class-aware-pld" if "class-aware-pld" in ACCOUNTANTS else None)
+    # The label canary changes a label: only whole-record accountants bound its pair; the
+    # features-only ones are valid for DP-CDA under another relation.
+    c = claimed_epsilons(dataclasses.replace(s, canary="label"))
+    assert c["valid"] == ["whole-record"] and c["against"] == "whole-record"
+    assert "class-aware" in c["other_relation"] and "class-aware" not in c["valid"]
+    assert "paper" not in c["valid"] + c["other_relation"]
+    assert "label" in c["relations"]["whole-record"]
 
 
 def test_a_progress_callback_sees_every_trial_and_may_stop_the_audit():
