@@ -157,3 +157,11 @@ def baseline(dataset: str, learner: str | None = None, *, path: str | Path | Non
     if not mine:
         return Baseline(dataset, maj, learner)
     return Baseline(dataset, maj, learner, mine[0]["ceiling"], mine[0]["runs"])
+
+
+def levels(b: Baseline | None) -> tuple[tuple[float, str], ...]:
+    """(accuracy, label) rules for a figure: the majority rate and, when measured, the ceiling."""
+    if b is None:
+        return ()
+    out = ((b.majority.rate, f"majority '{b.majority.label}'"),)
+    return out + (((b.ceiling, f"non-private {b.learner}"),) if b.ceiling is not None else ())

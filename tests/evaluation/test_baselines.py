@@ -101,7 +101,8 @@ def test_flag_and_baseline_words():
     assert flag_words(b, 0.84, 0.002, 3) == ""
     assert flag_words(None, 0.5, 0.0, 3) == ""
     text = baseline_text(b)
-    assert "majority class '<=50K': 0.764" in text and "ceiling (tree on the real training data): 0.850" in text
+    assert "majority class '<=50K': 0.764" in text
+    assert "ceiling (tree on the real training data): 0.850" in text
     assert "not measured" in baseline_text(Baseline("adult", b.majority, "cnn"))
 
 
