@@ -185,3 +185,21 @@ def test_adult_flags_a_result_within_noise_of_the_majority_class(store, worker_c
     assert near_majority(want["mean"], want["std"], want["runs"], b.majority.rate, b.majority.n_test)
     (flag,) = [w.value for w in at.warning if "majority class" in w.value]
     assert "the model predicts one class: no better than always answering '<=50K'" in flag
+
+
+def test_only_datasets_with_files_are_offered(store, worker_calls, monkeypatch, tmp_path):
+    """Issue 21, item 3: with no dataset files on the server only digits (bundled) and a custom
+    size are offered; the others are listed with how to get them, without server paths."""
+    monkeypatch.setenv("DPCDA_DATA_DIR", str(tmp_path / "none"))
+    monkeypatch.setenv("DPCDA_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("DPCDA_OFFLINE", "1")
+    (tmp_path / "none").mkdir()
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    run(at)
+    assert at.selectbox(key="privacy_preset").options == ["scikit-learn digits (8x8)",
+                                                          "custom (type N or class counts)"]
+    assert at.selectbox(key="privacy_preset").value == "digits"  # the default MNIST is not here
+    (ex,) = [e for e in at.sidebar.expander if e.label.startswith("Not on this server")]
+    assert all(t in ex.label for t in ("MNIST", "Fashion-MNIST", "CIFAR-10", "UCI Adult"))
+    how = " ".join(m.value for m in at.sidebar.markdown)
+    assert "To get CIFAR-10" in how and "DPCDA_DATA_DIR" in how and str(tmp_path) not in how
