@@ -74,16 +74,20 @@ def dataset_picker(prefix: str, *, container=st.sidebar) -> DatasetChoice:
     :func:`show_problem`) for an unusable custom size; :class:`InputRefused` (already shown at
     the widget) for a refused d_x / d_y.
     """
-    options = list_presets() + [CUSTOM]
+    from dpcda.data import available_datasets, get_dataset_spec
+
+    here = {a.name for a in available_datasets() if a.present}  # files on this server (issue 21)
+    options = [p for p in list_presets() if p in here] + [CUSTOM]
+    if st.session_state.get(f"{prefix}preset", options[0]) not in options:
+        st.session_state[f"{prefix}preset"] = options[0]  # e.g. a link naming an absent dataset
 
     def label(name: str) -> str:  # the dataset registry's title, as on every page
-        from dpcda.data import get_dataset_spec
-
         return "custom (type N or class counts)" if name == CUSTOM else get_dataset_spec(name).title
 
     name = container.selectbox("Dataset", options, index=0, format_func=label,
-                               key=f"{prefix}preset", help="Public facts only (N, class counts, "
-                               "dimensions); no data is loaded.")
+                               key=f"{prefix}preset", help="The datasets whose files are on this "
+                               "server; ε reads their public facts only (N, class counts, dimensions).")
+    absent_datasets_note([p for p in list_presets() if p not in here], container=container)
     if name != CUSTOM:
         p = get_preset(name)
         return DatasetChoice(name, p.n, tuple(p.class_counts), p.d_x, p.d_y)
@@ -112,6 +116,17 @@ def dataset_picker(prefix: str, *, container=st.sidebar) -> DatasetChoice:
         raise refused[0]
     n, counts = parse_counts(text)
     return DatasetChoice(CUSTOM, n, counts, d_x, len(counts) if counts else d_y)
+
+
+def absent_datasets_note(names: list[str], *, container=None) -> None:
+    """The built-in datasets not offered here (their files are absent), each with how to get it."""
+    from dpcda.data import get_dataset_spec, how_to_get
+
+    if names:
+        titles = ", ".join(get_dataset_spec(n).title for n in names)
+        with (container or st).expander(f"Not on this server: {titles}"):
+            for n in names:
+                st.markdown(how_to_get(n))
 
 
 # --- cached privacy computations (see dpcda.dashboard.explorer; inputs are plain values) -------------------

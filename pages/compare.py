@@ -12,9 +12,10 @@ import streamlit as st
 
 from dpcda.evaluation import reference
 from dpcda.experiments.compare import (accountant_label, comparison_plan, compare_table, every_l_table,
-                                       paper_table5, same_relation)
-from dpcda.report.compare_view import describe_job, epsilon_options, figure_bars, main_and_details
-from dpcda.data import get_dataset_spec
+                                       paper_table5, relation_banner)
+from dpcda.report.compare_view import (baseline_notes, describe_job, epsilon_options, figure_bars,
+                                       main_and_details)
+from dpcda.data import dataset_availability, get_dataset_spec
 from dpcda.experiments.config import job_config
 from dpcda.experiments.estimate import advice
 from dpcda.dashboard.explain import ends_text
@@ -27,15 +28,14 @@ from dpcda.privacy import NOT_A_BOUND
 from dpcda.report.tables import for_display
 from dpcda.training import AUTO, list_models, model_spec
 from pages.charts import comparison_figure
-from pages.common import (DELTA_VALUES, POWERS_OF_TWO, REFUSED, InputRefused, accountant_assumptions,
-                          ensure_app_navigation, explain, explain_toggle, float_input, fmt_delta,
-                          int_input, privacy_footnote, step_intro, typed)
+from pages.common import (DELTA_VALUES, POWERS_OF_TWO, REFUSED, InputRefused, absent_datasets_note,
+                          accountant_assumptions, ensure_app_navigation, explain, explain_toggle,
+                          float_input, fmt_delta, int_input, privacy_footnote, step_intro, typed)
 from pages.jobs_ui import executor_choice, open_job_store, start_worker, sweep_progress
 from pages.report_ui import page_tools
 
-DATASETS = compare_datasets()
+DATASETS = tuple(n for n in compare_datasets() if dataset_availability(n).present)  # files here only
 MECHS = tuple(MECHANISMS.names())
-
 
 ensure_app_navigation()
 st.title("Compare: every mechanism at equal ε")
@@ -50,6 +50,7 @@ sb = st.sidebar
 sb.header("New comparison")
 dataset = sb.selectbox("Dataset", DATASETS, key="compare_dataset",
                        format_func=lambda n: get_dataset_spec(n).title)
+absent_datasets_note([n for n in compare_datasets() if n not in DATASETS], container=sb)
 explain("dataset", container=sb)
 eps_opts = epsilon_options(dataset)
 max_l = min(PRESETS.get(dataset).class_counts)
@@ -157,12 +158,12 @@ st.subheader(title)
 has_paper = bool(paper_table5(dataset, epsilon))
 table = compare_table(jobs, shown, dataset=dataset, epsilon=epsilon, quoted=has_paper,
                       planned=None if jobs else accountants)
-main, details = main_and_details(table, with_paper=has_paper)
-sentence, narrower = same_relation(shown, {c.mechanism: c.accountant for c in map(job_config, jobs)}
-                                   if jobs else accountants)
-st.info(sentence + "".join(f" **{MECHANISMS.get(m).title}**: {why}." for m, why in narrower.items()))
+main, details = main_and_details(table, with_paper=has_paper, dataset=dataset)
+st.info(relation_banner(shown, {c.mechanism: c.accountant for c in map(job_config, jobs)} or accountants))
 # Markdown tables: they fit the content width and need no table script on a first view.
 st.markdown(markdown_table(main))
+for line in baseline_notes(table, dataset):  # what each accuracy is read against (issue 21)
+    st.caption(line)
 every = every_l_table(jobs)
 with st.expander("Details: noise σ, labels, runs, every l"):
     st.markdown(markdown_table(details))

@@ -8,6 +8,7 @@ import math
 import pandas as pd
 import streamlit as st
 
+from dpcda.evaluation import baselines as bl
 from dpcda.experiments import frontier as fr
 from dpcda.dashboard import frontier_memo as fm
 from dpcda.mechanisms import MECHANISMS
@@ -67,6 +68,13 @@ def accuracy_section(*, dataset: str, facts: dict, l: int, sigma_x: float, ratio
         if best is not None:
             st.caption(f"The best measured release with ε ≤ this one: {fr.accuracy_text(best)} "
                        f"(l = {best['l']}, σ = {best['sigma_x']:.3g}, ε = {fmt_eps(best['epsilon'])}).")
+    shown = here or best  # the readout above; the frontier's learner when there is none
+    base = bl.baseline(dataset, (shown or (front[-1] if front else {})).get("learner"))
+    if base is not None:  # what every accuracy is read against (issue 21, item 2)
+        st.caption("Read it against: " + bl.baseline_text(base) + ".")
+        flag = bl.flag_words(base, *(shown[k] for k in ("mean", "std", "runs"))) if shown else ""
+        if flag:
+            st.warning(f"**Within noise of the majority class:** {flag}.")
     if here is None or here["runs"] < fr.MEASURE_RUNS:
         if pending:
             _progress(store, dataset, l, sigma_x, len(pending))
@@ -89,11 +97,13 @@ def accuracy_section(*, dataset: str, facts: dict, l: int, sigma_x: float, ratio
         # st.html's sanitiser drops SVG; markdown passes it through as an HTML block.
         st.markdown(frontier_svg(front, star=star, eps_now=eps_now,
                                  title="Privacy-utility frontier",
-                                 subtitle=f"{dataset}, {accountant} accountant"),
+                                 subtitle=f"{dataset}, {accountant} accountant",
+                                 levels=bl.levels(base)),
                     unsafe_allow_html=True)
         st.caption("Each step: the best accuracy measured with ε at most that value (hover for "
-                   "its l); bars span the runs' range. ε here is what the chosen accountant "
-                   "charges each measured release, T split equally over the classes as in the headline.")
+                   "its l); bars span the runs' range; dotted: the majority-class rate and the "
+                   "non-private ceiling. ε here is what the chosen accountant charges each "
+                   "measured release, T split equally over the classes as in the headline.")
     else:
         st.caption(f"No measured accuracies for {dataset} at c = {c:g}, T = {fmt_int(T)} yet.")
     # What a switch of accountant or dataset needs next, computed while the reader looks.

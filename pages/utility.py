@@ -17,8 +17,9 @@ from dpcda.mechanisms import MECHANISMS
 from dpcda.dashboard.reproduce import settings_from, settings_from_sweep
 from dpcda.training import model_spec
 from dpcda.report.utility_figure import figure_data, figure_notes
-from dpcda.report.utility_results import (EXPERIMENTS, calibration_notes, display_table, models_by_point,
-                                   point_text, results_table, sweep_summary, sweep_x)
+from dpcda.report.utility_results import (EXPERIMENTS, baseline_notes, calibration_notes, display_table,
+                                          models_by_point, point_text, results_table, sweep_summary,
+                                          sweep_x)
 from pages.common import (accountant_assumptions, ensure_app_navigation, explain_toggle,
                           privacy_footnote, show_problem, step_intro)
 from pages.jobs_ui import executor_choice, open_job_store, start_worker, sweep_progress
@@ -104,7 +105,8 @@ if res.empty and jobs and all(j.terminal for j in jobs):
 elif res.empty:
     st.info("No results yet: they appear here as jobs finish.")
 else:
-    data = figure_data(res, x=sx, dataset=cfg.dataset)
+    models = set(models_by_point(jobs).values())  # the ceiling drawn is one learner's
+    data = figure_data(res, x=sx, dataset=cfg.dataset, learner=models.pop() if len(models) == 1 else None)
     title = f"{cfg.dataset}: models trained on {mech.title} releases"
     fig, _ = accuracy_figure(data, title=title, accountant=cfg.accountant)
     st.plotly_chart(fig, width="stretch", key="utility_fig")
@@ -112,6 +114,8 @@ else:
         st.caption(note)
     table = results_table(res, jobs, cfg.dataset)
     st.dataframe(display_table(table, mixes=mech.mixes), hide_index=True, width="stretch")
+    for line in baseline_notes(table, jobs, cfg.dataset):  # what every accuracy is read against
+        (st.warning if line.startswith("**Within noise") else st.caption)(line)
     st.download_button("Download results (CSV)", table.to_csv(index=False).encode(), key="utility_csv",
                        file_name=f"dpcda-sweep-{sid}-{cfg.dataset}.csv", mime="text/csv")
     st.markdown("**How each ε was reached**\n\n"

@@ -24,7 +24,8 @@ from dpcda.privacy.allocation import ALLOCATION_TITLES
 from dpcda.dashboard.sweep_request import DENOISE_SIGMA, SweepRequest, no_noise_ok
 from dpcda.training import AUTO, list_models, model_spec
 from dpcda.report.utility_results import EXPERIMENTS
-from pages.common import (DELTA_VALUES, POWERS_OF_TWO, REFUSED, InputRefused, accountant_choice, explain,
+from pages.common import (DELTA_VALUES, POWERS_OF_TWO, REFUSED, InputRefused, absent_datasets_note,
+                          accountant_choice, explain,
                           fmt_delta, float_input, int_input, missing_data_note, show_problem, typed)
 
 EPSILONS = (math.inf, 50.0, 20.0, 10.0, 5.0, 1.0)
@@ -70,12 +71,14 @@ def sweep_form(sb) -> tuple[SweepRequest | None, bool]:
     """Draw the form in ``sb``; returns (the request, or None where an input is refused;
     whether the dataset's files are here)."""
     avail = {a.name: a for a in available_datasets()}
-    names = list(avail)
-    dataset = sb.selectbox("Dataset", names, key=K + "dataset",
-                           format_func=lambda n: avail[n].title + ("" if avail[n].present else " (no files)"))
+    names = [n for n, a in avail.items() if a.present]  # offered: the datasets whose files are here
+    if st.session_state.get(K + "dataset", names[0]) not in names:
+        st.session_state[K + "dataset"] = names[0]  # e.g. the shared setting names an absent one
+    dataset = sb.selectbox("Dataset", names, key=K + "dataset", format_func=lambda n: avail[n].title)
+    absent_datasets_note([n for n, a in avail.items() if not a.present], container=sb)
     explain("dataset", container=sb)
     present = avail[dataset].present
-    if not present:
+    if not present:  # the files went away since the page was drawn
         missing_data_note(dataset, container=sb)
     mechanism = sb.selectbox("Mechanism", MECHANISMS.names(), key=K + "mechanism",
                              format_func=lambda m: MECHANISMS.get(m).title)

@@ -48,6 +48,9 @@ def accuracy_figure(data: dict, *, title: str, accountant: str):
                     yaxis="y2", name=f"ε ({accountant}){suffix}", legendgroup=label,
                     line=dict(color=color, dash="dot", width=1.2),
                     hovertemplate=f"ε{suffix}<br>x = %{{x}}<br>ε = %{{y:.4g}} ({accountant})<extra></extra>"))
+    for value, label in data.get("levels", ()):  # majority-class rate, non-private ceiling
+        fig.add_hline(y=value, line=dict(color="gray", dash="dashdot", width=1),
+                      annotation_text=f"{label} {value:.3f}", annotation_position="bottom right")
     if data["x_log"]:
         fig.update_xaxes(type="log")
     if data["ticks"]:

@@ -155,6 +155,13 @@ def same_relation(mechanisms: Sequence[str], accountants: dict[str, str] | None 
     return sentence, why
 
 
+def relation_banner(mechanisms: Sequence[str], accountants: dict[str, str] | None = None) -> str:
+    """Markdown for above the Compare table: :func:`same_relation`'s sentence, then each
+    mechanism whose epsilon only holds under a narrower relation, by title, with why."""
+    sentence, narrower = same_relation(mechanisms, accountants)
+    return sentence + "".join(f" **{_mech(m).title}**: {why}." for m, why in narrower.items())
+
+
 def compare_table(jobs, mechanisms: Sequence[str], *, dataset: str, epsilon: float,
                   quoted: bool = True, planned: dict[str, str] | None = None):
     """The comparison as a DataFrame (:data:`TABLE_COLUMNS`): one row per mechanism at its best

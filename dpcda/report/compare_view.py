@@ -27,12 +27,21 @@ def accuracy_text(mean, std, runs: int) -> str:
     return f"{mean:.4f} ± {std:.4f}"
 
 
-def main_and_details(table, *, with_paper: bool = True):
+def _flag(dataset: str | None, learner, mean, std, runs) -> str:
+    from dpcda.evaluation.baselines import baseline, flag_words
+
+    if dataset is None or runs <= 0 or mean != mean:
+        return ""
+    return flag_words(baseline(dataset, str(learner)), float(mean), std, int(runs))
+
+
+def main_and_details(table, *, with_paper: bool = True, dataset: str | None = None):
     """(main, details): two DataFrames of text from :func:`dpcda.experiments.compare.compare_table`.
     ``with_paper``: keep the paper's column in the main table (False where the paper has no
-    column for this dataset and ε)."""
-    acc = [accuracy_text(m, s, int(r)) for m, s, r in
-           zip(table["accuracy"], table["± std"], table["runs"])]
+    column for this dataset and ε). ``dataset``: mark an accuracy within noise of its
+    majority-class rate "(≈ majority class)" (:func:`baseline_notes` says it in words)."""
+    acc = [accuracy_text(m, s, int(r)) + (" (≈ majority class)" if _flag(dataset, lrn, m, s, int(r)) else "")
+           for m, s, r, lrn in zip(table["accuracy"], table["± std"], table["runs"], table["learner"])]
     main = table.assign(accuracy=acc).rename(columns={PAPER_COLUMN: "paper"})
     cols = [c for c in MAIN_COLUMNS if with_paper or c != "paper"]
     main = for_display(main[cols], {"ε": "{:.4g}", **({"paper": "{:.3f}"} if with_paper else {})})
@@ -40,11 +49,38 @@ def main_and_details(table, *, with_paper: bool = True):
     return main, details
 
 
+def baseline_notes(table, dataset: str) -> list[str]:
+    """What the accuracies are read against, in words: the majority-class rate of ``dataset``'s
+    test split, the non-private ceiling of each learner that ran, and every row within noise of
+    the majority rate (:mod:`dpcda.evaluation.baselines`). Empty for a dataset without them."""
+    from dpcda.evaluation.baselines import baseline
+
+    b0 = baseline(dataset)
+    if b0 is None:
+        return []
+    ours = table[table["runs"] > 0]
+    ceilings = []
+    for learner in dict.fromkeys(str(v) for v in ours["learner"]):
+        b = baseline(dataset, learner)
+        ceilings.append(f"`{learner}` " + (f"{b.ceiling:.3f}" if b.ceiling is not None else "not measured"))
+    out = [f"Majority class '{b0.majority.label}': {b0.majority.rate:.3f} of the test split (a model that "
+           "always answers it scores that)" + ("; non-private ceiling (the same learner trained on the "
+                                                 "real training data): " + ", ".join(ceilings) if ceilings
+                                                 else "") + "."]
+    for method, learner, mean, std, runs in zip(ours["method"], ours["learner"], ours["accuracy"],
+                                                 ours["± std"], ours["runs"]):
+        flag = _flag(dataset, learner, mean, std, int(runs))
+        if flag:
+            out.append(f"{method}: {flag}.")
+    return out
+
+
 def compare_report_data(jobs, mechanisms, *, dataset: str, epsilon: float) -> dict:
     """The Compare table as plain data for the stakeholder report::
 
         {"dataset": str, "epsilon": float, "columns": [...], "rows": [{column: text}],
-         "details_columns": [...], "details": [{column: text}], "has_paper": bool}
+         "details_columns": [...], "details": [{column: text}], "has_paper": bool,
+         "baselines": [str]}   # majority rate, ceilings, flagged rows (baseline_notes)
 
     ``jobs``: the comparison's jobs (:meth:`dpcda.jobs.JobStore.jobs`), ``mechanisms``: the
     registered mechanisms it compares. Cells are text ("—" where empty)."""
@@ -53,10 +89,11 @@ def compare_report_data(jobs, mechanisms, *, dataset: str, epsilon: float) -> di
     has_paper = bool(paper_table5(dataset, epsilon))
     table = compare_table(jobs, list(mechanisms), dataset=dataset, epsilon=epsilon,
                           quoted=has_paper)
-    main, details = main_and_details(table, with_paper=has_paper)
+    main, details = main_and_details(table, with_paper=has_paper, dataset=dataset)
     return {"dataset": dataset, "epsilon": float(epsilon), "columns": list(main.columns),
             "rows": main.to_dict("records"), "details_columns": list(details.columns),
-            "details": details.to_dict("records"), "has_paper": has_paper}
+            "details": details.to_dict("records"), "has_paper": has_paper,
+            "baselines": baseline_notes(table, dataset)}
 
 
 def stored_compare_data(db, sweep_id: int) -> dict:
@@ -106,5 +143,6 @@ def epsilon_options(dataset: str) -> list[float]:
     return cols or [20.0, 10.0]
 
 
-__all__ = ["MAIN_COLUMNS", "DETAIL_COLUMNS", "accuracy_text", "compare_report_data", "describe_job",
+__all__ = ["MAIN_COLUMNS", "DETAIL_COLUMNS", "accuracy_text", "baseline_notes", "compare_report_data",
+           "describe_job",
            "epsilon_options", "figure_bars", "main_and_details", "stored_compare_data"]

@@ -50,6 +50,29 @@ def accuracy_cells(jobs, *, dataset: str, accountant: str, delta: float) -> list
     return out
 
 
+def baseline_cells(dataset: str, learner: str, mean, std, runs: int) -> dict:
+    """The columns every accuracy of the report is read against (issue 21): the majority-class
+    rate of the test split, the learner's non-private ceiling, and "predicts one class" when
+    the accuracy is within noise of the majority rate (:mod:`dpcda.evaluation.baselines`)."""
+    from dpcda.evaluation.baselines import baseline, flag_words
+
+    b = baseline(dataset, learner)
+    if b is None:
+        return {}
+    flag = flag_words(b, mean, std, int(runs)) if mean is not None and mean == mean else ""
+    return {"majority class": b.majority.rate, "non-private ceiling": b.ceiling,
+            "vs majority": "≈ majority: predicts one class" if flag else ""}
+
+
+def baseline_caption(dataset: str, learners) -> str:
+    """" Read against: ..." (the majority rate and each learner's ceiling), or ""."""
+    from dpcda.evaluation.baselines import baseline, baseline_text
+
+    texts = [baseline_text(baseline(dataset, lrn)) for lrn in learners]
+    texts = [t for t in dict.fromkeys(texts) if t]
+    return (" Read against: " + "; ".join(texts) + ".") if texts else ""
+
+
 def _eps_label(e: float) -> str:
     return "ε = ∞" if math.isinf(e) else f"ε = {e:g}"
 
@@ -86,20 +109,24 @@ def accuracy_from_sweep(store, dataset: str, sweep_id: int | None = None
         if not data["lines"]:
             continue
         rows = []
+        learners = sorted({str(job_config(j).train.model) for j in store.jobs(sweep_id=sw.id)})
+        one = learners[0] if len(learners) == 1 else None
         for line in data["lines"]:
             label = line["label"] or "ours"
             rows += [{"series": label, "l": int(x), "mean": m, "std": s or None, "runs": r,
-                      "ε achieved": e, "σ_x": sg}
+                      "ε achieved": e, "σ_x": sg,
+                      **({k: v for k, v in baseline_cells(dataset, one, m, s, r).items()
+                          if k == "vs majority"} if one else {})}
                      for x, m, s, r, e, sg in zip(line["x"], line["mean"], line["std"], line["runs"],
                                                  line["epsilon"], line["sigma"])]
             ref = line.get("reference")
             if ref:
                 rows += [{"series": f"{ref['name']}, {label}", "l": int(x), "mean": y,
                           "dashed": True} for x, y in zip(ref["x"], ref["y"])]
-        learners = sorted({str(job_config(j).train.model) for j in store.jobs(sweep_id=sw.id)})
         cap = (f"Sweep #{sw.id} ({sw.name}): mean ± std over runs on the real test split, "
                f"accountant {data.get('accountant')}, learner(s) {', '.join(learners)}; dashed: the "
-               "reported cells (as published: a reproduction target, not a bound).")
+               "reported cells (as published: a reproduction target, not a bound)."
+               + baseline_caption(dataset, learners))
         return rows, cap
     return None, ""
 
@@ -120,7 +147,8 @@ def measured_frontier(dataset: str, store, *, privacy: dict, card: dict | None, 
     out = [{"epsilon": r["epsilon"], "accuracy": r["mean"],
             "std": None if r["std"] != r["std"] else r["std"], "best l": r["l"],
             "σ_x": r["sigma_x"], "runs": r["runs"], "learner": r["learner"],
-            "source": "shipped table" if r["source"] == "table" else r["source"]} for r in rows]
+            "source": "shipped table" if r["source"] == "table" else r["source"],
+            **baseline_cells(dataset, r["learner"], r["mean"], r["std"], r["runs"])} for r in rows]
     cur = None
     eps = privacy.get("epsilon")
     if par.get("sigma_x") is not None and eps is not None and math.isfinite(eps):
@@ -153,6 +181,6 @@ def latest_comparison(store, dataset: str, sweep_id: int | None = None):
                "per l; each mechanism at its best l (chosen on the test split), with its own "
                "accountant (named per row) and learner"
                + ("; the paper's column is its Table 5, as published." if data["has_paper"]
-                  else "."))
+                  else ".") + "".join(" " + b for b in data.get("baselines", [])))
         return [dict(r) for r in data["rows"]], cap
     return None, ""

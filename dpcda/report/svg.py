@@ -169,14 +169,17 @@ def _star(cx: float, cy: float, r: float) -> str:
 
 
 def frontier_svg(front: list[dict], *, star: tuple[float, float] | None = None,
-                 eps_now: float | None = None, title: str, subtitle: str = "") -> str:
+                 eps_now: float | None = None, title: str, subtitle: str = "",
+                 levels: tuple[tuple[float, str], ...] = ()) -> str:
     """The privacy-utility frontier as an inline ``<svg>`` (a string, no script): test accuracy
     against ε on a log axis, a step per row of ``front`` (keys epsilon, mean, min, max, l,
     sigma_x, runs; :func:`dpcda.experiments.frontier.frontier`) with a bar over its runs' range and a hover
     title (ε, accuracy, l, σ, runs); this setting as a red star at ``star`` = (ε, accuracy) when
     it was measured, else a dashed rule at ``eps_now`` (nothing when ε is not finite). Rows
     without a finite positive ε or a finite mean are left out; the rest are drawn in ε order.
-    Scales to its container's width."""
+    ``levels``: (accuracy, label) pairs drawn as dotted horizontal rules (the majority-class
+    rate, the non-private ceiling: :mod:`dpcda.evaluation.baselines`). Scales to its
+    container's width."""
     pts = sorted((r for r in front if math.isfinite(r["epsilon"]) and r["epsilon"] > 0
                   and math.isfinite(r["mean"])), key=lambda r: r["epsilon"])
     if star is not None and not (math.isfinite(star[0]) and star[0] > 0
@@ -190,8 +193,9 @@ def frontier_svg(front: list[dict], *, star: tuple[float, float] | None = None,
     x0, x1 = min(xs) / 1.25, max(xs) * 1.25
     while len(nice_ticks(x0, x1, True)) < 2:  # e.g. one point: widen until two ticks show
         x0, x1 = x0 / 2, x1 * 2
+    levels = tuple((float(v), str(lab)) for v, lab in levels if v is not None and math.isfinite(v))
     top = max([1e-9] + [r["max"] for r in pts if math.isfinite(r["max"])]
-              + ([star[1]] if star else []))
+              + ([star[1]] if star else []) + [v for v, _ in levels])
     y1 = 1.0 if top > 0.5 else 0.5
     w, h, left, right, t, bottom = 420, 300, 46, 12, 46, 66
     pw, ph = w - left - right, h - t - bottom
@@ -222,6 +226,11 @@ def frontier_svg(front: list[dict], *, star: tuple[float, float] | None = None,
                'ε (smaller is more private)</text>'
                f'<text transform="translate(14 {t + ph / 2}) rotate(-90)" '
                'text-anchor="middle">test accuracy</text>')
+    for v, lab in levels:
+        out.append(f'<line class="frontier-level" data-level="{v!r}" x1="{left}" x2="{left + pw}" '
+                   f'y1="{py(v):.1f}" y2="{py(v):.1f}" stroke="#999" stroke-dasharray="2 3"/>'
+                   f'<text x="{left + 4}" y="{py(v) - 3:.1f}" fill="#666" font-size="10">'
+                   f'{escape(lab)} {v:.3f}</text>')
     if pts:
         path = f"M{px(pts[0]['epsilon']):.1f},{py(pts[0]['mean']):.1f}" + "".join(
             f"H{px(b['epsilon']):.1f}V{py(b['mean']):.1f}" for b in pts[1:])

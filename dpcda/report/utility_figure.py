@@ -77,13 +77,18 @@ def reference_cells(x: str, g, dataset: str, inf_at: float) -> dict | None:
     return {"name": name, "x": xs, "y": ys} if xs else None
 
 
-def figure_data(res, *, x: str, dataset: str) -> dict:
+def figure_data(res, *, x: str, dataset: str, learner: str | None = None) -> dict:
     """Everything the accuracy figure shows, as plain data::
 
         {"x": axis, "x_title": str, "x_log": bool, "ticks": [(value, text)] | None,
          "inf_at": float, "fixed_sigma": bool,
          "lines": [{"label", "x", "mean", "std", "runs", "epsilon", "sigma",
-                    "reference": {"name", "x", "y"} | None}]}
+                    "reference": {"name", "x", "y"} | None}],
+         "levels": [(accuracy, label)]}
+
+    ``levels`` are the horizontal rules every accuracy is read against: the majority-class rate
+    of ``dataset``'s test split and ``learner``'s non-private ceiling when it was measured
+    (:func:`dpcda.evaluation.baselines.levels`); empty for a dataset without them.
 
     Lines are sorted by x; ``std`` is 0 for a single run; ``epsilon`` is what the
     accountant reported (∞ for no noise); ε = ∞ sits at ``inf_at`` on an ε axis."""
@@ -105,9 +110,11 @@ def figure_data(res, *, x: str, dataset: str) -> dict:
     elif x == "epsilon":
         vals = sorted({inf_at if math.isinf(e) else float(e) for e in res["epsilon"]})
         ticks = [(v, "∞" if v == inf_at and v not in finite else f"{v:g}") for v in vals]
+    from dpcda.evaluation.baselines import baseline, levels
+
     return {"x": x, "x_title": X_TITLES[x], "x_log": x in ("l", "epsilon", "T"), "ticks": ticks,
             "inf_at": inf_at, "fixed_sigma": bool(res["sigma_target"].notna().any()),
-            "lines": lines}
+            "lines": lines, "levels": list(levels(baseline(dataset, learner)))}
 
 
 def sweep_figure_data(db, sweep_id: int) -> dict:
@@ -128,9 +135,11 @@ def sweep_figure_data(db, sweep_id: int) -> dict:
     dataset = (cfg and cfg.dataset) or (sweep.config or {}).get("base", {}).get("dataset", "")
     mech = cfg.mechanism if cfg else DEFAULT_MECHANISM
     x = sweep_x(sweep.config)
-    data = figure_data(res, x=x, dataset=dataset) if len(res) else {
+    models = {job_config(j).train.model for j in jobs}
+    learner = next(iter(models)) if len(models) == 1 else None
+    data = figure_data(res, x=x, dataset=dataset, learner=learner) if len(res) else {
         "x": x, "x_title": X_TITLES[x], "x_log": x != "sigma", "ticks": None, "inf_at": 100.0,
-        "fixed_sigma": False, "lines": []}
+        "fixed_sigma": False, "lines": [], "levels": []}
     title = MECHANISMS.get(mech).title if mech in MECHANISMS else mech
     return data | {"dataset": dataset, "mechanism": mech, "accountant": cfg and cfg.accountant,
                    "title": f"{dataset}: accuracy of models trained on {title} releases"}
@@ -154,6 +163,10 @@ def figure_notes(data: dict, *, dataset: str, accountant: str) -> list[str]:
                "figures only, with no numbers in its text, so there is nothing to overlay. " + bars]
     else:
         out = ["The paper reports no cell for this mechanism, dataset and setting. " + bars]
+    if data.get("levels"):
+        out.append("Grey rules: " + "; ".join(f"{lab} {v:.3f}" for v, lab in data["levels"])
+                   + " (the majority-class rate of the test split; the non-private ceiling: the same "
+                   "learner trained on the real training data).")
     if data["fixed_sigma"] and data["x"] != "epsilon":
         out.append(f"Dotted, right axis: the ε that the `{accountant}` accountant gives each fixed σ.")
     return out

@@ -124,13 +124,17 @@ def results_table(res, jobs, dataset: str):
     """One row per grid point: how σ was set, the ε it achieved, accuracy, the paper's cell."""
     import pandas as pd
 
+    from dpcda.evaluation.baselines import baseline, flag_words
+
     paper, _ = paper_cells(dataset)
     fixed_sweep = res["sigma_target"].notna().any()
     first: dict[tuple, dict] = {}
+    learners: dict[tuple, str] = {}
     for j in jobs:
         if j.status == "done" and j.result:
             c = job_config(j)
             first.setdefault((c.epsilon, c.sigma, c.T, c.l), j.result)
+            learners.setdefault((c.epsilon, c.sigma, c.T, c.l), c.train.model)
     rows = []
     for r in res.itertuples(index=False):
         eps = None if r.epsilon != r.epsilon else float(r.epsilon)
@@ -143,6 +147,8 @@ def results_table(res, jobs, dataset: str):
             cell = None  # the paper's Table 3 and the thesis are DP-CDA's
         elif sig is not None:
             cell = next((c for c in reference.thesis_cells(dataset, sig) if c.l == int(r.l)), None)
+        base = baseline(dataset, learners.get((eps, sig, T, int(r.l))))
+        flag = flag_words(base, r.mean, r.std, int(r.runs)) if r.runs and r.mean == r.mean else ""
         if sig is None and fixed_sweep and eps is not None and math.isinf(eps):
             sig = 0.0  # sigma = 0 is stored as the epsilon = inf point
         rows.append({
@@ -156,8 +162,42 @@ def results_table(res, jobs, dataset: str):
                                            for k, v in others.items() if v.get("epsilon") is not None),
             "runs": int(r.runs), "failed": int(r.failed), "accuracy_mean": r.mean, "accuracy_std": r.std,
             "paper_mean": cell.accuracy if cell else None,
-            "paper_std": getattr(cell, "std", None) if cell else None})
+            "paper_std": getattr(cell, "std", None) if cell else None,
+            "vs_majority": "≈ majority class" if flag else "",
+            "majority": base.majority.rate if base else None,
+            "ceiling": base.ceiling if base else None})
     return pd.DataFrame(rows)
+
+
+def _point(r) -> str:
+    """A results row's point: "ε = 10, l = 4" or "σ = 0.7, l = 4"."""
+    e, s = r.epsilon_target, r.sigma_fixed
+    priv = (f"ε = {eps_label(e)}, " if e is not None and e == e else
+            f"σ = {s:g}, " if s is not None and s == s else "")
+    return f"{priv}l = {int(r.l)}"
+
+
+def baseline_notes(table, jobs, dataset: str) -> list[str]:
+    """What the accuracies are read against, in words (:mod:`dpcda.evaluation.baselines`): the
+    majority-class rate of the test split, the non-private ceiling of each learner that ran,
+    and every point within noise of the majority rate. Empty for a dataset without them."""
+    from dpcda.evaluation.baselines import baseline, majority_words
+
+    b0 = baseline(dataset)
+    if b0 is None:
+        return []
+    ceil = []
+    for learner in dict.fromkeys(models_by_point(jobs).values()):
+        b = baseline(dataset, learner)
+        ceil.append(f"`{learner}` " + (f"{b.ceiling:.3f}" if b.ceiling is not None else "not measured"))
+    out = [f"**Majority class** '{b0.majority.label}': {b0.majority.rate:.3f} of the test split (a model "
+           "that always answers it scores that); **non-private ceiling** (the same learner trained on "
+           "the real training data): " + ", ".join(ceil) + "."]
+    flagged = table[table["vs_majority"] != ""]
+    if len(flagged):
+        points = "; ".join(_point(r) for r in flagged.itertuples(index=False))
+        out.append(f"**Within noise of the majority class** at {points}: {majority_words(b0)}.")
+    return out
 
 
 LABELS = {"epsilon_target": ("target ε", None), "sigma_fixed": ("fixed σ", "{:.4g}"),
@@ -167,12 +207,14 @@ LABELS = {"epsilon_target": ("target ε", None), "sigma_fixed": ("fixed σ", "{:
           "alpha": ("α", None), "delta": ("δ", "{:.0e}"), "runs": ("runs", None),
           "failed": ("failed", None), "other_accountants": ("same σ, other accountants", None),
           "accuracy_mean": ("accuracy", "{:.4f}"), "accuracy_std": ("± std", "{:.4f}"),
-          "paper_mean": ("reported", "{:.4f}"), "paper_std": ("reported ± std", "{:.4f}")}
+          "paper_mean": ("reported", "{:.4f}"), "paper_std": ("reported ± std", "{:.4f}"),
+          "vs_majority": ("vs majority", None), "majority": ("majority class", "{:.4f}"),
+          "ceiling": ("non-private ceiling", "{:.4f}")}
 
 #: Column order on a page (issue 21: the accuracy stays on screen at 1024 px, the long
 #: "same σ, other accountants" text last).
-FIRST = ("epsilon_target", "sigma_fixed", "T", "l", "accuracy_mean", "accuracy_std", "paper_mean",
-         "paper_std")
+FIRST = ("epsilon_target", "sigma_fixed", "T", "l", "accuracy_mean", "accuracy_std", "vs_majority",
+         "majority", "ceiling", "paper_mean", "paper_std")
 LAST = ("other_accountants",)
 
 
@@ -192,7 +234,7 @@ def display_table(table, *, mixes: bool = True):
         drop.append("sigma_fixed")
     elif table["epsilon_target"].isna().all():
         drop.append("epsilon_target")
-    for col in ("alpha", "conversion", "sigma_y", "other_accountants"):
+    for col in ("alpha", "conversion", "sigma_y", "other_accountants", "vs_majority", "majority", "ceiling"):
         if table[col].isna().all() or (table[col] == "").all():
             drop.append(col)
     if not mixes:

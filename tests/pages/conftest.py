@@ -54,3 +54,14 @@ def _clear_streamlit_caches():
     yield
     st.cache_data.clear()
     st.cache_resource.clear()
+
+
+@pytest.fixture
+def datasets_offered(monkeypatch, tiny_data_dir):
+    """The pages offer only datasets whose files are here (issue 21): where ``$DPCDA_DATA_DIR``
+    lacks MNIST, point it at the tiny files so that a test of the Privacy page's public facts
+    (MNIST, the default) runs the same on a machine without the datasets."""
+    from dpcda.data import dataset_availability
+
+    if not dataset_availability("mnist").present:
+        monkeypatch.setenv("DPCDA_DATA_DIR", str(tiny_data_dir))

@@ -144,3 +144,62 @@ def test_custom_dataset_says_accuracy_needs_real_data(store, worker_calls):
     run(at)
     assert ACC not in {m.label for m in at.metric}
     assert any("Accuracy needs real data" in c.value for c in at.caption)
+
+
+def test_digits_accuracy_is_read_against_the_majority_rate_and_the_ceiling(store, worker_calls):
+    """Issue 21, item 2: the readout names the majority-class rate and the learner's ceiling, and
+    the frontier draws both as rules; no flag far above chance."""
+    from dpcda.evaluation.baselines import baseline
+
+    at = digits_page()
+    sigma = float(at.select_slider(key="privacy_sigma_x").value)
+    want = fr.lookup(fr.load_table(dataset="digits"), l=4, sigma_x=sigma, dataset="digits")
+    b = baseline("digits", want["learner"])
+    words = " ".join(c.value for c in at.caption)
+    assert f"majority class '{b.majority.label}': {b.majority.rate:.3f}" in words
+    assert f"non-private ceiling ({want['learner']} on the real training data): {b.ceiling:.3f}" in words
+    assert not [w for w in at.warning if "majority class" in w.value]
+    (svg,) = [m.value for m in at.markdown if m.value.startswith("<svg") and "frontier" in m.value]
+    assert f'data-level="{b.majority.rate!r}"' in svg and f'data-level="{b.ceiling!r}"' in svg
+
+
+def test_adult_flags_a_result_within_noise_of_the_majority_class(store, worker_calls, real_data):
+    """Issue 21, item 2 (the AppTest the issue asks for): Adult's DP-CDA release at l = 16,
+    σ = 0.398 measures 0.735 ± 0.005 with the tree, below the 0.764 of always answering
+    '<=50K': the page says so in words."""
+    from dpcda.dashboard.explorer import SIGMA_VALUES
+    from dpcda.evaluation.baselines import baseline, near_majority
+
+    real_data("adult")
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    run(at)
+    at.selectbox(key="privacy_preset").select("adult")
+    run(at)
+    at.select_slider(key="privacy_l").set_value(16)
+    at.slider(key="privacy_c").set_value(3.0)  # Adult's default clip norm: the table's release
+    at.select_slider(key="privacy_sigma_x").set_value(min(SIGMA_VALUES, key=lambda s: abs(s - 0.398107)))
+    run(at)
+    want = fr.lookup(fr.load_table(dataset="adult"), l=16, sigma_x=0.398107, dataset="adult")
+    assert want is not None and {m.label: m.value for m in at.metric}[ACC] == fr.accuracy_text(want)
+    b = baseline("adult", want["learner"])
+    assert near_majority(want["mean"], want["std"], want["runs"], b.majority.rate, b.majority.n_test)
+    (flag,) = [w.value for w in at.warning if "majority class" in w.value]
+    assert "the model predicts one class: no better than always answering '<=50K'" in flag
+
+
+def test_only_datasets_with_files_are_offered(store, worker_calls, monkeypatch, tmp_path):
+    """Issue 21, item 3: with no dataset files on the server only digits (bundled) and a custom
+    size are offered; the others are listed with how to get them, without server paths."""
+    monkeypatch.setenv("DPCDA_DATA_DIR", str(tmp_path / "none"))
+    monkeypatch.setenv("DPCDA_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("DPCDA_OFFLINE", "1")
+    (tmp_path / "none").mkdir()
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    run(at)
+    assert at.selectbox(key="privacy_preset").options == ["scikit-learn digits (8x8)",
+                                                          "custom (type N or class counts)"]
+    assert at.selectbox(key="privacy_preset").value == "digits"  # the default MNIST is not here
+    (ex,) = [e for e in at.sidebar.expander if e.label.startswith("Not on this server")]
+    assert all(t in ex.label for t in ("MNIST", "Fashion-MNIST", "CIFAR-10", "UCI Adult"))
+    how = " ".join(m.value for m in at.sidebar.markdown)
+    assert "To get CIFAR-10" in how and "DPCDA_DATA_DIR" in how and str(tmp_path) not in how

@@ -317,3 +317,7 @@ def test_a_refused_custom_dimension_is_stated_once():
     assert len(at.error) == 1 and "d_x" in at.error[0].value
     assert {"privacy_dy", "privacy_T", "privacy_max_alpha"} <= {t.key for t in at.text_input}
     assert "privacy_delta" in {w.key for w in at.select_slider}
+
+
+# Only datasets whose files are here are offered (issue 21): MNIST through the tiny files where absent.
+pytestmark = pytest.mark.usefixtures("datasets_offered")

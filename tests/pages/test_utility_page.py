@@ -92,7 +92,9 @@ def test_renders_without_a_sweep(store, worker_calls):
     assert not worker_calls and store.sweeps() == []
 
 
-def test_defaults_follow_the_dataset_and_stay_within_two_minutes(store, worker_calls):
+def test_defaults_follow_the_dataset_and_stay_within_two_minutes(store, worker_calls, monkeypatch,
+                                                                  tiny_data_dir):
+    monkeypatch.setenv("DPCDA_DATA_DIR", str(tiny_data_dir))  # only datasets with files are offered
     at = page()
     at.selectbox(key="utility_model").set_value("linear")
     run(at)
@@ -225,22 +227,21 @@ def test_no_epsilon_selected_is_an_error_not_an_exception(store, worker_calls):
     assert store.sweeps() == [] and not worker_calls
 
 
-def test_a_dataset_without_files_cannot_be_launched(store, worker_calls, monkeypatch, tmp_path):
-    """No CIFAR-10 files here: the page says where to put them and Launch is disabled, instead
-    of queueing jobs that can only fail (found by a reviewer)."""
+def test_a_dataset_without_files_is_not_offered(store, worker_calls, monkeypatch, tmp_path):
+    """No CIFAR-10 files here: it is not offered (issue 21, item 3), and the sidebar says where
+    to put its files, instead of offering a launch of jobs that can only fail."""
     monkeypatch.setenv("DPCDA_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("DPCDA_OFFLINE", "1")
     at = page()
     assert not at.button(key="utility_launch").disabled  # digits is always there
-    at.selectbox(key="utility_dataset").set_value("cifar10")
-    run(at)
-    # the dataset's title, not its registry key
-    assert any("**CIFAR-10**" in i.value and "not on this server" in i.value and "cifar10" not in i.value
-               for i in at.sidebar.info)
+    offered = at.selectbox(key="utility_dataset").options  # the titles
+    assert "CIFAR-10" not in offered and "scikit-learn digits (8x8)" in offered
+    # the dataset's title, not its registry key, in the expander's label
+    (ex,) = [e for e in at.sidebar.expander if "Not on this server" in e.label]
+    assert "CIFAR-10" in ex.label and "cifar10" not in ex.label
     how = " ".join(m.value for m in at.sidebar.markdown)
     assert "To get CIFAR-10" in how and "DPCDA_DATA_DIR" in how  # in an expander
-    assert str(tmp_path) not in how + " ".join(i.value for i in at.sidebar.info)  # no server paths
-    assert at.button(key="utility_launch").disabled
+    assert str(tmp_path) not in how + ex.label  # no server paths
     assert store.sweeps() == [] and not worker_calls
 
 

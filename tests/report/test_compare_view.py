@@ -91,3 +91,25 @@ def test_figure_bars_are_nan_free(store):
                                      epsilon=10.0))
     assert bars["ours"]["method"] == ["DP-CDA", "DPMix"] and not bars["empty"]
     assert all(v == v for v in bars["ours"]["std"] + bars["paper"]["accuracy"])
+
+
+def test_accuracies_are_read_against_the_majority_rate_and_the_ceiling(store):
+    """Issue 21, item 2: the Compare table marks a result within noise of the majority rate, and
+    its notes give the majority rate and each learner's non-private ceiling."""
+    from dpcda.evaluation.baselines import baseline
+    from dpcda.experiments.compare import compare_table
+    from dpcda.report.compare_view import baseline_notes
+
+    sid = finished_comparison(store)
+    table = compare_table(store.jobs(sweep_id=sid), ["dp-cda", "dpmix"], dataset="mnist", epsilon=10.0)
+    main, _ = main_and_details(table, dataset="mnist")
+    assert "majority" not in " ".join(main["accuracy"])  # 0.86 is far above MNIST's 0.11
+    notes = baseline_notes(table, "mnist")
+    assert f"'1': {baseline('mnist').majority.rate:.3f}" in notes[0] and len(notes) == 1
+    chance = table.assign(accuracy=[0.11 if r > 0 else a for a, r in zip(table["accuracy"], table["runs"])])
+    main, _ = main_and_details(chance, dataset="mnist")
+    row = main.set_index("method").loc["DP-CDA"]
+    assert row["accuracy"].endswith("(≈ majority class)")
+    flagged = baseline_notes(chance, "mnist")[1:]
+    assert flagged and flagged[0].startswith("DP-CDA: the model predicts one class")
+    assert stored_compare_data(store, sid)["baselines"] == notes

@@ -12,8 +12,9 @@ from dpcda.jobs import JobStore
 from dpcda.experiments.sweep import sweep_results
 from dpcda.experiments.sweep import submit_sweep
 from dpcda.report.utility_figure import figure_data, figure_notes, sweep_figure_data
-from dpcda.report.utility_results import (calibration_notes, display_table, model_text, point_text,
-                                   privacy_label, results_table, sweep_summary, sweep_x)
+from dpcda.report.utility_results import (baseline_notes, calibration_notes, display_table, model_text,
+                                          point_text, privacy_label, results_table, sweep_summary,
+                                          sweep_x)
 
 INF = math.inf
 
@@ -109,3 +110,30 @@ def test_stored_figure_data_for_a_mechanism_without_l_has_no_paper_overlay(store
     data = sweep_figure_data(store, sid)
     assert data["x"] == "epsilon" and "DP-MERF" in data["title"]
     assert all(line["reference"] is None for line in data["lines"])  # the paper's cells are DP-CDA's
+
+
+def test_every_accuracy_is_read_against_the_majority_rate_and_the_ceiling(store):
+    """Issue 21, item 2: the majority-class rate and the learner's non-private ceiling beside
+    each accuracy; a point within noise of the majority rate flagged in words."""
+    from dpcda.evaluation.baselines import baseline
+
+    sid = submit_sweep(store, {"dataset": "digits", "train": {"model": "ncm"}},
+                       epsilons=[10.0], ls=[1, 4], runs=2)
+    acc = {(1, 0): 0.10, (1, 1): 0.11, (4, 0): 0.80, (4, 1): 0.82}  # l = 1: chance
+    finish(store, sid, lambda c: acc[(c["l"], c["run"])])
+    jobs = store.jobs(sweep_id=sid)
+    table = results_table(sweep_results(store, sid), jobs, "digits")
+    b = baseline("digits", "ncm")
+    assert table["majority"].tolist() == pytest.approx([b.majority.rate] * 2)
+    assert table["ceiling"].tolist() == pytest.approx([b.ceiling] * 2)
+    assert table["vs_majority"].tolist() == ["≈ majority class", ""]
+    shown = display_table(table)
+    assert {"majority class", "non-private ceiling", "vs majority"} <= set(shown.columns)
+    notes = baseline_notes(table, jobs, "digits")
+    assert f"{b.majority.rate:.3f}" in notes[0] and f"`ncm` {b.ceiling:.3f}" in notes[0]
+    assert notes[1].startswith("**Within noise of the majority class** at ε = 10, l = 1:")
+    assert "the model predicts one class" in notes[1]
+    data = figure_data(sweep_results(store, sid), x="l", dataset="digits", learner="ncm")
+    assert [v for v, _ in data["levels"]] == pytest.approx([b.majority.rate, b.ceiling])
+    assert any(n.startswith("Grey rules:") for n in figure_notes(data, dataset="digits", accountant="paper"))
+    assert baseline_notes(table, jobs, "no-such-dataset") == []
