@@ -186,3 +186,12 @@ def report_name(c: CandidateNumbers, suffix: str = ".html") -> str:
     noise = f"eps{head[0]:.3g}" if head else f"sigma{c.sigma_x:.3g}"
     stem = re.sub(r"[^A-Za-z0-9._-]+", "-", f"dpcda-report_{c.dataset}_l{c.l}_{noise}")
     return stem + suffix
+
+
+def display_rows(rows: Sequence[dict]) -> list[dict]:
+    """:func:`comparison_rows` as text for a page's table (numbers to 4 digits, None as "—")."""
+    def text(v) -> str:
+        if v is None:
+            return "—"
+        return f"{v:.4g}" if isinstance(v, float) else str(v)
+    return [{k: text(v) for k, v in r.items()} for r in rows]

@@ -27,7 +27,8 @@ padding:3px 7px;text-align:left;vertical-align:top}th{background:#f0f2f6}
 .missing{color:#777;font-style:italic}img.px{image-rendering:pixelated}
 figcaption,.cap{color:#555;font-size:.88em}pre{background:#f6f6f6;padding:8px;overflow-x:auto;
 font-size:.8em}nav a{margin-right:10px}
-.headline.lead{font-size:1.05em;line-height:1.45}.cands{display:flex;gap:12px;flex-wrap:wrap}.cands figure{margin:0}
+.headline.lead{font-size:1.05em;line-height:1.45}
+.cands{display:flex;gap:12px;flex-wrap:wrap}.cands figure{margin:0}
 @page{size:A4;margin:15mm}
 @media print{body{max-width:none;margin:0;padding:0;font-size:11pt}h2{break-after:avoid}
 nav,details,.screen-only{display:none}thead{display:table-header-group}table{font-size:.8em}
