@@ -53,14 +53,46 @@ def _facts(setting: Setting) -> dict:
                 allocation=setting.allocation)
 
 
+def stats_mu_of(setting: Setting) -> float | None:
+    """The GDP parameter of the ``dp-center`` statistics release a release at ``setting`` makes
+    (its ε is composed with the mixing's, as :mod:`dpcda.mechanisms.dp_cda` accounts it); None
+    for a normalisation that learns nothing from the private data."""
+    from dpcda.data.presets import get_preset
+
+    norm = setting.normalize or get_preset(setting.dataset).dp_cda_normalization
+    if norm != "dp-center":
+        return None
+    from dpcda.mechanisms.dp_cda import DEFAULT_STATS_SHARE
+    from dpcda.privacy.composed import stats_mu
+
+    return stats_mu(DEFAULT_STATS_SHARE * (1.0 if setting.epsilon is None else setting.epsilon),
+                    setting.delta)
+
+
+def _composing(accountant: str):
+    from dpcda.privacy import composed
+    from dpcda.privacy import whole_record_accountant as wr
+
+    if accountant not in (WHOLE, FEATURES):
+        raise ValueError("normalize='dp-center' is accounted by composing its statistics release: "
+                         f"accountant must be one of {WHOLE}, {FEATURES}, got accountant={accountant!r}")
+    return wr if accountant == WHOLE else composed
+
+
 def noise_of(setting: Setting) -> tuple[float, float]:
     """(σ_x, σ_y) that run at ``setting``: as chosen, or calibrated to its target ε under its
-    accountant (ValueError when the target cannot be met)."""
+    accountant, composed with a ``dp-center`` statistics release where there is one
+    (ValueError when the target cannot be met)."""
     if setting.epsilon is None:
         return setting.sigma_x, setting.sigma_y_value
     from dpcda.privacy import calibrate
 
     ratio = setting.sigma_y_value / setting.sigma_x if setting.sigma_x > 0 else 1.0
+    mu = stats_mu_of(setting)
+    if mu is not None:
+        sx, sy, _ = _composing(setting.accountant).calibrate_composed(
+            epsilon=setting.epsilon, mu=mu, ratio=ratio, **_facts(setting))
+        return float(sx), float(sy)
     cal = calibrate(epsilon=setting.epsilon, accountant=setting.accountant, ratio=ratio,
                     conversion=setting.conversion, max_alpha=setting.max_alpha, **_facts(setting))
     return float(cal.sigma_x), float(cal.sigma_y)
@@ -71,13 +103,20 @@ def relation_epsilons(setting: Setting, sigma_x: float, sigma_y: float) -> dict:
     from dpcda.privacy import PrivacyParams, compute_epsilon
 
     p = PrivacyParams(sigma_x=sigma_x, sigma_y=sigma_y, **_facts(setting))
-    out = {"eps_features": float(compute_epsilon(p, accountant=FEATURES).epsilon)}
+    mu = stats_mu_of(setting)
+
+    def eps(accountant: str) -> float:
+        if mu is not None:  # the dp-center statistics composed in, as the release's card states
+            return float(_composing(accountant).composed_epsilon(p, mu=mu))
+        return float(compute_epsilon(p, accountant=accountant).epsilon)
+
+    out = {"eps_features": eps(FEATURES)}
     if setting.allocation != "equal":
         out.update(eps_whole=None, whole_note=(
             f"the {setting.allocation} allocation of T depends on the private class sizes; the "
             f"{WHOLE} accountant needs the public equal split (⌊T/K⌋ per class)"))
     else:
-        out.update(eps_whole=float(compute_epsilon(p, accountant=WHOLE).epsilon), whole_note="")
+        out.update(eps_whole=eps(WHOLE), whole_note="")
     return out
 
 
@@ -100,8 +139,9 @@ def measured_accuracy(setting: Setting, sigma_x: float, sigma_y: float, store=No
 
 
 def release_numbers(setting: Setting, sigma_x: float, sigma_y: float) -> dict:
-    """A fresh release (T capped at :data:`T_CAP`): ``{"fidelity", "samples"}``; empty when the
-    dataset's files are not here."""
+    """A fresh release at the candidate's noise (T capped at :data:`T_CAP`; a ``dp-center``
+    centre drawn at the default share): ``{"fidelity", "samples"}``; empty when the dataset's
+    files are not here."""
     from dpcda.data import load_dataset
     from dpcda.evaluation.fidelity import release_fidelity
     from dpcda.mechanisms import generate_from_dataset
@@ -180,8 +220,10 @@ def choice_report(cands: Sequence[Candidate], chosen: str, *, store=None) -> tup
     pick = check_candidates(nums, chosen)
     s = next(c.setting for c in cands if c.label == chosen)
     accountant = s.accountant if s.allocation == "equal" or s.accountant != WHOLE else FEATURES
-    details = gather_report_inputs(  # the whole T: the details state the summary's ε
-        s.dataset, l=s.l, sigma_x=pick.sigma_x, delta=s.delta, accountant=accountant,
+    # the whole T and the setting's own noise choice: the details state the summary's ε
+    noise = {"epsilon": s.epsilon} if s.epsilon is not None else {"sigma_x": pick.sigma_x}
+    details = gather_report_inputs(
+        s.dataset, l=s.l, **noise, delta=s.delta, accountant=accountant,
         conversion=s.conversion, c=s.c, T=pick.T, normalization=s.normalize,
         allocation=s.allocation, store=store)
     return report_name(pick), build_choice_report(details, nums, chosen)

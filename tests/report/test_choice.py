@@ -82,6 +82,8 @@ def test_bad_input_names_the_parameter_and_the_allowed_values():
 def test_the_file_is_named_for_the_chosen_setting():
     assert report_name(nums("B", 1.0, 0.84)) == "dpcda-report_mnist_l16_eps1.html"
     assert report_name(nums("B", None, None), ".pdf") == "dpcda-report_mnist_l16_sigma0.2.pdf"
+    calibrated = nums("B", 0.9993, 0.84, target_epsilon=1.0)  # calibration stops just below
+    assert report_name(calibrated) == "dpcda-report_mnist_l16_eps1.html"
 
 
 def test_the_report_opens_with_the_summary_then_the_candidates_then_the_details():
@@ -135,3 +137,18 @@ def test_the_list_holds_three_replaces_a_repeat_and_relabels():
         cand.add(cs, c(4))
     fewer = cand.remove(cs, "A")
     assert [x.label for x in cand.add(fewer, c(4))] == ["A", "B", "C"]
+
+
+def test_a_dp_center_candidate_states_the_composed_epsilon_its_release_states():
+    from dpcda.data import load_dataset
+    from dpcda.mechanisms import generate_from_dataset
+
+    s = Setting(dataset="digits", l=4, epsilon=2.0, normalize="dp-center")
+    c = cand.measure(s, "A", release=False)
+    rel = generate_from_dataset(load_dataset("digits"), "dp-cda", l=4, epsilon=2.0, T=1347,
+                                delta=1e-5, accountant="whole-record", normalize="dp-center")
+    assert rel.card["privacy"]["composed_with"]  # the statistics release is composed in
+    assert c.numbers.sigma_x == pytest.approx(rel.card["parameters"]["sigma_x"], rel=1e-6)
+    assert c.numbers.eps_whole == pytest.approx(rel.card["privacy"]["epsilon"], rel=1e-6)
+    plain = cand.measure(s.replace(normalize="scale"), "B", release=False)
+    assert plain.numbers.sigma_x < c.numbers.sigma_x  # the centre's share costs noise
