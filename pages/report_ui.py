@@ -135,7 +135,7 @@ def candidates_panel(setting, store=None) -> None:
     if st.button("Add this setting as a candidate", key="cand_add", disabled=full, type="primary",
                  help=f"At most {MAX_CANDIDATES}: remove one to add another." if full else
                  "Computes ε under both relations, looks up its measured accuracy and draws a "
-                 "release for its samples and fidelity (a few seconds)."):
+                 "release for its samples and fidelity (seconds; about 10 s on MNIST)."):
         try:
             with st.spinner("Measuring the candidate…"):
                 new = cand.measure(setting, "A", store=store)  # add() relabels it
