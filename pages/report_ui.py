@@ -108,6 +108,11 @@ def report_download(page: str, settings: Mapping, *, release=None, sweep_id: int
     else:
         where.caption("No PDF here (no Chromium or Chrome on the server): the HTML report prints "
                       "to PDF from any browser's print dialog.")
+    if page in ("utility", "compare"):  # a sweep: the report covers one of its settings
+        said = (f"target ε = {kw['epsilon']:g}" if kw.get("epsilon") is not None
+                else f"σ_x = {kw['sigma_x']:g}")
+        where.caption(f"This report covers one setting ({kw['dataset']}, l = {kw['l']}, {said}). To "
+                      "put up to three side by side and choose one: the **Choose & report** page.")
 
 
 def page_tools(page: str, settings: Mapping, *, release=None, sweep_id: int | None = None) -> None:
