@@ -131,7 +131,7 @@ def candidates_panel(setting, store=None) -> None:
     and download the report of that choice (built on click)."""
     from dpcda.dashboard import candidates as cand
     from dpcda.report.choice import (MAX_CANDIDATES, comparison_rows, display_rows, report_name,
-                                     summary_paragraph)
+                                     side_by_side, summary_paragraph)
     from dpcda.report.pdf import pdf_available
     from pages.common import show_problem
 
@@ -157,7 +157,8 @@ def candidates_panel(setting, store=None) -> None:
     chosen = st.radio("Choose the setting to recommend", labels, horizontal=True, key="cand_pick",
                       format_func=lambda x: f"Candidate {x}")
     chosen = chosen if chosen in labels else labels[0]
-    st.dataframe(display_rows(comparison_rows(nums, chosen)), hide_index=True, width="stretch")
+    st.dataframe(display_rows(side_by_side(comparison_rows(nums, chosen))), hide_index=True,
+                 width="stretch")
     cols = st.columns(len(cands))
     for col, c in zip(cols, cands):
         if c.numbers.samples is not None:

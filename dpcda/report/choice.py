@@ -85,9 +85,9 @@ def check_candidates(cands: Sequence[CandidateNumbers], chosen: str) -> Candidat
     return cands[labels.index(chosen)]
 
 
-def _acc(c: CandidateNumbers) -> str:
+def _acc(c: CandidateNumbers, hint: bool = True) -> str:
     if c.accuracy is None:
-        return "accuracy not measured yet (a sweep on the Utility page measures it)"
+        return "accuracy not measured yet" + (" (a sweep on the Utility page measures it)" * hint)
     sd = f" ± {c.accuracy_std:.2f}" if c.accuracy_std is not None and math.isfinite(c.accuracy_std) else ""
     runs = f", {c.accuracy_runs} run{'s' * (c.accuracy_runs != 1)}" if c.accuracy_runs else ""
     return f"accuracy {c.accuracy:.2f}{sd} ({c.learner or 'learner'}{runs})"
@@ -129,7 +129,7 @@ def _tradeoff(chosen: CandidateNumbers, others: Sequence[CandidateNumbers]) -> s
 
     other, eps_o = max(pairs, key=spread)
     text = (f" Trade-off against Candidate {other.label} (ε = {fmt_eps(eps_o)}, {head[1]}; "
-            f"{_acc(other)}): Candidate {chosen.label}'s ε is ")
+            f"{_acc(other, hint=False)}): Candidate {chosen.label}'s ε is ")
     if eps_o > 0 and head[0] > 0 and not math.isclose(eps_o, head[0], rel_tol=1e-3):
         ratio = head[0] / eps_o
         text += (f"{ratio:.3g}× larger (less private)" if ratio > 1
@@ -197,3 +197,13 @@ def display_rows(rows: Sequence[dict]) -> list[dict]:
             return "—"
         return f"{v:.4g}" if isinstance(v, float) else str(v)
     return [{k: text(v) for k, v in r.items()} for r in rows]
+
+
+def side_by_side(rows: Sequence[dict]) -> list[dict]:
+    """:func:`comparison_rows` turned on its side: one row per quantity, one column per
+    candidate (its ``candidate`` cell as the column name), so three fit a narrow screen or page."""
+    if not rows:
+        return []
+    names = [str(r["candidate"]) for r in rows]
+    return [{"": key, **{n: r.get(key) for n, r in zip(names, rows)}}
+            for key in rows[0] if key != "candidate"]

@@ -11,7 +11,7 @@ from html import escape
 from typing import Sequence
 
 from dpcda.report.choice import (FEATURES, RELATION, WHOLE, CandidateNumbers, check_candidates,
-                                 comparison_rows, summary_paragraph)
+                                 comparison_rows, side_by_side, summary_paragraph)
 from dpcda.report.html import _img, build_report, table
 from dpcda.report.inputs import ReportInputs
 
@@ -20,7 +20,7 @@ TITLE = "DP-CDA synthetic data: which setting to publish"
 
 def candidates_section(cands: Sequence[CandidateNumbers], chosen: str) -> str:
     """The comparison table, what its columns mean and the candidates' samples side by side."""
-    out = [table(comparison_rows(cands, chosen)),
+    out = [table(side_by_side(comparison_rows(cands, chosen))),
            f'<p class="cap">ε under two neighbouring relations: <code>{WHOLE}</code> protects '
            f"{RELATION[WHOLE]}; <code>{FEATURES}</code> protects {RELATION[FEATURES]} (class sizes "
            "public), a narrower promise. A proportional allocation of T depends on the private "

@@ -39,7 +39,9 @@ def test_two_candidates_a_choice_and_the_summary_the_report_opens_with(media):  
     a, b = (c.numbers for c in at.session_state[CANDIDATES])
     at.radio(key="cand_pick").set_value("B")
     run(at)
-    assert list(at.dataframe[0].value["candidate"]) == ["A", "B (chosen)"]
+    table = at.dataframe[0].value
+    assert list(table.columns) == ["", "A", "B (chosen)"]  # side by side: a column each
+    assert table.set_index("").loc["ε, whole-record", "B (chosen)"] == f"{b.eps_whole:.4g}"
     summary = next(m.value for m in at.markdown if m.value.startswith("**The report's first page:**"))
     assert f"ε = {b.eps_whole:.3g} (whole-record: one record, label included)" in summary
     assert f"Trade-off against Candidate A (ε = {a.eps_whole:.3g}, whole-record" in summary
@@ -59,9 +61,9 @@ def test_three_candidates_side_by_side_then_a_report_of_the_chosen_one(media):  
     at.session_state[KEY] = at.session_state[KEY].replace(l=8)
     run(at)
     assert at.button(key="cand_add").disabled  # a fourth is refused until one is removed
-    table = at.dataframe[0].value
-    assert list(table["candidate"]) == ["A (chosen)", "B", "C"]
-    assert table["ε, whole-record"].iloc[2] == "not accountable"  # proportional: said, not hidden
+    table = at.dataframe[0].value.set_index("")
+    assert list(table.columns) == ["A (chosen)", "B", "C"]
+    assert table.loc["ε, whole-record", "C"] == "not accountable"  # proportional: said, not hidden
     a, b = cands[0].numbers, cands[1].numbers
     assert a.eps_whole > a.eps_features > 0 and b.eps_whole > b.eps_features > 0
 

@@ -12,7 +12,7 @@ from dpcda.dashboard import candidates as cand
 from dpcda.dashboard.setting import Setting
 from dpcda.privacy import PrivacyParams, compute_epsilon
 from dpcda.report.choice import (CandidateNumbers, comparison_rows, display_rows, report_name,
-                                 summary_paragraph)
+                                 side_by_side, summary_paragraph)
 from dpcda.report.choice_html import build_choice_report
 from dpcda.report.html import STYLE
 from dpcda.report.inputs import ReportInputs
@@ -93,7 +93,9 @@ def test_the_report_opens_with_the_summary_then_the_candidates_then_the_details(
                                  '<div class="details">', '<section id="privacy"')]
     assert i == sorted(i)
     assert "Recommendation: Candidate B of 2" in html[i[0]:i[1]]
-    assert "B (chosen)" in html[i[1]:i[2]]
+    assert "<th>B (chosen)</th>" in html[i[1]:i[2]]  # the candidates side by side, a column each
+    assert side_by_side(comparison_rows([a, b], "B"))[1] == {
+        "": "ε, whole-record", "A": 10.0, "B (chosen)": 1.0}
     with pytest.raises(ValueError, match="details must be the chosen candidate's report"):
         build_choice_report(ReportInputs(dataset="digits", setting={}), [a, b], "B")
 
