@@ -138,6 +138,21 @@ def measured_accuracy(setting: Setting, sigma_x: float, sigma_y: float, store=No
                 accuracy_runs=int(hit.get("runs") or 0), learner=str(hit.get("learner") or ""))
 
 
+def shipped_baselines(dataset: str, learner: str | None) -> dict:
+    """``{"majority", "nonprivate"}`` from :mod:`dpcda.evaluation.baselines` (the shipped
+    majority-class rate and the learner's non-private ceiling) where that module is installed
+    and knows the dataset; empty otherwise (the report then leaves the baselines out)."""
+    try:
+        from dpcda.evaluation.baselines import baseline
+    except ImportError:  # a library without the baselines table
+        return {}
+    b = baseline(dataset, learner or None)
+    if b is None:
+        return {}
+    ceiling = b.ceiling if b.ceiling is not None and math.isfinite(b.ceiling) else None
+    return {"majority": float(b.majority.rate), "nonprivate": ceiling}
+
+
 def release_numbers(setting: Setting, sigma_x: float, sigma_y: float) -> dict:
     """A fresh release at the candidate's noise (T capped at :data:`T_CAP`; a ``dp-center``
     centre drawn at the default share): ``{"fidelity", "samples"}``; empty when the dataset's
@@ -171,7 +186,8 @@ def release_numbers(setting: Setting, sigma_x: float, sigma_y: float) -> dict:
 def measure(setting: Setting, label: str, *, store=None, release: bool = True,
             majority: float | None = None, nonprivate: float | None = None) -> Candidate:
     """The candidate of ``setting`` (see the module docstring). ``release=False`` skips the
-    samples and fidelity; ``majority``/``nonprivate``: baselines, when measured elsewhere."""
+    samples and fidelity; ``majority``/``nonprivate``: baselines, when measured elsewhere (else
+    :func:`shipped_baselines`)."""
     sx, sy = noise_of(setting)
     nums = dict(label=label, dataset=setting.dataset, l=setting.l, sigma_x=sx,
                 T=_facts(setting)["T"], delta=setting.delta, allocation=setting.allocation,
@@ -179,6 +195,8 @@ def measure(setting: Setting, label: str, *, store=None, release: bool = True,
                 majority=majority, nonprivate=nonprivate)
     nums.update(relation_epsilons(setting, sx, sy))
     nums.update(measured_accuracy(setting, sx, sy, store))
+    if majority is None and nonprivate is None:
+        nums.update(shipped_baselines(setting.dataset, nums.get("learner")))
     if release:
         nums.update(release_numbers(setting, sx, sy))
     return Candidate(setting, CandidateNumbers(**nums))

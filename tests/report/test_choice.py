@@ -154,3 +154,35 @@ def test_a_dp_center_candidate_states_the_composed_epsilon_its_release_states():
     assert c.numbers.eps_whole == pytest.approx(rel.card["privacy"]["epsilon"], rel=1e-6)
     plain = cand.measure(s.replace(normalize="scale"), "B", release=False)
     assert plain.numbers.sigma_x < c.numbers.sigma_x  # the centre's share costs noise
+
+
+
+def _fake_baselines(monkeypatch, table: dict) -> None:
+    """dpcda.evaluation.baselines (merged in parallel) replaced by a table of its own."""
+    import sys
+    import types
+    from types import SimpleNamespace
+
+    mod = types.ModuleType("dpcda.evaluation.baselines")
+    mod.baseline = lambda dataset, learner=None: (
+        SimpleNamespace(majority=SimpleNamespace(rate=table[dataset][0]),
+                        ceiling=table[dataset][1] if learner else None)
+        if dataset in table else None)
+    monkeypatch.setitem(sys.modules, "dpcda.evaluation.baselines", mod)
+
+
+def test_baselines_come_from_the_library_where_it_ships_them(monkeypatch):
+    import sys
+
+    s = Setting(dataset="digits", l=4, sigma_x=1.0)
+    _fake_baselines(monkeypatch, {"digits": (0.102, 0.9)})
+    c = cand.measure(s, "A", release=False)
+    assert c.numbers.learner == "ncm" and c.numbers.accuracy is not None  # the shipped table's
+    assert (c.numbers.majority, c.numbers.nonprivate) == (0.102, 0.9)
+    assert "always guessing the largest class scores 0.10" in summary_paragraph([c.numbers], "A")
+    assert cand.measure(s, "A", release=False, majority=0.5).numbers.majority == 0.5  # given wins
+    _fake_baselines(monkeypatch, {})  # a dataset the table does not know
+    assert cand.measure(s, "A", release=False).numbers.majority is None
+    monkeypatch.setitem(sys.modules, "dpcda.evaluation.baselines", None)  # not installed
+    none = cand.measure(s, "A", release=False).numbers
+    assert none.majority is None and none.nonprivate is None
