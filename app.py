@@ -28,6 +28,8 @@ DPMIX_URL = ("https://scholar.google.com/scholar?q=%22Synthesizing+differentiall
 # font, which headless/server machines often lack.)
 #: (file, title, icon, what it offers) for the navigation, in the order of the steps.
 PAGES = tuple((s.page, s.title, s.icon, f"{s.name}: {s.do}") for s in STEPS)
+#: Pages after the steps: (file, title, icon).
+EXTRA_PAGES = (("pages/choose.py", "Choose & report", ":material/fact_check:"),)
 
 # A shield with an epsilon, as an inline SVG (served as a data: URL).
 FAVICON = ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 64 64">'
@@ -101,6 +103,8 @@ def main() -> None:
     pages = [st.Page(home, title="Home", icon=":material/home:", default=True)]
     pages += [st.Page(file, title=title, icon=icon)
               for file, title, icon, _ in PAGES if (ROOT / file).exists()]
+    pages += [st.Page(file, title=title, icon=icon)
+              for file, title, icon in EXTRA_PAGES if (ROOT / file).exists()]
     with foreground():  # background prefetches (dpcda.dashboard.background) wait while a page runs
         st.navigation(pages).run()
 

@@ -108,6 +108,11 @@ def report_download(page: str, settings: Mapping, *, release=None, sweep_id: int
     else:
         where.caption("No PDF here (no Chromium or Chrome on the server): the HTML report prints "
                       "to PDF from any browser's print dialog.")
+    if page in ("utility", "compare"):  # a sweep: the report covers one of its settings
+        said = (f"target ε = {kw['epsilon']:g}" if kw.get("epsilon") is not None
+                else f"σ_x = {kw['sigma_x']:g}")
+        where.caption(f"This report covers one setting ({kw['dataset']}, l = {kw['l']}, {said}). To "
+                      "put up to three side by side and choose one: the **Choose & report** page.")
 
 
 def page_tools(page: str, settings: Mapping, *, release=None, sweep_id: int | None = None) -> None:
@@ -115,3 +120,71 @@ def page_tools(page: str, settings: Mapping, *, release=None, sweep_id: int | No
     ``sweep_id``: the stored sweep (Utility) or comparison (Compare) the page shows."""
     reproduce_expander(page, settings)
     report_download(page, settings, release=release, sweep_id=sweep_id)
+
+
+# --- a choice between candidate settings (issue 21, item 5) -------------------------------------
+CANDIDATES = "dpcda_candidates"  # the session's candidates (a tuple of dpcda.dashboard.candidates.Candidate)
+
+
+def candidates_panel(setting, store=None) -> None:
+    """Add the shared ``setting`` as a candidate (up to three), see them side by side, choose one
+    and download the report of that choice (built on click)."""
+    from dpcda.dashboard import candidates as cand
+    from dpcda.report.choice import (MAX_CANDIDATES, comparison_rows, display_rows, report_name,
+                                     side_by_side, summary_paragraph)
+    from dpcda.report.pdf import pdf_available
+    from pages.common import show_problem
+
+    cands = st.session_state.get(CANDIDATES, ())
+    full = len(cands) >= MAX_CANDIDATES and all(c.setting != setting for c in cands)
+    if st.button("Add this setting as a candidate", key="cand_add", disabled=full, type="primary",
+                 help=f"At most {MAX_CANDIDATES}: remove one to add another." if full else
+                 "Computes ε under both relations, looks up its measured accuracy and draws a "
+                 "release for its samples and fidelity (seconds; about 10 s on MNIST)."):
+        try:
+            with st.spinner("Measuring the candidate…"):
+                new = cand.measure(setting, "A", store=store)  # add() relabels it
+            st.session_state[CANDIDATES] = cand.add(cands, new)
+        except ValueError as exc:
+            show_problem(exc)
+        else:
+            st.rerun()  # the button's state (full or not) follows the new list
+    if not cands:
+        st.info("No candidates yet: set a setting (Privacy page, or the address) and add it here.")
+        return
+    nums = [c.numbers for c in cands]
+    labels = [c.label for c in cands]
+    chosen = st.radio("Choose the setting to recommend", labels, horizontal=True, key="cand_pick",
+                      format_func=lambda x: f"Candidate {x}")
+    chosen = chosen if chosen in labels else labels[0]
+    st.dataframe(display_rows(side_by_side(comparison_rows(nums, chosen))), hide_index=True,
+                 width="stretch")
+    cols = st.columns(len(cands))
+    for col, c in zip(cols, cands):
+        if c.numbers.samples is not None:
+            col.image(c.numbers.samples, caption=f"Candidate {c.label}: released samples")
+        if col.button(f"Remove {c.label}", key=f"cand_remove_{c.label}"):
+            st.session_state[CANDIDATES] = cand.remove(cands, c.label)
+            st.rerun()
+    st.markdown("**The report's first page:** " + summary_paragraph(nums, chosen))
+    pick = nums[labels.index(chosen)]
+    name = report_name(pick)
+
+    def html() -> bytes:
+        try:
+            return cand.choice_report(cands, chosen, store=store)[1].encode("utf-8")
+        except ValueError as exc:
+            from dpcda.report.html import error_report
+            return error_report(hide_paths(exc)).encode("utf-8")
+
+    def pdf() -> bytes:
+        from dpcda.report.pdf import html_to_pdf
+        return html_to_pdf(html().decode("utf-8"))
+
+    left, right = st.columns(2)
+    left.download_button("Download report (HTML)", html, file_name=name, mime="text/html",
+                         key="cand_report", on_click="ignore", help=REPORT_HELP)
+    if pdf_available():
+        right.download_button("Download report (PDF)", pdf, file_name=name[:-5] + ".pdf",
+                              mime="application/pdf", key="cand_report_pdf", on_click="ignore",
+                              help=PDF_HELP)

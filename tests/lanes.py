@@ -55,6 +55,10 @@ LANES: dict[str, tuple[str, ...]] = {
         "tests/pages/test_privacy_accuracy.py::test_one_click_measures_an_unmeasured_setting",
         "tests/pages/test_compare_page.py::test_launch_runs_one_job_per_mechanism_and_run_and_shows_ours",
         "tests/pages/test_utility_page.py::test_launch_queues_a_sweep_and_starts_a_worker_then_shows_results",
+        # three candidates measured (three releases) and the chosen one's report built
+        "tests/pages/test_choose_page.py::test_three_candidates_side_by_side_then_a_report_of_the_chosen_one",
+        # a dp-center candidate calibrated under composition, checked against a real release
+        "tests/report/test_choice.py::test_a_dp_center_candidate_states_the_composed_epsilon_its_release_states",
         "tests/pages/test_utility_page.py::test_accuracy_versus_fixed_sigma_runs_and_draws_epsilon_on_a_second_axis",
         "tests/pages/test_page_tools.py::test_compare_tools_follow_the_form_then_the_selected_comparison",
         "tests/pages/test_page_tools.py::test_utility_tools_follow_the_form_then_the_selected_sweep",

@@ -27,9 +27,15 @@ padding:3px 7px;text-align:left;vertical-align:top}th{background:#f0f2f6}
 .missing{color:#777;font-style:italic}img.px{image-rendering:pixelated}
 figcaption,.cap{color:#555;font-size:.88em}pre{background:#f6f6f6;padding:8px;overflow-x:auto;
 font-size:.8em}nav a{margin-right:10px}
+.headline.lead{font-size:1.05em;line-height:1.45}
+.cands{display:flex;gap:12px;flex-wrap:wrap}.cands figure{margin:0}
 @page{size:A4;margin:15mm}
-@media print{body{max-width:none;margin:0;padding:0}h2{break-after:avoid}
-figure,table,tr,img,svg,pre,.headline,.warn{break-inside:avoid}}
+@media print{body{max-width:none;margin:0;padding:0;font-size:11pt}h2{break-after:avoid}
+nav,details,.screen-only{display:none}thead{display:table-header-group}table{font-size:.8em}
+img.px{width:auto;height:auto;max-height:75mm}.cands img.px{max-height:45mm}
+h1{font-size:1.4em;margin:.3em 0}h2{margin-top:1.2em}
+figure,tr,img,svg,pre,.headline,.warn,.summary,#caveats ul{break-inside:avoid}
+.details{break-before:page}}
 """
 
 
@@ -210,8 +216,12 @@ def caveats_for(inp: ReportInputs) -> list[str]:
     return out + list(inp.caveats)
 
 
-def build_report(inp: ReportInputs) -> str:
-    """The report as one HTML string (UTF-8, no outside reference)."""
+def build_report(inp: ReportInputs, *, lead: str = "") -> str:
+    """The report as one HTML string (UTF-8, no outside reference). ``lead``: HTML put first,
+    before the sections, which then follow as "details" (a choice's summary page,
+    :func:`dpcda.report.choice_html.build_choice_report`; on paper they start a new page).
+    On paper (print CSS) the navigation and the data card's JSON (a folded element that does
+    nothing on paper) are left out; long tables break between rows."""
     def missing(sid: str, default: str) -> str:
         return _missing(inp.missing.get(sid, default))
 
@@ -240,7 +250,8 @@ def build_report(inp: ReportInputs) -> str:
             f"<title>{escape(inp.title)}: {escape(inp.dataset)}</title><style>{STYLE}</style></head>"
             f"<body><h1>{escape(inp.title)}</h1><p>Dataset <b>{escape(inp.dataset)}</b>. "
             "Written by dpcda; this file is self-contained (no network).</p>"
-            f"<nav>{nav}</nav>{sections}</body></html>\n")
+            + (f'{lead}<div class="details"><h1>Details of the chosen setting</h1>' if lead else "")
+            + f"<nav>{nav}</nav>{sections}" + ("</div>" if lead else "") + "</body></html>\n")
 
 
 def error_report(message: str) -> str:

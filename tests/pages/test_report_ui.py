@@ -102,6 +102,15 @@ def test_pdf_button_when_the_server_has_a_browser(media, monkeypatch, tmp_path):
     assert pdf.startswith(b"%PDF") and len(re.findall(rb"/Type\s*/Page(?![a-zA-Z])", pdf)) >= 2
 
 
+def test_a_sweep_page_says_which_setting_its_report_covers_and_where_to_choose(media):
+    at = page("utility", dict(dataset="digits", ls=(16, 1), epsilons=(16.72, 2.0), model="ncm"))
+    said = [c.value for c in at.sidebar.caption if c.value.startswith("This report covers")]
+    assert said == ["This report covers one setting (digits, l = 1, target ε = 16.72). To put up "
+                    "to three side by side and choose one: the **Choose & report** page."]
+    assert not [c for c in page("samples", SAMPLES).sidebar.caption
+                if c.value.startswith("This report covers")]
+
+
 def test_no_browser_no_pdf_button_but_a_caption(media, monkeypatch):
     monkeypatch.setattr("dpcda.report.pdf.find_browser", lambda: None)
     at = page("samples", SAMPLES)
