@@ -82,8 +82,10 @@ def rounding_shift(r: np.ndarray, w: np.ndarray, T: int, h: float, eta: float) -
     log_eta = math.log(eta)
     lam0 = math.sqrt(2.0 * -log_eta / (T * var))
     lam = lam0 * np.geomspace(0.125, 8.0, 25)
-    with np.errstate(over="ignore"):
-        psi = np.log(np.einsum("lu,u->l", np.exp(-np.outer(lam, lv)), mass))  # log E e^{-lam u}
+    from scipy.special import logsumexp
+
+    with np.errstate(divide="ignore"):  # log E e^{-lam u}, in log space (no underflow to -inf)
+        psi = logsumexp(-np.outer(lam, lv) + np.log(mass)[None, :], axis=1)
     c = (log_eta - T * psi) / lam
     return max(0.0, float(np.max(c))) * h
 
