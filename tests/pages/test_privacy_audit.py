@@ -132,3 +132,4 @@ def test_the_canary_choice_names_the_accountant_it_is_audited_against(store, wor
     df = at.dataframe[-1].value
     bound = dict(zip(df["accountant"], df["bound for this pair"]))
     assert bound["class-aware"] == "yes" and bound["whole-record"] == "yes"
+pytestmark = pytest.mark.usefixtures("datasets_offered")  # MNIST (the default) offered here too
