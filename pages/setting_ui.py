@@ -28,6 +28,13 @@ def shared_setting() -> Setting:
     ss = st.session_state
     if KEY not in ss:
         setting, problems = Setting.from_query(st.query_params.to_dict())
+        if "dataset" not in st.query_params:  # no dataset asked for: one whose files are here
+            from dataclasses import replace
+
+            from dpcda.data import dataset_availability
+
+            if not dataset_availability(setting.dataset).present:
+                setting = replace(setting, dataset="digits")  # bundled: always here
         ss[KEY], ss[_PROBLEMS] = setting, [problem_of(p) for p in problems]
     return ss[KEY]
 

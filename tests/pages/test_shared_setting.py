@@ -136,3 +136,15 @@ def test_a_proportional_split_under_the_whole_record_default_is_refused_in_words
 
 # Only datasets whose files are here are offered (issue 21): MNIST through the tiny files where absent.
 pytestmark = pytest.mark.usefixtures("datasets_offered")
+
+
+def test_without_the_default_datasets_files_every_page_opens_on_the_bundled_digits(monkeypatch, tmp_path):
+    """A new user's machine has no dataset files: with no dataset in the address the shared
+    setting starts on digits (bundled), so Samples opens on something it can draw."""
+    monkeypatch.setenv("DPCDA_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("DPCDA_OFFLINE", "1")
+    at = AppTest.from_file(str(ROOT / "pages" / "samples.py"), default_timeout=60)
+    run(at)
+    assert not at.exception
+    assert at.session_state["dpcda_setting"].dataset == "digits"
+    assert not any("not on this server" in i.value for i in at.info)
