@@ -90,6 +90,7 @@ def test_moving_l_slider_with_keyboard_changes_epsilon(server, browser):
 
     slider = (page.get_by_test_id("stSlider").filter(has_text="Order of mixture l")
               .get_by_role("slider"))
+    slider.first.wait_for(timeout=60_000)  # the headline is drawn early, the sidebar after it
     assert slider.count() == 1
     assert slider.get_attribute("aria-valuetext") == "4"  # the default order of mixture
     slider.focus()
