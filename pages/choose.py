@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import streamlit as st
 
+from dpcda.data import get_dataset_spec
+from dpcda.report.formatting import fmt_delta
 from pages.common import ensure_app_navigation, explain_toggle
 from pages.jobs_ui import open_job_store
 from pages.report_ui import candidates_panel
@@ -21,7 +23,8 @@ explain_toggle()
 setting = shared_setting()
 noise = (f"target ε = {setting.epsilon:g} ({setting.accountant})" if setting.epsilon is not None
          else f"σ_x = {setting.sigma_x:g}")
-st.caption(f"**Current setting:** {setting.dataset}, l = {setting.l}, {noise}, δ = {setting.delta:g}, "
+st.caption(f"**Current setting:** {get_dataset_spec(setting.dataset).title}, l = {setting.l}, {noise}, "
+           f"δ = {fmt_delta(setting.delta)}, "
            f"{setting.allocation} allocation. Change it on the Privacy page, then add it here; up to "
            "three candidates side by side, each ε under both neighbouring relations.")
 candidates_panel(setting, open_job_store())

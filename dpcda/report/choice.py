@@ -15,7 +15,7 @@ from typing import Sequence
 
 import numpy as np
 
-from dpcda.report.formatting import fmt_eps
+from dpcda.report.formatting import fmt_delta, fmt_eps
 
 MAX_CANDIDATES = 3
 LETTERS = "ABC"
@@ -102,7 +102,7 @@ def _eps_words(c: CandidateNumbers) -> str:
     text = " and ".join(parts) or "no ε"
     if c.eps_whole is None and c.whole_note:
         text += f"; not accountable under {WHOLE}: {c.whole_note}"
-    return f"{text} at δ = {c.delta:g}"
+    return f"{text} at δ = {fmt_delta(c.delta)}"
 
 
 def _baselines(c: CandidateNumbers) -> str:
