@@ -100,22 +100,28 @@ def composed_epsilon(params, *, mu: float, value_interval: float = VALUE_INTERVA
                              float(value_interval)) for t, n_k in groups)
 
 
-def calibrate_composed(*, epsilon: float, mu: float, ratio: float = 1.0, **params):
+def calibrate_composed(*, epsilon: float, mu: float, ratio: float = 1.0,
+                       accountant: str = "class-aware-pld", epsilon_of=None,
+                       fine: float | None = VALUE_INTERVAL, **params):
     """``(sigma_x, sigma_y, epsilon)``: the smallest mixing noise (1e-4 relative) whose
     composition with the ``mu``-GDP statistics release is ``epsilon``-DP at ``params['delta']``.
 
     Solved by bisection on log sigma on the coarse grid (an upper bound), then checked on the
-    fine grid and nudged up until it meets the target: never overshoots. Raises ``ValueError``
-    when the statistics release alone already spends the target.
+    ``fine`` grid and nudged up until it meets the target: never overshoots. Raises
+    ``ValueError`` when the statistics release alone already spends the target.
+    ``accountant`` and ``epsilon_of(params, mu=, value_interval=)``: the composed epsilon to
+    meet (default: ``class-aware-pld``'s, :func:`composed_epsilon`; the ``whole-record``
+    accountant passes its own).
     """
     from dpcda.privacy.params import PrivacyParams
 
     target = check_float("epsilon", epsilon, lo=0.0, lo_open=True)
     check_delta(params.get("delta"))
+    epsilon_of = epsilon_of or composed_epsilon
 
-    def eps(sig: float, h: float) -> float:
+    def eps(sig: float, h: float | None) -> float:
         p = PrivacyParams(sigma_x=sig, sigma_y=ratio * sig, **params)
-        return composed_epsilon(p, mu=mu, value_interval=h)
+        return epsilon_of(p, mu=mu, value_interval=h)
 
     if eps(1e6, CALIBRATION_INTERVAL) > target:
         raise ValueError(f"epsilon={target:g} cannot be reached: the normalisation statistics "
@@ -123,8 +129,7 @@ def calibrate_composed(*, epsilon: float, mu: float, ratio: float = 1.0, **param
     from dpcda.privacy.calibration import calibrate
 
     # Without the statistics the mixing alone meets the target at sigma0: a lower end.
-    sigma0 = calibrate(epsilon=target, accountant="class-aware-pld", ratio=ratio,
-                       **params).sigma_x
+    sigma0 = calibrate(epsilon=target, accountant=accountant, ratio=ratio, **params).sigma_x
     lo, hi = math.log(sigma0), math.log(sigma0) + 0.05
     while eps(math.exp(hi), CALIBRATION_INTERVAL) > target:
         lo, hi = hi, hi + 2.0 * (hi - lo)
@@ -135,8 +140,8 @@ def calibrate_composed(*, epsilon: float, mu: float, ratio: float = 1.0, **param
         else:
             hi = mid
     sig = math.exp(hi)
-    final = eps(sig, VALUE_INTERVAL)
+    final = eps(sig, fine)
     while final > target:  # the fine grid may differ; step up until met
         sig *= 1.0 + 1e-4
-        final = eps(sig, VALUE_INTERVAL)
+        final = eps(sig, fine)
     return sig, ratio * sig, final

@@ -84,9 +84,10 @@ def _direct(p: PrivacyParams, l, sx, sy, value_interval, lower):
     return eps, low, step
 
 
-def composed_epsilon(p: PrivacyParams, *, mu: float) -> float:
+def composed_epsilon(p: PrivacyParams, *, mu: float, value_interval: float | None = None) -> float:
     """Whole-record epsilon of a release whose normalisation statistics were one ``mu``-GDP
-    Gaussian release (``dp-center``), composed exactly with the two affected classes' PLDs."""
+    Gaussian release (``dp-center``), composed exactly with the two affected classes' PLDs
+    (``value_interval``: the loss grid; None: chosen per setting)."""
     from dpcda.privacy.whole_record_calibration import whole_record_epsilon
 
     if not p.private:
@@ -96,38 +97,18 @@ def composed_epsilon(p: PrivacyParams, *, mu: float) -> float:
     if not p.sigma_x > 0:
         return math.inf
     return whole_record_epsilon(sigma=p.sigma_x, l=li, lower_counts=n, steps=T, delta=p.delta,
-                                c=p.c, lower=False, extra_mu=float(mu)).epsilon
+                                c=p.c, value_interval=value_interval, lower=False,
+                                extra_mu=float(mu)).epsilon
 
 
 def calibrate_composed(*, epsilon: float, mu: float, ratio: float = 1.0, **params):
     """``(sigma_x, sigma_y, epsilon)``: the smallest ``sigma_x`` whose :func:`composed_epsilon`
-    meets ``epsilon`` (bisection in log sigma from the uncomposed calibration; never above the
-    target)."""
-    from dpcda.privacy.calibration import calibrate
-    from dpcda.util.checks import check_float
+    meets ``epsilon`` (:func:`dpcda.privacy.composed.calibrate_composed`'s bisection, on this
+    accountant's composed epsilon; never above the target)."""
+    from dpcda.privacy.composed import calibrate_composed as calibrate_with
 
-    target = check_float("epsilon", epsilon, lo=0.0, lo_open=True)
-    base = dict(params)
-
-    def eps_at(sig: float) -> float:
-        return composed_epsilon(PrivacyParams(sigma_x=sig, sigma_y=ratio * sig, **base), mu=mu)
-
-    lo = calibrate(epsilon=target, accountant=NAME, ratio=ratio, **base).sigma_x  # composed >= this
-    hi = lo * 1.05
-    while eps_at(hi) > target:
-        lo, hi = hi, hi * 1.5
-        if hi > 1e8:
-            raise ValueError(f"epsilon={target:g} cannot be met with the statistics' share "
-                             f"(mu={mu:.4g}): raise epsilon or lower stats_share")
-    for _ in range(40):
-        if hi / lo < 1 + 1e-6:
-            break
-        mid = math.sqrt(lo * hi)
-        if eps_at(mid) > target:
-            lo = mid
-        else:
-            hi = mid
-    return hi, ratio * hi, eps_at(hi)
+    return calibrate_with(epsilon=epsilon, mu=mu, ratio=ratio, accountant=NAME,
+                          epsilon_of=composed_epsilon, fine=None, **params)
 
 
 register_accountant(Accountant(
