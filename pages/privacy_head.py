@@ -102,6 +102,11 @@ def setting_text(*, ds, l, sigma_x, sigma_y, c, T, delta, allocation="equal", **
             + f", δ = {fmt_delta(delta)}")
 
 
+#: The headline's epsilon, remembered per setting: a rerun that changes nothing else (a toggle,
+#: an expander) does not pay for the PLD again.
+_epsilon = st.cache_data(show_spinner=False, max_entries=256)(compute_epsilon)
+
+
 def headline(slot, setting: dict, *, quiet: bool = False):
     """Draw the headline ε of ``setting`` into ``slot`` (an ``st.empty()``); returns
     ``(params, result)``, or ``(None, None)`` when the setting is refused (the problem is shown
@@ -113,8 +118,8 @@ def headline(slot, setting: dict, *, quiet: bool = False):
                           c=setting["c"], T=setting["T"], delta=delta, n=ds.n,
                           class_counts=ds.class_counts, d_x=ds.d_x, d_y=ds.d_y,
                           allocation=setting["allocation"] if ds.class_counts else "equal")
-        r = compute_epsilon(p, accountant=accountant, conversion=conversion,
-                            max_alpha=setting["max_alpha"])
+        r = _epsilon(p, accountant=accountant, conversion=conversion,
+                     max_alpha=setting["max_alpha"])
     except ValueError as exc:
         if quiet:
             slot.empty()
