@@ -24,6 +24,7 @@ from pages.privacy_head import (MAX_ALPHA_RANGE, T_RANGE, TARGET, headline, sett
 from pages.setting_ui import address_problems, seed, shared_setting, update
 from pages.report_ui import page_tools
 from pages.privacy_views import accuracy_section, calibration_section, figure4_section, note
+from pages.privacy_norm import dp_center_note
 
 ensure_app_navigation()
 seed("privacy", widget_values(shared_setting()))  # the shared setting, on arrival
@@ -120,6 +121,12 @@ setting = dict(ds=ds, l=l, sigma_x=sigma_x, sigma_y=sigma_y, c=c, T=T, delta=del
 # a widget that disagreed with its key.
 if setting != early or r is None:
     p, r = headline(slot, setting)
+if r is not None and r.private:
+    with left:
+        dp_center_note(dataset=ds.name if ds.name in list_presets() else None, ds=ds,
+                       normalize=shared_setting().normalize, target=eps_in, sigma_x=sigma_x,
+                       sigma_y=sigma_y, l=l, c=c, T=T, delta=delta, accountant=accountant,
+                       conversion=conversion, max_alpha=max_alpha, allocation=allocation)
 
 with right:
     if ds.name in list_presets():

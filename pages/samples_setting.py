@@ -22,23 +22,25 @@ def widget_values(s: Setting) -> dict:
         "samples_c": min(max(round(s.clip_norm(), 1), 0.1), 10.0), "samples_c_for": s.dataset,
         "samples_T": "" if s.T is None else str(s.T), "samples_delta": nearest(DELTA_VALUES, s.delta),
         "samples_accountant": s.accountant, "samples_allocation": s.allocation,
-        "samples_conversion": s.conversion, "samples_max_alpha": str(s.max_alpha)}
+        "samples_conversion": s.conversion, "samples_max_alpha": str(s.max_alpha),
+        "samples_tie": s.sigma_y is None,
+        "samples_sigma_y": nearest(SIGMA_GRID, s.sigma_y_value or 0.25)}
     if s.epsilon is not None:
         values["samples_eps"] = f"{s.epsilon:g}"
-    if s.normalize in ("scale", "none", "zscore"):
+    if s.normalize in ("scale", "none", "zscore", "dp-center"):
         values.update(samples_norm=s.normalize, samples_norm_for=s.dataset)
     else:  # the dataset's default (the page picks it)
         values["samples_norm_for"] = None
     return values
 
 
-def publish_samples(name: str, ds, *, eps, sigma, c, T, normalize, **rest) -> None:
+def publish_samples(name: str, ds, *, eps, sigma, c, T, normalize, sigma_y=None, **rest) -> None:
     """Write the page's widgets into the shared setting (an upload keeps the setting's dataset;
     c and the normalisation at the dataset's default are written as "default")."""
     from dpcda.mechanisms import default_normalization
 
     named = _named(name)
-    changes = dict(rest, epsilon=eps, T=T or None, sigma_y=None,
+    changes = dict(rest, epsilon=eps, T=T or None, sigma_y=sigma_y,
                    c=None if c == round(default_clip_norm(ds.name), 1) else c,
                    normalize=None if normalize == default_normalization(ds) else normalize)
     if sigma is not None:

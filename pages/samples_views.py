@@ -1,4 +1,4 @@
-"""Samples page, drawing: the pictures of a release, the legibility hint, the mosaic.
+"""Samples page, drawing: the pictures of a release, its live preview, the legibility hint.
 
 Cached library calls (keyed on plain values) and drawing only; what is computed lives in
 :mod:`dpcda.dashboard.samples` (pictures, legibility rule, mosaic, noise, download files).
@@ -6,20 +6,16 @@ Cached library calls (keyed on plain values) and drawing only; what is computed 
 
 from __future__ import annotations
 
-import math
-
 import streamlit as st
 
 from dpcda.dashboard import samples as smp
 from dpcda.report import viz
-from dpcda.data.preprocess import fit_dataset_normalizer
-from dpcda.mechanisms.prepare import fit_preprocessor
-from dpcda.privacy import caveat
-from pages.common import POWERS_OF_TWO, explain, explain_on, fmt_delta, fmt_int, fmt_sigma
+from pages.common import POWERS_OF_TWO, explain, explain_on, fmt_int
 
 NORMS = {"scale": "fixed public range (data-independent, covered by the guarantee)",
          "none": "as given, rows clipped to c (covered by the guarantee)",
-         "zscore": "z-score (statistics of the private data: not covered by the guarantee)"}
+         "zscore": "z-score (statistics of the private data: not covered by the guarantee)",
+         "dp-center": "public range, square root, minus a mean estimated under DP (its cost in ε)"}
 GRID_WIDTH = 720  # px the samples grid is drawn at (sharp pixels), then sized to its column
 
 
@@ -63,8 +59,40 @@ def quick_epsilon(sigma: float, **setting) -> float:
 def make_release(source: tuple, settings: tuple, _ds, facts: dict):
     s = dict(settings)
     mode, value = s.pop("noise")
-    nz = noise_for(mode, value, **{k: v for k, v in s.items() if k != "normalize"}, **facts)
+    nz = noise_for(mode, value, **s, **facts)
+    s.pop("sigma_y", None)  # in nz
     return smp.generate_release(_ds, nz, target_epsilon=value if mode == "epsilon" else None, **s)
+
+
+@st.cache_resource(show_spinner="Fitting the normalisation…", max_entries=4)
+def preprocessor(source: tuple, normalize: str, c: float, mu, _ds):
+    """The release's normalisation at this setting (for ``dp-center`` one DP statistics
+    release, kept for the previews and the mosaic of this setting)."""
+    return smp.release_preprocessor(_ds, normalize, c, mu)
+
+
+def setting_preprocessor(source: tuple, s: dict, ds):
+    mode, value = s["noise"]
+    mu = smp.stats_mu_for(mode, value, normalize=s["normalize"], delta=s["delta"])
+    return preprocessor(source, s["normalize"], s["c"], mu, ds), mu
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def preview_pictures(source: tuple, settings: tuple, per_class: int, _ds, _nz) -> smp.SamplePictures:
+    s = dict(settings)
+    pre, _ = setting_preprocessor(source, s, _ds)
+    return smp.preview_pictures(_ds, pre, l=s["l"], c=s["c"], noise=_nz, per_class=per_class)
+
+
+def show_preview(source: tuple, settings: tuple, ds, nz: smp.Noise, per_class: int, seconds: float) -> None:
+    """The live preview's grid (:mod:`dpcda.dashboard.samples.preview`) and what it is."""
+    pics = preview_pictures(source, settings, per_class, ds, nz)
+    f = viz.fit_factor(pics.grid.shape[1], GRID_WIDTH)
+    left, words = st.columns(smp.picture_columns(pics.grid.shape, None), gap="medium")
+    left.image(viz.upscale(pics.grid, f), width="stretch", output_format="PNG",
+               caption="Preview: fresh samples, one row per class (by released label)")
+    words.caption(smp.preview_text(per_class=per_class, K=len(pics.class_names),
+                                   T=dict(settings)["T"], seconds=seconds))
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
@@ -114,60 +142,3 @@ def show_hint(rel, rs: dict, facts: dict, smallest: int) -> None:
                       privacy=tuple({**facts, **priv}.items()))
     if hint.static:
         st.info(hint.hint)
-
-
-@st.cache_resource(show_spinner=False, max_entries=4)
-def class_rows(source: tuple, normalize: str, c: float, k: int, _ds):
-    pre = fit_preprocessor(_ds.X_train, fit_dataset_normalizer(_ds, normalize), c=c)
-    return smp.class_table(_ds.X_train, _ds.y_train, k, pre), viz.display_scale(pre.normalizer)
-
-
-def cell_sigma(value):
-    """A mosaic_sigmas entry: the noise, or its error text raised as a ValueError."""
-    if isinstance(value, str):
-        raise ValueError(value)
-    return value
-
-
-def _mosaic_privacy(s: dict) -> dict:
-    return {k: s[k] for k in ("T", "c", "delta", "accountant", "conversion", "max_alpha", "allocation")}
-
-
-def prefetch_mosaic(s: dict, facts: dict, start: float) -> None:
-    """Compute the mosaic's noise in the background while the release is looked at (the
-    toggle then finds it remembered: :func:`dpcda.dashboard.samples.mosaic_sigmas_at`)."""
-    from dpcda.dashboard.background import prefetch
-
-    priv = _mosaic_privacy(s)
-    prefetch([lambda: smp.mosaic_sigmas_at(start=start or 0.3, **priv, **facts)],
-             key=("mosaic", start, *priv.items(), *facts.items()), delay=0.3)
-
-
-def show_mosaic(source: tuple, s: dict, ds, facts: dict, start: float) -> None:
-    """One sample of the chosen class for l in MOSAIC_L and epsilon in MOSAIC_EPS (``start``:
-    a noise level to start the search from, e.g. the release's)."""
-    cls = st.selectbox("Class", range(ds.n_classes), format_func=lambda k: ds.class_names[k],
-                       key="samples_class", width=240)
-    table, scale = class_rows(source, s["normalize"], s["c"], cls, ds)
-    with st.spinner("Calibrating the noise of every cell…"):
-        sig = smp.mosaic_sigmas_at(start=start or 0.3, **_mosaic_privacy(s), **facts)
-        cells = smp.mosaic_cells(table, sigma_for=lambda l, e: cell_sigma(sig[(l, e)]))
-    cols = st.columns(len(smp.MOSAIC_EPS) + 1)
-    for col, e in zip(cols[1:], smp.MOSAIC_EPS):
-        col.markdown(f"**ε = {'∞' if math.isinf(e) else f'{e:g}'}**")
-    for cell in cells:
-        if cell.epsilon == smp.MOSAIC_EPS[0]:
-            cols = st.columns(len(smp.MOSAIC_EPS) + 1, vertical_alignment="center")
-            cols[0].markdown(f"**l = {cell.l}**")
-        col = cols[1 + smp.MOSAIC_EPS.index(cell.epsilon)]
-        if cell.error:
-            col.caption("not reachable at this setting")
-            continue
-        img = viz.release_images(cell.x[None], ds.image_shape, scale=scale)[0]
-        img = viz.upscale(img, viz.fit_factor(img.shape[1], 110))
-        col.image(img, width=img.shape[1], output_format="PNG", caption=f"σ = {fmt_sigma(cell.sigma)}")
-    bound = caveat(s["accountant"]) and f" ({caveat(s['accountant'])})"
-    st.caption(f"Each cell is a sample of its own release (l records of class "
-               f"{ds.class_names[cls]} mixed, plus the noise σ that meets the column's ε under the "
-               f"`{s['accountant']}` accountant{bound} at δ = {fmt_delta(s['delta'])}, c = {s['c']:g}, "
-               f"T = {fmt_int(s['T'])}, {NORMS[s['normalize']]}). Rows stop at the smallest class.")

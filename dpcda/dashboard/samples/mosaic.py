@@ -23,6 +23,27 @@ MOSAIC_L: tuple[int, ...] = (1, 4, 16, 64)
 MOSAIC_EPS: tuple[float, ...] = (math.inf, 20.0, 10.0, 5.0)
 
 
+#: A setting's epsilon this close (relative) to a column's replaces that column (e.g. 9.998 and 10).
+SAME_COLUMN = 0.02
+
+
+def mosaic_axes(l: int, epsilon: float, *, ls: Sequence[int] = MOSAIC_L,
+                epsilons: Sequence[float] = MOSAIC_EPS) -> tuple[tuple[int, ...], tuple[float, ...]]:
+    """The mosaic's rows and columns with the setting's own ``l`` and ``epsilon`` among them:
+    rows ascending, columns descending (inf, the non-private, first); a column within
+    :data:`SAME_COLUMN` of ``epsilon`` gives way to it.
+
+    >>> mosaic_axes(8, 1.5)
+    ((1, 4, 8, 16, 64), (inf, 20.0, 10.0, 5.0, 1.5))
+    >>> mosaic_axes(4, 9.99)[1]
+    (inf, 20.0, 9.99, 5.0)
+    """
+    e = float(epsilon)
+    cols = {float(v) for v in epsilons if math.isinf(v) or abs(v - e) > SAME_COLUMN * e} | {e}
+    return (tuple(sorted({int(v) for v in ls} | {int(l)})),
+            tuple(sorted(cols, key=lambda v: -v)))
+
+
 @dataclass(frozen=True)
 class MosaicCell:
     """One cell: its ``l`` and ``epsilon``, the ``sigma`` used and the sample (a d-vector in the

@@ -24,43 +24,93 @@ def default_T(n: int) -> int:
 
 @dataclass(frozen=True)
 class Noise:
-    """The noise of a setting: ``sigma`` (= sigma_x = sigma_y), the accountant's ``epsilon``
-    (inf for sigma = 0) and its Rényi order ``alpha`` (None for a PLD accountant)."""
+    """The noise of a setting: ``sigma`` (= sigma_x), the accountant's ``epsilon`` (inf for
+    sigma = 0; with ``dp-center``, the mixing and the statistics release together), its Rényi
+    order ``alpha`` (None for a PLD accountant) and ``sigma_y`` (None: equal to ``sigma``)."""
 
     sigma: float
     epsilon: float
     alpha: float | None = None
+    sigma_y: float | None = None
+
+    @property
+    def label_sigma(self) -> float:
+        """The label noise sigma_y."""
+        return self.sigma if self.sigma_y is None else self.sigma_y
+
+
+def stats_mu_for(mode: str, value: float, *, normalize: str | None, delta: float) -> float | None:
+    """The GDP parameter of the ``dp-center`` statistics release a release at this setting makes
+    (as :func:`dpcda.mechanisms.generate_dpcda` sets it: its default share of a target epsilon,
+    or of 1 for an explicit noise); None for a normalisation that learns nothing under DP."""
+    if normalize != "dp-center":
+        return None
+    from dpcda.mechanisms.dp_cda import DEFAULT_STATS_SHARE
+    from dpcda.privacy.composed import stats_mu
+
+    return stats_mu(DEFAULT_STATS_SHARE * (value if mode == "epsilon" else 1.0), delta)
+
+
+def _composing(accountant: str):
+    from dpcda.mechanisms.dp_cda import COMPOSING_ACCOUNTANTS
+    from dpcda.privacy import composed
+    from dpcda.privacy import whole_record_accountant as wr
+
+    if accountant not in COMPOSING_ACCOUNTANTS:
+        raise ValueError("normalize='dp-center' is accounted by composing its statistics release "
+                         f"with the mixing: accountant must be one of {', '.join(COMPOSING_ACCOUNTANTS)}, "
+                         f"got accountant={accountant!r}")
+    return wr if accountant == wr.NAME else composed
 
 
 def noise_for(mode: str, value: float, *, l: int, T: int, c: float, delta: float, n: int,
               class_counts, d_x: int, d_y: int, accountant: str, conversion: str = "mironov",
-              max_alpha: int = 256, allocation: str = "equal") -> Noise:
+              max_alpha: int = 256, allocation: str = "equal", normalize: str | None = None,
+              sigma_y: float | None = None) -> Noise:
     """``mode="epsilon"``: the smallest noise meeting the target ``value``; ``mode="sigma"``:
-    the epsilon of noise ``value``. Raises ``ValueError`` (from the accountant) when the setting
-    cannot be met."""
+    the epsilon of noise ``value`` (``sigma_y``: the label noise, None for the same; with a
+    target, sigma_x = sigma_y). ``normalize="dp-center"``: the epsilon composes its statistics
+    release, as the release's card does (:func:`stats_mu_for`). Raises ``ValueError`` (from the
+    accountant) when the setting cannot be met."""
     from dpcda.privacy import PrivacyParams, calibrate, compute_epsilon
 
     common = dict(l=l, T=T, c=c, delta=delta, n=n, class_counts=class_counts and tuple(class_counts), d_x=d_x,
                   d_y=d_y, allocation=allocation)
+    if mode not in ("epsilon", "sigma"):
+        raise ValueError(f"mode must be 'epsilon' or 'sigma', got mode={mode!r}")
+    mu = stats_mu_for(mode, value, normalize=normalize, delta=delta)
     if mode == "epsilon":
+        if mu is not None:
+            sx, _, eps = _composing(accountant).calibrate_composed(epsilon=value, mu=mu, **common)
+            return Noise(float(sx), float(eps))
         cal = calibrate(epsilon=value, accountant=accountant, conversion=conversion,
                         max_alpha=max_alpha, **common)
         return Noise(float(cal.sigma_x), float(cal.epsilon), cal.alpha)
-    if mode != "sigma":
-        raise ValueError(f"mode must be 'epsilon' or 'sigma', got mode={mode!r}")
-    r = compute_epsilon(PrivacyParams(sigma_x=value, sigma_y=value, **common),
-                        accountant=accountant, conversion=conversion, max_alpha=max_alpha)
-    return Noise(float(value), float(r.epsilon), r.alpha)
+    sy = value if sigma_y is None else sigma_y
+    p = PrivacyParams(sigma_x=value, sigma_y=sy, **common)
+    tied = None if sigma_y is None else float(sigma_y)
+    if mu is not None and p.private:
+        return Noise(float(value), float(_composing(accountant).composed_epsilon(p, mu=mu)), None, tied)
+    r = compute_epsilon(p, accountant=accountant, conversion=conversion, max_alpha=max_alpha)
+    return Noise(float(value), float(r.epsilon), r.alpha, tied)
 
 
 def quick_epsilon(sigma: float, *, l: int, T: int, c: float, delta: float, n: int, class_counts,
                   d_x: int, d_y: int, accountant: str, conversion: str = "mironov",
-                  max_alpha: int = 256, allocation: str = "equal") -> float:
+                  max_alpha: int = 256, allocation: str = "equal", stats_mu: float | None = None) -> float:
     """An upper bound on the epsilon of noise ``sigma`` (``sigma_x = sigma_y``), cheaper than
     :func:`noise_for`: :func:`dpcda.privacy.epsilon_grid` (a PLD accountant on its coarse grid,
-    still an upper bound). For checks such as "does this noise meet that epsilon?"."""
+    still an upper bound). For checks such as "does this noise meet that epsilon?".
+    ``stats_mu``: a ``dp-center`` statistics release composed in (then the exact composed
+    epsilon, slower)."""
     from dpcda.privacy import epsilon_grid
 
+    if stats_mu is not None and sigma > 0:
+        from dpcda.privacy import PrivacyParams
+
+        p = PrivacyParams(sigma_x=sigma, sigma_y=sigma, l=l, T=T, c=c, delta=delta, n=n,
+                          class_counts=tuple(class_counts), d_x=d_x, d_y=d_y, allocation=allocation)
+        return float(_composing(accountant).composed_epsilon(p, mu=stats_mu))
     return float(epsilon_grid(ls=[l], sigmas=[sigma], T=T, delta=delta, c=c, n=n,
                               class_counts=tuple(class_counts), d_x=d_x, d_y=d_y,
                               accountant=accountant, conversion=conversion, max_alpha=max_alpha,
@@ -71,16 +121,17 @@ def setting_text(*, l: int, T: int, c: float, noise: Noise, accountant: str, del
                  normalize: str) -> str:
     """The page's one-line "Current setting" (before any release): the noise and its epsilon
     under ``accountant``, with the words of :data:`dpcda.privacy.NOT_A_BOUND` where that is not
-    a valid bound for DP-CDA, and, for ``dp-center``, that the release's epsilon also composes
-    the DP mean (so it is slightly above this one: the card's is the release's)."""
+    a valid bound for DP-CDA, and, for ``dp-center``, that the epsilon composes the mixing and
+    the DP statistics (as the release's card does)."""
     from dpcda.report.formatting import fmt_delta, fmt_eps, fmt_int, fmt_sigma
     from dpcda.privacy import caveat
 
     note = caveat(accountant)
-    mix = ("; the mixing alone: the release's ε also composes the DP mean of `dp-center`"
-           if normalize == "dp-center" else "")
-    return (f"**Current setting:** l = {l}, T = {fmt_int(T)}, c = {c:g} → σ_x = σ_y = "
-            f"{fmt_sigma(noise.sigma)}, ε = {fmt_eps(noise.epsilon)} ({accountant}"
+    mix = ("; the mixing and the `dp-center` statistics together" if normalize == "dp-center" else "")
+    sig = (f"σ_x = σ_y = {fmt_sigma(noise.sigma)}" if noise.sigma_y is None else
+           f"σ_x = {fmt_sigma(noise.sigma)}, σ_y = {fmt_sigma(noise.sigma_y)}")
+    return (f"**Current setting:** l = {l}, T = {fmt_int(T)}, c = {c:g} → {sig}, "
+            f"ε = {fmt_eps(noise.epsilon)} ({accountant}"
             f"{note and '; ' + note}{mix}), δ = {fmt_delta(delta)}.")
 
 
@@ -108,8 +159,12 @@ def generate_release(dataset, noise: Noise, *, target_epsilon: float | None = No
     :func:`dpcda.mechanisms.generate_dpcda` (l, T, c, delta, accountant, ...)."""
     from dpcda.mechanisms import generate_from_dataset
 
-    rel = generate_from_dataset(dataset, "dp-cda", sigma_x=noise.sigma, sigma_y=noise.sigma,
-                                **settings)
+    if target_epsilon is not None and settings.get("normalize") == "dp-center":
+        # its statistics' share depends on the target: calibrated as the page's noise was
+        rel = generate_from_dataset(dataset, "dp-cda", epsilon=target_epsilon, **settings)
+    else:
+        rel = generate_from_dataset(dataset, "dp-cda", sigma_x=noise.sigma, sigma_y=noise.label_sigma,
+                                    **settings)
     if target_epsilon is not None:
         rel.card["privacy"]["calibrated_to_epsilon"] = float(target_epsilon)
     return rel

@@ -84,4 +84,49 @@ def test_setting_text_names_the_accountant_its_caveat_and_dp_center():
     assert "ε = 10 (class-aware-pld)" in ok and NOT_A_BOUND not in ok
     assert f"(paper; {NOT_A_BOUND})" in setting_text(accountant="paper", normalize="scale", **kw)
     centred = setting_text(accountant="class-aware-pld", normalize="dp-center", **kw)
-    assert "the mixing alone" in centred and "DP mean" in centred
+    assert "the mixing and the `dp-center` statistics together" in centred
+    apart = setting_text(accountant="whole-record", normalize="scale",
+                         **{**kw, "noise": Noise(0.3161, 10.0, None, 0.5)})
+    assert "σ_x = 0.316, σ_y = 0.5," in apart
+
+
+@pytest.mark.parametrize("mode, value", [("sigma", 1.5), ("epsilon", 8.0)])
+@pytest.mark.parametrize("accountant", ["whole-record", "class-aware-pld"])
+def test_dp_center_noise_is_the_releases(mode, value, accountant):
+    """With dp-center the page's ε composes the statistics release exactly as the release's card
+    does, for an explicit σ and for a target ε (which sets the statistics' share)."""
+    from dpcda.data import load_dataset
+    from dpcda.dashboard.samples import generate_release
+
+    ds = load_dataset("digits")
+    facts = dict(n=ds.n_train, class_counts=tuple(ds.class_counts), d_x=ds.d_x, d_y=ds.n_classes)
+    s = dict(l=4, T=500, c=1.0, delta=1e-5, accountant=accountant)
+    nz = noise_for(mode, value, **s, **facts, normalize="dp-center")
+    plain = noise_for(mode, value, **s, **facts, normalize="scale")
+    rel = generate_release(ds, nz, target_epsilon=value if mode == "epsilon" else None, **s,
+                           normalize="dp-center", compare_accountants=False)
+    card = rel.card
+    assert card["normalization"]["method"] == "dp-center"
+    assert card["parameters"]["sigma_x"] == pytest.approx(nz.sigma, rel=1e-9)
+    assert card["privacy"]["epsilon"] == pytest.approx(nz.epsilon, rel=1e-9)
+    if mode == "sigma":  # the statistics cost something on top of the mixing
+        assert nz.epsilon > plain.epsilon
+    else:  # both meet the target; dp-center needs more noise for it
+        assert nz.epsilon <= value and nz.sigma > plain.sigma
+
+
+def test_label_noise_apart_from_feature_noise():
+    from dpcda.data import load_dataset
+    from dpcda.dashboard.samples import generate_release
+
+    ds = load_dataset("digits")
+    facts = dict(n=ds.n_train, class_counts=tuple(ds.class_counts), d_x=ds.d_x, d_y=ds.n_classes)
+    s = dict(l=4, T=300, c=1.0, delta=1e-5, accountant="whole-record")
+    tied = noise_for("sigma", 1.0, **s, **facts)
+    louder = noise_for("sigma", 1.0, **s, **facts, sigma_y=3.0)
+    assert louder.sigma_y == 3.0 and louder.label_sigma == 3.0 and tied.label_sigma == 1.0
+    # a class's soft label is onehot(k) + noise: it depends on no record, so ε does not move
+    assert louder.epsilon == pytest.approx(tied.epsilon, rel=1e-12)
+    rel = generate_release(ds, louder, **s, normalize="scale", compare_accountants=False)
+    assert rel.card["parameters"]["sigma_y"] == 3.0
+    assert rel.card["privacy"]["epsilon"] == pytest.approx(louder.epsilon, rel=1e-9)
