@@ -97,7 +97,7 @@ def main() -> None:
                 b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
                 page = b.new_page(viewport={"width": 1024, "height": 768})
                 t0 = time.monotonic()
-                page.goto(f"{url}/samples", wait_until="domcontentloaded")
+                page.goto(f"{url}/samples?dataset=digits", wait_until="domcontentloaded")
                 cold = wait_images(page, 2, t0)
                 print(f"digits first preview, cold server (first visit): {page_clock(page):.2f} s "
                       f"by the page's clock [{cold:.2f} s harness]")
@@ -107,7 +107,7 @@ def main() -> None:
                       f"(fold at 768): {'above' if box['y'] + box['height'] <= 768 else 'BELOW'}")
                 page2 = b.new_page(viewport={"width": 1024, "height": 768})
                 t0 = time.monotonic()
-                page2.goto(f"{url}/samples?explain=0", wait_until="domcontentloaded")
+                page2.goto(f"{url}/samples?dataset=digits&explain=0", wait_until="domcontentloaded")
                 cached = wait_images(page2, 2, t0)
                 print(f"digits first preview, warm server (new tab, cached): {page_clock(page2):.2f} s "
                       f"by the page's clock [{cached:.2f} s harness]")

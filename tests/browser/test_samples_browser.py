@@ -71,3 +71,37 @@ def test_preview_is_drawn_on_first_load_above_the_fold_at_1024x768(server, brows
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "samples_first_load_1024x768.png"))
     page.close()
+
+
+def test_a_slow_release_is_previewed_live_and_the_mosaic_has_the_settings_column(server, browser):  # noqa: F811
+    """A slow release (digits at T = 1,000,000: estimated seconds, as MNIST's at T = N) shows a
+    live preview at once, redrawn on a change of l without a click; Generate is offered; the
+    mosaic beside it has a column at the setting's own ε."""
+    page = browser.new_page(viewport={"width": 1024, "height": 768})
+    page.goto(f"{server}/samples?dataset=digits&epsilon=3&T=1000000", wait_until="domcontentloaded")
+    page.get_by_text("Preview: fresh samples").first.wait_for(timeout=120_000)
+    img = page.locator('[data-testid="stMain"] img')  # the preview is the page's only image
+    img.first.wait_for(timeout=60_000)
+    _wait_idle(page)
+    assert img.count() == 1
+    assert page.get_by_role("button", name=re.compile("Generate the full release")).count() == 1
+    assert page.get_by_text(re.compile("^Released samples")).count() == 0
+    before = img.first.get_attribute("src")
+    slider = (page.get_by_test_id("stSlider").filter(has_text="Order of mixture l")
+              .get_by_role("slider"))
+    slider.focus()
+    slider.press("ArrowRight")  # l = 4 -> 5: a new calibration and a new preview, no click
+    _wait_value(slider, "5")
+    page.wait_for_function(
+        "(b) => { const i = document.querySelector('[data-testid=\"stMain\"] img');"
+        " return i && i.src !== b; }", arg=before, timeout=120_000)
+    _wait_idle(page)
+    assert "Current setting: l = 5," in page.locator('[data-testid="stMain"]').inner_text()
+    page.get_by_text("Show the l × ε mosaic").click()
+    page.get_by_text("this setting").first.wait_for(timeout=300_000)
+    _wait_idle(page)
+    heads = page.get_by_text(re.compile(r"^ε = .* · this setting$")).all_inner_texts()
+    assert len(heads) == 1 and 2.9 <= float(re.search(r"ε = ([0-9.]+)", heads[0]).group(1)) <= 3.0
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "samples_live_preview_mosaic.png"), full_page=True)
+    page.close()
