@@ -33,10 +33,13 @@ def setting_epsilon(s: Setting) -> float:
     cannot account it."""
     if s.epsilon is not None:
         return s.epsilon
-    from dpcda.dashboard.candidates import _facts
+    from dpcda.data.presets import get_preset
     from dpcda.privacy import PrivacyParams, compute_epsilon
 
-    p = PrivacyParams(sigma_x=s.sigma_x, sigma_y=s.sigma_y_value, **_facts(s))
+    pre = get_preset(s.dataset)
+    p = PrivacyParams(l=s.l, sigma_x=s.sigma_x, sigma_y=s.sigma_y_value, c=s.clip_norm(),
+                      T=s.T_for(pre.n), delta=s.delta, n=pre.n, class_counts=tuple(pre.class_counts),
+                      d_x=pre.d_x, d_y=pre.d_y, allocation=s.allocation)
     r = compute_epsilon(p, accountant=s.accountant, conversion=s.conversion, max_alpha=s.max_alpha)
     return float(f"{r.epsilon:.3g}")
 
