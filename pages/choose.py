@@ -2,7 +2,8 @@
 
 The shared setting (:mod:`pages.setting_ui`, set on the Privacy page or by the address) is added
 as a candidate; the numbers come from :mod:`dpcda.dashboard.candidates`, the report from
-:mod:`dpcda.report.choice_html` (drawn by :func:`pages.report_ui.candidates_panel`).
+:mod:`dpcda.report.choice_html` (drawn by :func:`pages.report_ui.candidates_panel`). The candidates
+and the choice are carried in the address too, to share a shortlist (:mod:`pages.choose_link`).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import streamlit as st
 
 from dpcda.data import get_dataset_spec
 from dpcda.report.formatting import fmt_delta
+from pages.choose_link import address_problems as link_problems, read_address, write_address
 from pages.common import ensure_app_navigation, explain_toggle
 from pages.jobs_ui import open_job_store
 from pages.report_ui import candidates_panel
@@ -27,4 +29,8 @@ st.caption(f"**Current setting:** {get_dataset_spec(setting.dataset).title}, l =
            f"δ = {fmt_delta(setting.delta)}, "
            f"{setting.allocation} allocation. Change it on the Privacy page, then add it here; up to "
            "three candidates side by side, each ε under both neighbouring relations.")
-candidates_panel(setting, open_job_store())
+store = open_job_store()
+read_address(store)  # a link to a shortlist: its candidates measured again
+link_problems()
+candidates_panel(setting, store)
+write_address()

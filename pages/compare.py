@@ -13,8 +13,7 @@ import streamlit as st
 from dpcda.evaluation import reference
 from dpcda.experiments.compare import (accountant_label, comparison_plan, compare_table, every_l_table,
                                        paper_table5, relation_banner)
-from dpcda.report.compare_view import (baseline_notes, describe_job, epsilon_options, figure_bars,
-                                       main_and_details)
+from dpcda.report.compare_view import baseline_notes, describe_job, figure_bars, main_and_details
 from dpcda.data import dataset_availability, get_dataset_spec
 from dpcda.experiments.config import job_config
 from dpcda.experiments.estimate import advice
@@ -28,6 +27,7 @@ from dpcda.privacy import NOT_A_BOUND
 from dpcda.report.tables import for_display
 from dpcda.training import AUTO, list_models, model_spec
 from pages.charts import comparison_figure
+from pages.compare_setting import epsilon_list, note, publish_compare, seed_compare
 from pages.common import (DELTA_VALUES, POWERS_OF_TWO, REFUSED, InputRefused, absent_datasets_note,
                           accountant_assumptions, ensure_app_navigation, explain, explain_toggle,
                           float_input, fmt_delta, int_input, privacy_footnote, step_intro, typed)
@@ -38,6 +38,7 @@ DATASETS = tuple(n for n in compare_datasets() if dataset_availability(n).presen
 MECHS = tuple(MECHANISMS.names())
 
 ensure_app_navigation()
+seed_compare(DATASETS, MECHANISMS.get("dp-cda").accountants)  # the shared setting, on arrival
 st.title("Compare: every mechanism at equal ε")
 step_intro("pages/compare.py")
 st.caption("On the left: a dataset and a target ε, then **Launch comparison**; every mechanism gets "
@@ -50,15 +51,12 @@ sb = st.sidebar
 sb.header("New comparison")
 dataset = sb.selectbox("Dataset", DATASETS, key="compare_dataset",
                        format_func=lambda n: get_dataset_spec(n).title)
+note(sb)
 absent_datasets_note([n for n in compare_datasets() if n not in DATASETS], container=sb)
 explain("dataset", container=sb)
-eps_opts = epsilon_options(dataset)
-max_l = min(PRESETS.get(dataset).class_counts)
-ls = [v for v in POWERS_OF_TWO if v <= max_l]
-if "compare_eps" in st.session_state and st.session_state["compare_eps"] not in eps_opts:
-    del st.session_state["compare_eps"]  # the dataset changed: back to the default
-epsilon = sb.selectbox("Target ε (all mechanisms)", eps_opts, index=eps_opts.index(10.0) if 10.0 in eps_opts
-                       else 0, key="compare_eps", format_func=lambda e: f"{e:g}")
+ls = [v for v in POWERS_OF_TWO if v <= min(PRESETS.get(dataset).class_counts)]
+epsilon = sb.selectbox("Target ε (all mechanisms)", epsilon_list(dataset), key="compare_eps",
+                       format_func=lambda e: f"{e:g}")  # the paper's, and the setting's own
 explain("epsilon", container=sb)
 mechs = sb.multiselect("Mechanisms", MECHS, default=list(MECHS), key="compare_mechs",
                        format_func=lambda m: MECHANISMS.get(m).title)
@@ -90,7 +88,7 @@ try:
 except InputRefused:
     refused, c = True, 1.0
 explain("c", container=sb)
-delta = sb.select_slider("δ", DELTA_VALUES, value=1e-5, format_func=fmt_delta, key="compare_delta")
+delta = sb.select_slider("δ", DELTA_VALUES, format_func=fmt_delta, key="compare_delta")
 sb.caption(ends_text("delta"))
 explain("delta", container=sb)
 chosen_ls, accountants = {}, {}
@@ -105,6 +103,8 @@ for m in mechs:
         accountants[m] = st.selectbox("Accountant", spec.accountants, key=f"compare_acc_{m}",
                                       format_func=lambda a, m=m: accountant_label(a, m))
 explain("accountant", container=sb)
+publish_compare(dataset=dataset, epsilon=epsilon, delta=delta, c=None if refused else c,
+                accountant=accountants.get("dp-cda"))
 if st.session_state.get("compare_trimmed"):
     sb.caption("Defaults trimmed to finish in about 2 minutes on this CPU (every mechanism kept): "
                + "; ".join(st.session_state["compare_trimmed"]) + ".")

@@ -21,6 +21,7 @@ from dpcda.util.messages import problem_of
 KEY = "dpcda_setting"
 _PROBLEMS = "dpcda_setting_problems"
 _PAGE = "dpcda_setting_page"  # the page whose widgets last read the setting
+_CHOSEN = "dpcda_setting_chosen"  # the address carried a setting, or a page has written it
 
 
 def shared_setting() -> Setting:
@@ -36,7 +37,16 @@ def shared_setting() -> Setting:
             if not dataset_availability(setting.dataset).present:
                 setting = replace(setting, dataset="digits")  # bundled: always here
         ss[KEY], ss[_PROBLEMS] = setting, [problem_of(p) for p in problems]
+        ss[_CHOSEN] = any(name in st.query_params for name in FIELDS)
     return ss[KEY]
+
+
+def chosen() -> bool:
+    """Whether the session's setting is the reader's: carried by the address on the session's
+    first run, or written by a page since (a page with defaults of its own, such as Compare's
+    quick digits, keeps them for a reader who has chosen nothing yet)."""
+    shared_setting()
+    return bool(st.session_state.get(_CHOSEN))
 
 
 def address_problems(container=None) -> None:
@@ -65,6 +75,7 @@ def publish(setting: Setting) -> Setting:
     """Make ``setting`` the session's and write it into the address (other parameters of the
     address, such as ``sweep``, are kept)."""
     st.session_state[KEY] = setting
+    st.session_state[_CHOSEN] = True
     query = setting.to_query()
     for name in FIELDS:
         if name in query:
@@ -85,3 +96,9 @@ def update(**changes) -> Setting:
         except ValueError:
             pass
     return publish(setting)
+
+
+def arriving(page: str) -> bool:
+    """Whether the reader is arriving on ``page`` (from another page, or on the session's first
+    run): a page whose widget values cost a computation reads the setting only then."""
+    return st.session_state.get(_PAGE) != page

@@ -99,25 +99,20 @@ def noise_of(setting: Setting) -> tuple[float, float]:
 
 
 def relation_epsilons(setting: Setting, sigma_x: float, sigma_y: float) -> dict:
-    """ε of the noise under both relations: ``{"eps_whole", "whole_note", "eps_features"}``."""
-    from dpcda.privacy import PrivacyParams, compute_epsilon
+    """ε of the noise under both relations: ``{"eps_whole", "whole_note", "eps_features"}``
+    (:func:`dpcda.dashboard.relations.relation_rows`, the ``dp-center`` statistics composed in;
+    a setting whose allocation is not the equal split gets no whole-record ε, ``whole_note``
+    says why). ValueError when a relation cannot account it otherwise."""
+    from dpcda.dashboard.relations import relation_rows
+    from dpcda.privacy import PrivacyParams
 
     p = PrivacyParams(sigma_x=sigma_x, sigma_y=sigma_y, **_facts(setting))
-    mu = stats_mu_of(setting)
-
-    def eps(accountant: str) -> float:
-        if mu is not None:  # the dp-center statistics composed in, as the release's card states
-            return float(_composing(accountant).composed_epsilon(p, mu=mu))
-        return float(compute_epsilon(p, accountant=accountant).epsilon)
-
-    out = {"eps_features": eps(FEATURES)}
-    if setting.allocation != "equal":
-        out.update(eps_whole=None, whole_note=(
-            f"the {setting.allocation} allocation of T depends on the private class sizes; the "
-            f"{WHOLE} accountant needs the public equal split (⌊T/K⌋ per class)"))
-    else:
-        out.update(eps_whole=eps(WHOLE), whole_note="")
-    return out
+    whole, features = relation_rows(p, stats_mu_of(setting), equal_whole=False)
+    for row in (features, whole):
+        if row.epsilon is None and (row is features or setting.allocation == "equal"):
+            raise ValueError(row.problem)
+    return {"eps_features": features.epsilon, "eps_whole": whole.epsilon,
+            "whole_note": whole.problem}
 
 
 def measured_accuracy(setting: Setting, sigma_x: float, sigma_y: float, store=None) -> dict:

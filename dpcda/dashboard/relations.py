@@ -33,16 +33,39 @@ class RelationRow:
     problem: str = ""  # why this relation cannot account the setting (e.g. a proportional split)
 
 
+def relation_epsilon(params: PrivacyParams, accountant: str, mu: float | None = None) -> float:
+    """ε of the noise of ``params`` under ``accountant`` (ValueError when it cannot account
+    them); with ``mu``, the ``dp-center`` statistics release (a ``mu``-GDP Gaussian) composed in,
+    as the release's card states it (only the two relations' accountants compose it)."""
+    if mu is None:
+        return float(compute_epsilon(params, accountant=accountant).epsilon)
+    from dpcda.privacy import composed
+    from dpcda.privacy import whole_record_accountant
+
+    composing = {WHOLE: whole_record_accountant, FEATURES: composed}
+    if accountant not in composing:
+        raise ValueError("normalize='dp-center' is accounted by composing its statistics release: "
+                         f"accountant must be one of {WHOLE}, {FEATURES}, got accountant={accountant!r}")
+    return float(composing[accountant].composed_epsilon(params, mu=mu))
+
+
 @lru_cache(maxsize=64)
-def relation_rows(params: PrivacyParams) -> tuple[RelationRow, ...]:
-    """The same noise under the whole-record and the features-only accountant (equal split for
-    the whole-record one, which needs a public allocation)."""
+def relation_rows(params: PrivacyParams, mu: float | None = None, *,
+                  equal_whole: bool = True) -> tuple[RelationRow, ...]:
+    """The same noise under the whole-record and the features-only accountant
+    (:func:`relation_epsilon`, ``mu`` as there). The whole-record accountant needs a public
+    allocation: ``equal_whole`` accounts it at the equal split; otherwise a setting with another
+    allocation gets no whole-record ε, and its row says why."""
     rows = []
     for name in (WHOLE, FEATURES):
-        p = replace(params, allocation="equal") if name == WHOLE else params
+        p = replace(params, allocation="equal") if name == WHOLE and equal_whole else params
+        if name == WHOLE and p.allocation != "equal":
+            rows.append(RelationRow(name, None, PROTECTS[name], (
+                f"the {p.allocation} allocation of T depends on the private class sizes; the "
+                f"{WHOLE} accountant needs the public equal split (⌊T/K⌋ per class)")))
+            continue
         try:
-            eps = compute_epsilon(p, accountant=name).epsilon
-            rows.append(RelationRow(name, float(eps), PROTECTS[name]))
+            rows.append(RelationRow(name, relation_epsilon(p, name, mu), PROTECTS[name]))
         except ValueError as exc:
             rows.append(RelationRow(name, None, PROTECTS[name], str(exc)))
     return tuple(rows)

@@ -94,6 +94,7 @@ def test_guided_path_on_digits(server, browser, shots):  # noqa: F811
     _wait_idle(page)
     _pick(page, "Dataset", "digits")
     assert f"N = {fmt_int(get_preset('digits').n)}" in page.get_by_test_id("stMain").inner_text()
+    target = page.get_by_test_id("stMetricValue").first.inner_text()  # Compare's target, step 4
     page.screenshot(path=str(shots / "2-privacy.png"))
     _no_exception(page, "Privacy", errors)
 
@@ -116,7 +117,7 @@ def test_guided_path_on_digits(server, browser, shots):  # noqa: F811
     page.screenshot(path=str(shots / "4-utility.png"))
     _no_exception(page, "Utility", errors)
 
-    # Step 4, Compare: the code of this comparison and the report button.
+    # Step 4, Compare: the shared setting's ε as the target, the code and the report button.
     _open(page, "Compare", "compare")
     _pick(page, "Dataset", "digits")
     assert page.get_by_test_id("stExpander").filter(has_text="Reproduce this").count() == 1
@@ -129,7 +130,8 @@ def test_guided_path_on_digits(server, browser, shots):  # noqa: F811
     with page.expect_download(timeout=REPORT_MS) as got:
         button.get_by_role("button").click()
     download = got.value
-    assert re.fullmatch(r"dpcda_report_digits_l\d+_eps10\.html", download.suggested_filename)
+    assert re.fullmatch(rf"dpcda_report_digits_l\d+_eps{re.escape(target)}\.html",
+                        download.suggested_filename)
     report = shots / download.suggested_filename
     download.save_as(report)
     _no_exception(page, "Compare (report download)", errors)
@@ -142,16 +144,16 @@ def test_guided_path_on_digits(server, browser, shots):  # noqa: F811
         assert Path(got.value.path()).read_bytes()[:5] == b"%PDF-"
         _no_exception(page, "Compare (PDF download)", errors)
     page.close()
-    _report_offline(browser, report, shots / "6-report.png")
+    _report_offline(browser, report, shots / "6-report.png", target)
 
 
-def _report_offline(browser, path: Path, shot: Path) -> None:  # noqa: F811
+def _report_offline(browser, path: Path, shot: Path, target: str) -> None:  # noqa: F811
     """Open the saved report in a new offline context; no request but the file itself."""
     ctx, page, url, attempted, errors = _open_offline(browser, path)
     try:
         assert page.locator("section > h2").all_inner_texts() == [title for _, title in SECTIONS]
         setting = page.locator("section#data-card table").first.inner_text()
-        assert "dataset\tdigits" in setting and "target ε\t10" in setting  # Compare's setting
+        assert "dataset\tdigits" in setting and f"target ε\t{target}" in setting  # Compare's setting
         page.screenshot(path=str(shot), full_page=True)
         assert [u for u in attempted if u != url] == [] and not errors, (attempted, errors)
     finally:
