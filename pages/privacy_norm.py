@@ -41,9 +41,9 @@ def dp_center_note(*, dataset: str | None, normalize: str | None, target: float 
                            **setting, **facts)
             what = f"both together spend ε = {fmt_eps(nz.epsilon)}"
     except ValueError as exc:
-        st.caption(f"**`dp-center`** ({origin}) cannot be accounted here: {exc}")
+        st.info(f"**`dp-center`** ({origin}) cannot be accounted here: {exc}")
         return
-    st.caption(f"**A release with `dp-center`** ({origin}, as on Samples and in `dpcda generate`) "
+    st.info(f"**A release with `dp-center`** ({origin}, as on Samples and in `dpcda generate`) "
                f"also publishes per-feature means under DP: {what} under `{setting['accountant']}`, "
                "the ε of Samples and of the release's card. The headline is the mixing's alone "
                "(as `dpcda epsilon`).")

@@ -11,11 +11,11 @@ from streamlit.testing.v1 import AppTest
 from dpcda.dashboard.samples import noise_for
 from dpcda.data import load_dataset
 from tests.pages.page_util import run
-from tests.pages.test_privacy_page import PAGE, headline
+from tests.pages.test_privacy_page import PAGE, eps_metric, headline
 
 
 def _note(at) -> str:
-    return " ".join(c.value for c in at.caption if c.value.startswith("**A release with `dp-center`**"))
+    return " ".join(c.value for c in at.info if c.value.startswith("**A release with `dp-center`**"))
 
 
 def _facts():
@@ -63,8 +63,10 @@ def test_privacy_says_the_epsilon_samples_states_for_a_dp_center_setting():
     at.switch_page("pages/privacy.py")
     run(at)
     said = re.search(r"spend ε = ([0-9.]+)", _note(at)).group(1)
+    mixing = eps_metric(at).value
     at.switch_page("pages/samples.py")
     run(at)
     line = next(c.value for c in at.caption if c.value.startswith("**Current setting:**"))
     assert "`dp-center` statistics together" in line
+    assert f"the mixing alone: {mixing}, the Privacy page's headline" in line
     assert line.split("ε = ", 1)[1].split(" ", 1)[0] == said

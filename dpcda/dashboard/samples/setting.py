@@ -26,12 +26,15 @@ def default_T(n: int) -> int:
 class Noise:
     """The noise of a setting: ``sigma`` (= sigma_x), the accountant's ``epsilon`` (inf for
     sigma = 0; with ``dp-center``, the mixing and the statistics release together), its Rényi
-    order ``alpha`` (None for a PLD accountant) and ``sigma_y`` (None: equal to ``sigma``)."""
+    order ``alpha`` (None for a PLD accountant) and ``sigma_y`` (None: equal to ``sigma``);
+    ``mixing_epsilon``: with ``dp-center``, the mixing's epsilon alone (the Privacy page's
+    headline and ``dpcda epsilon``), else None."""
 
     sigma: float
     epsilon: float
     alpha: float | None = None
     sigma_y: float | None = None
+    mixing_epsilon: float | None = None
 
     @property
     def label_sigma(self) -> float:
@@ -79,10 +82,15 @@ def noise_for(mode: str, value: float, *, l: int, T: int, c: float, delta: float
     if mode not in ("epsilon", "sigma"):
         raise ValueError(f"mode must be 'epsilon' or 'sigma', got mode={mode!r}")
     mu = stats_mu_for(mode, value, normalize=normalize, delta=delta)
+
+    def mixing(sx: float, sy: float) -> float:
+        return float(compute_epsilon(PrivacyParams(sigma_x=sx, sigma_y=sy, **common), accountant=accountant,
+                                     conversion=conversion, max_alpha=max_alpha).epsilon)
+
     if mode == "epsilon":
         if mu is not None:
             sx, _, eps = _composing(accountant).calibrate_composed(epsilon=value, mu=mu, **common)
-            return Noise(float(sx), float(eps))
+            return Noise(float(sx), float(eps), mixing_epsilon=mixing(sx, sx))
         cal = calibrate(epsilon=value, accountant=accountant, conversion=conversion,
                         max_alpha=max_alpha, **common)
         return Noise(float(cal.sigma_x), float(cal.epsilon), cal.alpha)
@@ -90,7 +98,8 @@ def noise_for(mode: str, value: float, *, l: int, T: int, c: float, delta: float
     p = PrivacyParams(sigma_x=value, sigma_y=sy, **common)
     tied = None if sigma_y is None else float(sigma_y)
     if mu is not None and p.private:
-        return Noise(float(value), float(_composing(accountant).composed_epsilon(p, mu=mu)), None, tied)
+        return Noise(float(value), float(_composing(accountant).composed_epsilon(p, mu=mu)), None, tied,
+                     mixing_epsilon=mixing(value, sy))
     r = compute_epsilon(p, accountant=accountant, conversion=conversion, max_alpha=max_alpha)
     return Noise(float(value), float(r.epsilon), r.alpha, tied)
 
@@ -127,7 +136,9 @@ def setting_text(*, l: int, T: int, c: float, noise: Noise, accountant: str, del
     from dpcda.privacy import caveat
 
     note = caveat(accountant)
-    mix = ("; the mixing and the `dp-center` statistics together" if normalize == "dp-center" else "")
+    mix = ("; the mixing and the `dp-center` statistics together"
+           + (f"; the mixing alone: {fmt_eps(noise.mixing_epsilon)}, the Privacy page's headline"
+              if noise.mixing_epsilon is not None else "") if normalize == "dp-center" else "")
     sig = (f"σ_x = σ_y = {fmt_sigma(noise.sigma)}" if noise.sigma_y is None else
            f"σ_x = {fmt_sigma(noise.sigma)}, σ_y = {fmt_sigma(noise.sigma_y)}")
     return (f"**Current setting:** l = {l}, T = {fmt_int(T)}, c = {c:g} → {sig}, "

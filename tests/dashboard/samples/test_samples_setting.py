@@ -85,6 +85,10 @@ def test_setting_text_names_the_accountant_its_caveat_and_dp_center():
     assert f"(paper; {NOT_A_BOUND})" in setting_text(accountant="paper", normalize="scale", **kw)
     centred = setting_text(accountant="class-aware-pld", normalize="dp-center", **kw)
     assert "the mixing and the `dp-center` statistics together" in centred
+    both = setting_text(accountant="whole-record", normalize="dp-center",
+                        **{**kw, "noise": Noise(0.3161, 10.0, mixing_epsilon=9.5)})
+    assert "ε = 10 (whole-record; the mixing and the `dp-center` statistics together; the mixing " \
+           "alone: 9.5, the Privacy page's headline)" in both
     apart = setting_text(accountant="whole-record", normalize="scale",
                          **{**kw, "noise": Noise(0.3161, 10.0, None, 0.5)})
     assert "σ_x = 0.316, σ_y = 0.5," in apart
@@ -109,8 +113,10 @@ def test_dp_center_noise_is_the_releases(mode, value, accountant):
     assert card["normalization"]["method"] == "dp-center"
     assert card["parameters"]["sigma_x"] == pytest.approx(nz.sigma, rel=1e-9)
     assert card["privacy"]["epsilon"] == pytest.approx(nz.epsilon, rel=1e-9)
+    assert nz.mixing_epsilon == pytest.approx(noise_for("sigma", nz.sigma, **s, **facts).epsilon, rel=1e-9)
+    assert plain.mixing_epsilon is None
     if mode == "sigma":  # the statistics cost something on top of the mixing
-        assert nz.epsilon > plain.epsilon
+        assert nz.epsilon > plain.epsilon == nz.mixing_epsilon
     else:  # both meet the target; dp-center needs more noise for it
         assert nz.epsilon <= value and nz.sigma > plain.sigma
 
