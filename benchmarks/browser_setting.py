@@ -40,7 +40,7 @@ def _samples_eps(page) -> tuple[str, str]:
 def _privacy_release_eps(page, headline: str) -> str:
     """The ε a release at this setting spends, as the Privacy page states it (the headline, or
     its dp-center sentence)."""
-    note = page.get_by_text(re.compile("A release with dp-center"))
+    note = page.get_by_test_id("stAlertContentInfo").filter(has_text="A release with dp-center")
     if note.count():
         return re.search(r"spend ε = ([0-9.,]+)", note.first.inner_text()).group(1)
     return headline
