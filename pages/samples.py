@@ -110,9 +110,10 @@ except ValueError as exc:
 quick = smp.is_quick(n=ds.n_train, d=ds.d_x, T=T, l=l)
 st.caption(smp.setting_text(l=l, T=T, c=c, noise=nz, accountant=accountant, delta=delta, normalize=normalize))
 secs = smp.estimate_release_seconds(n=ds.n_train, d=ds.d_x, T=T, l=l)
-if quick or st.button(f"Generate the full release (about {secs:.0f} s)", type="primary",
-                      key="samples_generate"):
+if quick or ss.get("samples_generate"):  # drawn at once, or Generate was clicked (read before drawn)
     ss["samples_last"] = (source, settings)
+if ss.get("samples_last") != (source, settings):  # no button beside its own release
+    st.button(f"Generate the full release (about {secs:.0f} s)", type="primary", key="samples_generate")
 if ss.get("samples_last") != (source, settings):  # no release at this setting yet: its preview
     if not ds.is_image:
         st.info("This release takes a few seconds: click **Generate** to draw it.")
@@ -122,6 +123,9 @@ if ss.get("samples_last") != (source, settings):  # no release at this setting y
     if st.toggle("Show the l × ε mosaic (one sample per l and ε, this setting's among them; a few "
                  "seconds)", key="samples_mosaic"):
         show_mosaic(source, dict(settings), ds, facts, nz)
+    else:  # its noise computed while the preview is looked at
+        prefetch_mosaic(dict(settings), facts, nz)
+    show_hint(nz.sigma, dict(settings), facts, smallest)
     st.stop()
 try:
     rel = make_release(source, settings, ds, facts)
@@ -132,7 +136,7 @@ except ValueError as exc:
 rs = dict(settings)  # the setting of the release shown
 if ds.is_image:
     show_pictures(pictures(source, settings, v["per_class"], rel, ds), ds)
-    show_hint(rel, rs, facts, smallest)
+    show_hint(rel.card["parameters"]["sigma_x"], rs, facts, smallest)
 else:
     show_table(rel, ds)
 show_statement(rel, ds)

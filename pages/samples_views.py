@@ -134,10 +134,11 @@ def show_pictures(pics: smp.SamplePictures, ds) -> None:
                  "stretched from its own minimum (black) to maximum (white).")
 
 
-def show_hint(rel, rs: dict, facts: dict, smallest: int) -> None:
-    """A plain hint when every sample of the release is static (:mod:`dpcda.dashboard.samples.legibility`)."""
+def show_hint(sigma: float, rs: dict, facts: dict, smallest: int) -> None:
+    """A plain hint when every sample at feature noise ``sigma`` is static
+    (:mod:`dpcda.dashboard.samples.legibility`)."""
     priv = {k: rs[k] for k in ("T", "delta", "accountant", "conversion", "max_alpha", "allocation")}
-    hint = legibility(c=rs["c"], sigma=rel.card["parameters"]["sigma_x"], l=rs["l"], smallest=smallest,
+    hint = legibility(c=rs["c"], sigma=sigma, l=rs["l"], smallest=smallest,
                       epsilon=rs["noise"][1] if rs["noise"][0] == "epsilon" else None,
                       privacy=tuple({**facts, **priv}.items()))
     if hint.static:

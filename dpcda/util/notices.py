@@ -59,8 +59,11 @@ NOTICES: dict[str, NoticeKind] = {
         "a seeded (reproducible) release: not private, anyone who knows the seed replays every draw"),
     "class_sizes_from_data": NoticeKind(
         "warning", "the class sizes were read from the data and used as the public lower bounds "
-                   "n_k: the whole-record guarantee then also treats them as public (give "
-                   "class_bounds, public lower bounds, to drop that assumption)",
+                   "n_k, and the card publishes them: a change of one record's label changes them "
+                   "visibly, so this release protects a record's features only, among datasets "
+                   "with these class sizes (the features-only promise), whatever the whole-record "
+                   "epsilon says; give class_bounds (public lower bounds) for the whole-record "
+                   "promise",
         "whole-record: the class sizes were read from the data (treated as public)"),
     # fidelity of a release against the real data (dpcda.evaluation.fidelity)
     "marginal-far": NoticeKind(

@@ -88,7 +88,8 @@ def test_noise_on_the_public_grid_and_secure_by_default():
 
 @pytest.mark.parametrize("kw, name", [
     (dict(l=41), "l"), (dict(per_class=0), "per_class"), (dict(per_class=MAX_PER_CLASS + 1), "per_class"),
-    (dict(sigma_x=-1.0), "sigma_x"), (dict(sigma_y=float("nan")), "sigma_y"), (dict(sigma_y=0.0), "sigma_y"), (dict(c=2.0), "preprocess"),
+    (dict(sigma_x=-1.0), "sigma_x"), (dict(sigma_y=float("nan")), "sigma_y"), (dict(sigma_y=0.0), "sigma_y"),
+    (dict(c=2.0), "preprocess"),
 ])
 def test_bad_input_names_the_parameter(kw, name):
     X, y = _data()

@@ -28,11 +28,17 @@ def _captions(at) -> list[str]:
     return [im.proto.imgs[0].caption for im in at.image]
 
 
+def _card(got) -> dict:
+    """The data card last offered for download."""
+    return json.loads(next(f.data for f in reversed(got.stored)
+                           if f.filename and f.filename.endswith(".json")))
+
+
 def _setting_line(at) -> str:
     return next(c.value for c in at.caption if c.value.startswith("**Current setting:**"))
 
 
-def test_a_slow_release_is_previewed_at_once_and_generated_on_demand(slow, media):
+def test_a_slow_release_is_previewed_at_once_and_generated_on_demand(slow, media):  # noqa: F811
     at = run(digits_link(AppTest.from_file(PAGE, default_timeout=120)))
     assert not at.error
     caps = _captions(at)
@@ -51,6 +57,7 @@ def test_a_slow_release_is_previewed_at_once_and_generated_on_demand(slow, media
     caps = _captions(at)
     assert caps[0].startswith("Released samples") and caps[1].startswith("Per class: the mean")
     assert any(b.proto.label.startswith("Release:") for b in at.get("download_button"))
+    assert "samples_generate" not in [b.key for b in at.button]  # its own release is shown
     eps_release = float(re.search(r"#### ε = ([0-9.]+)", statement(at)).group(1))
 
     # A change: the preview of the new setting at once (the old release is not shown as current).
@@ -83,7 +90,7 @@ def test_the_mosaic_has_a_column_at_the_settings_own_epsilon(slow):
     assert float(cells[2 * 5 + 3].split("= ")[1]) < float(own.split("= ")[1])  # ε = 5 needs less
 
 
-def test_dp_center_is_offered_and_its_epsilon_composes_the_statistics(media):
+def test_dp_center_is_offered_and_its_epsilon_composes_the_statistics(media):  # noqa: F811
     at = run(digits_link(AppTest.from_file(PAGE, default_timeout=120)))
     assert any("minus a mean estimated under DP" in o for o in at.radio(key="samples_norm").options)
     plain = float(re.search(r"ε = ([0-9.]+)", _setting_line(at)).group(1))
@@ -99,13 +106,13 @@ def test_dp_center_is_offered_and_its_epsilon_composes_the_statistics(media):
     assert "the mixing and the `dp-center` statistics together" in line
     centred = float(re.search(r"ε = ([0-9.]+)", line).group(1))
     assert centred > scale_eps and plain <= 10.0
-    card = json.loads(next(f.data for f in reversed(media.stored) if f.filename and f.filename.endswith(".json")))
+    card = _card(media)
     assert card["normalization"]["method"] == "dp-center"
     assert card["privacy"]["epsilon"] == pytest.approx(centred, rel=1e-2)
     assert at.session_state["dpcda_setting"].normalize == "dp-center"  # shared with the other pages
 
 
-def test_label_noise_can_be_set_apart_and_reaches_the_card_and_the_setting(media):
+def test_label_noise_can_be_set_apart_and_reaches_the_card_and_the_setting(media):  # noqa: F811
     at = run(digits_link(AppTest.from_file(PAGE, default_timeout=120)))
     at.radio(key="samples_mode").set_value("explicit σ")
     run(at)
@@ -114,7 +121,7 @@ def test_label_noise_can_be_set_apart_and_reaches_the_card_and_the_setting(media
     at.select_slider(key="samples_sigma_y").set_value(SIGMA_VALUES[-1])  # σ_y = 10
     run(at)
     assert "σ_y = 10" in _setting_line(at)
-    card = json.loads(next(f.data for f in reversed(media.stored) if f.filename and f.filename.endswith(".json")))
+    card = _card(media)
     assert card["parameters"]["sigma_y"] == pytest.approx(10.0)
     assert card["parameters"]["sigma_x"] != pytest.approx(10.0)
     assert at.session_state["dpcda_setting"].sigma_y == pytest.approx(10.0)

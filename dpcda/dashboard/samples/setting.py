@@ -190,4 +190,6 @@ def report_settings(source: tuple, setting: dict) -> dict:
     out.update(dataset=source[1] if source[0] == "builtin" else None,
                normalization=setting["normalize"],
                **({"epsilon": value} if mode == "epsilon" else {"sigma_x": value}))
+    if setting.get("sigma_y") is not None:  # the label noise apart (else tied to sigma_x)
+        out["sigma_y"] = setting["sigma_y"]
     return out

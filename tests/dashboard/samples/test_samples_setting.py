@@ -51,6 +51,12 @@ def test_report_settings_names_the_noise_and_the_dataset():
     assert got["normalization"] == "scale" and got["l"] == 4 and got["T"] == 600
     up = report_settings(("upload", "abc", "x.csv"), dict(setting, noise=("sigma", 0.3)))
     assert up["dataset"] is None and up["sigma_x"] == 0.3 and "epsilon" not in up
+    assert "sigma_y" not in up  # tied
+    apart = report_settings(("builtin", "digits"), dict(setting, noise=("sigma", 0.3), sigma_y=2.0))
+    assert apart["sigma_y"] == 2.0 and apart["sigma_x"] == 0.3
+    from dpcda.dashboard.reproduce import reproduce
+
+    assert "--sigma-y 2" in str(reproduce(page="samples", **apart).cli)
 
 
 def test_parse_image_shape_and_stem():
