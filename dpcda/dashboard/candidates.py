@@ -3,8 +3,8 @@
 A :class:`Candidate` is a :class:`~dpcda.dashboard.setting.Setting` and its numbers
 (:class:`dpcda.report.choice.CandidateNumbers`): ε under both neighbouring relations (the
 whole-record accountant, one record with its label, and the features-only ``class-aware-pld``;
-a proportional allocation cannot be accounted under the first, and says so), the accuracy
-measured for that exact release (the shipped table and the results store; None when not
+each at the setting's allocation: under the first a proportional split is by the public class
+bounds), the accuracy measured for that exact release (the shipped table and the results store; None when not
 measured), optional baselines, the fidelity of a fresh release and a few of its samples.
 :func:`measure` computes them; :func:`add` and :func:`remove` keep the list (at most
 :data:`MAX_CANDIDATES`, labelled A, B, C); :func:`choice_report` builds the report of the chosen one.
@@ -101,15 +101,15 @@ def noise_of(setting: Setting) -> tuple[float, float]:
 def relation_epsilons(setting: Setting, sigma_x: float, sigma_y: float) -> dict:
     """ε of the noise under both relations: ``{"eps_whole", "whole_note", "eps_features"}``
     (:func:`dpcda.dashboard.relations.relation_rows`, the ``dp-center`` statistics composed in;
-    a setting whose allocation is not the equal split gets no whole-record ε, ``whole_note``
-    says why). ValueError when a relation cannot account it otherwise."""
+    ``whole_note`` is empty: both relations account every allocation). ValueError when a
+    relation cannot account it."""
     from dpcda.dashboard.relations import relation_rows
     from dpcda.privacy import PrivacyParams
 
     p = PrivacyParams(sigma_x=sigma_x, sigma_y=sigma_y, **_facts(setting))
-    whole, features = relation_rows(p, stats_mu_of(setting), equal_whole=False)
+    whole, features = relation_rows(p, stats_mu_of(setting))
     for row in (features, whole):
-        if row.epsilon is None and (row is features or setting.allocation == "equal"):
+        if row.epsilon is None:
             raise ValueError(row.problem)
     return {"eps_features": features.epsilon, "eps_whole": whole.epsilon,
             "whole_note": whole.problem}
@@ -232,7 +232,7 @@ def choice_report(cands: Sequence[Candidate], chosen: str, *, store=None) -> tup
     nums = [c.numbers for c in cands]
     pick = check_candidates(nums, chosen)
     s = next(c.setting for c in cands if c.label == chosen)
-    accountant = s.accountant if s.allocation == "equal" or s.accountant != WHOLE else FEATURES
+    accountant = s.accountant
     # the whole T and the setting's own noise choice: the details state the summary's ε
     noise = {"epsilon": s.epsilon} if s.epsilon is not None else {"sigma_x": pick.sigma_x}
     details = gather_report_inputs(

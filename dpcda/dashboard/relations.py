@@ -7,7 +7,7 @@ Pure Python over :mod:`dpcda.privacy`; no Streamlit. Every number names its acco
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import lru_cache
 
 from dpcda.privacy import PrivacyParams, compute_epsilon, is_bound_for
@@ -30,7 +30,7 @@ class RelationRow:
     accountant: str
     epsilon: float | None
     protects: str
-    problem: str = ""  # why this relation cannot account the setting (e.g. a proportional split)
+    problem: str = ""  # why this relation cannot account the setting (e.g. l too large for it)
 
 
 def relation_epsilon(params: PrivacyParams, accountant: str, mu: float | None = None) -> float:
@@ -50,22 +50,15 @@ def relation_epsilon(params: PrivacyParams, accountant: str, mu: float | None = 
 
 
 @lru_cache(maxsize=64)
-def relation_rows(params: PrivacyParams, mu: float | None = None, *,
-                  equal_whole: bool = True) -> tuple[RelationRow, ...]:
+def relation_rows(params: PrivacyParams, mu: float | None = None) -> tuple[RelationRow, ...]:
     """The same noise under the whole-record and the features-only accountant
-    (:func:`relation_epsilon`, ``mu`` as there). The whole-record accountant needs a public
-    allocation: ``equal_whole`` accounts it at the equal split; otherwise a setting with another
-    allocation gets no whole-record ε, and its row says why."""
+    (:func:`relation_epsilon`, ``mu`` as there), each at the setting's own allocation (under
+    whole-record a proportional split is by the public class bounds); a row that cannot be
+    accounted says why."""
     rows = []
     for name in (WHOLE, FEATURES):
-        p = replace(params, allocation="equal") if name == WHOLE and equal_whole else params
-        if name == WHOLE and p.allocation != "equal":
-            rows.append(RelationRow(name, None, PROTECTS[name], (
-                f"the {p.allocation} allocation of T depends on the private class sizes; the "
-                f"{WHOLE} accountant needs the public equal split (⌊T/K⌋ per class)")))
-            continue
         try:
-            rows.append(RelationRow(name, relation_epsilon(p, name, mu), PROTECTS[name]))
+            rows.append(RelationRow(name, relation_epsilon(params, name, mu), PROTECTS[name]))
         except ValueError as exc:
             rows.append(RelationRow(name, None, PROTECTS[name], str(exc)))
     return tuple(rows)

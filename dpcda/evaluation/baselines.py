@@ -93,8 +93,10 @@ def near_majority(mean: float, std: float, runs: int, majority: float, n_test: i
 
 def majority_words(b: Baseline) -> str:
     """The flag in words: what a result within noise of the majority rate means."""
+    hint = ("; where T is split equally over the classes, the proportional allocation (by the "
+            "public class counts) keeps this imbalance in the release" if b.majority.rate >= 0.5 else "")
     return (f"the model predicts one class: no better than always answering "
-            f"'{b.majority.label}' ({b.majority.rate:.1%} of the test split)")
+            f"'{b.majority.label}' ({b.majority.rate:.1%} of the test split){hint}")
 
 
 def flag_words(b: Baseline | None, mean: float, std: float, runs: int) -> str:

@@ -41,8 +41,8 @@ DECODE_TEXT = {"argmax": "argmax", "sample": "a category drawn from the mixture 
 
 #: Defaults of a DP-CDA release, chosen by measurement (README, "Honest defaults").
 DEFAULT_NORMALIZE = "scale"
-#: ``equal``: a public allocation, which the default ``whole-record`` accountant needs (a split
-#: in proportion to the class sizes would release them: they are private under that relation).
+#: ``equal``: floor(T/K) per class, as published. Under the default ``whole-record`` accountant
+#: ``proportional`` is split by the public class bounds, never by the private class sizes.
 DEFAULT_ALLOCATION = "equal"
 #: The accountants that compose ``dp-center``'s Gaussian release of statistics exactly.
 COMPOSING_ACCOUNTANTS = ("whole-record", "class-aware-pld")
@@ -290,7 +290,9 @@ def generate_dpcda_traced(X, y, *, l: int, T: int, c: float = 1.0, sigma_x=None,
     check_T(cfg.T, K)
     from dpcda.privacy import samples_per_class
 
-    t_k = samples_per_class(cfg.T, counts, cfg.allocation)  # ValueError names T
+    whole = cfg.accountant in BOUNDS_ACCOUNTANTS
+    # Under whole-record the class sizes are private: the split comes from the public bounds.
+    t_k = samples_per_class(cfg.T, n_bounds if whole else counts, cfg.allocation)  # ValueError names T
     check_release_size(int(t_k.sum()), X.shape[1])
     spans = segment_spans(segments, X.shape[1]) if segments else []
     check_decoder(decode)
@@ -304,7 +306,6 @@ def generate_dpcda_traced(X, y, *, l: int, T: int, c: float = 1.0, sigma_x=None,
     pre = fit_preprocessor(X, normalize, c=cfg.c, bounds=bounds, stats_mu=stats_mu, rng=source)
     sx, sy, privacy = account(cfg, N=len(X), counts=counts, d=X.shape[1], K=K,
                               compare=compare_accountants, stats_mu=pre.stats_mu, bounds=n_bounds)
-    whole = cfg.accountant in BOUNDS_ACCOUNTANTS
     if whole and bounds_source == "data" and privacy.get("private"):
         privacy["warnings"] = [*privacy.get("warnings", []), notice("class_sizes_from_data")]
     dev = resolve_device(device)
@@ -330,7 +331,9 @@ def generate_dpcda_traced(X, y, *, l: int, T: int, c: float = 1.0, sigma_x=None,
                         class_bounds=n_bounds if whole else None, bounds_source=bounds_source),
         normalization=pre.card(),
         release={"n_samples": int(t_k.sum()), "samples_per_class": [int(t) for t in t_k],
-                 "allocation": ALLOCATION_TITLES[cfg.allocation],
+                 "allocation": ALLOCATION_TITLES[cfg.allocation] + (
+                     " (the public class bounds n_k, not the private class sizes)"
+                     if whole and cfg.allocation == "proportional" else ""),
                  "hard_label": "argmax of the soft label (ties on the grid broken at random)",
                  "row_order": "uniformly shuffled",
                  "device": dev.type},

@@ -8,9 +8,11 @@ accountant:
 - ``class_counts`` are read as **public lower bounds** ``n_k`` on the class sizes (for the
   built-in datasets: their published class counts; a release of other data states where they
   came from on its card). The class sizes themselves are private under this relation.
-- the allocation of ``T`` must be public: ``allocation="equal"`` (``floor(T/K)`` per class).
-  ``"proportional"`` releases ``T_k ∝ N_k``, i.e. the private class sizes, and is refused here
-  (the ``class-aware-pld`` accountant, which treats the counts as public, accepts it).
+- the allocation of ``T`` must be public, so it is computed from the public bounds:
+  ``allocation="equal"`` (``floor(T/K)`` per class) or ``"proportional"`` to the bounds
+  (``floor(T n_k / sum n)``; a release then draws ``T_k`` from the bounds too, never from the
+  private class sizes: :func:`dpcda.mechanisms.generate_dpcda`). For a built-in dataset the bounds
+  are its published counts, so the split keeps the class balance (UCI Adult's 76% / 24%).
 - every class needs ``n_k >= l + 1`` (a class that loses the record still holds ``l``); ``l``
   above ``min(n_k) - 1`` is refused with the allowed range.
 
@@ -36,16 +38,13 @@ RELATION_WHOLE = ("Two datasets are neighbours when one record, features and lab
 
 
 def public_inputs(p: PrivacyParams) -> tuple[np.ndarray, np.ndarray]:
-    """``(n_k, T_k)``: the public lower bounds on the class sizes and the public step counts,
-    or a ValueError naming what this relation needs."""
+    """``(n_k, T_k)``: the public lower bounds on the class sizes and the public step counts
+    (from the bounds, under either allocation), or a ValueError naming what this relation needs."""
     if p.class_counts is None:
         raise ValueError("accountant 'whole-record' needs class_counts (public lower bounds n_k "
                          "on the records per class, at least 2 classes), got class_counts=None")
-    if p.allocation != "equal":
-        raise ValueError("accountant 'whole-record' needs a public allocation of T: allocation "
-                         "must be 'equal' (floor(T/K) per class); 'proportional' releases "
-                         "T_k in proportion to the private class sizes (accountant "
-                         f"'class-aware-pld' treats them as public), got allocation={p.allocation!r}")
+    # Both allocations are computed from class_counts, which here are the public bounds n_k
+    # (PrivacyParams.samples_per_class): floor(T/K) or floor(T n_k / sum n), public either way.
     return np.asarray(p.class_counts, dtype=np.int64), np.asarray(p.samples_per_class, dtype=np.int64)
 
 
@@ -120,7 +119,8 @@ register_accountant(Accountant(
     "dominated by the symmetrised pair of `class-aware-pld`; the T_k steps of both classes are "
     "composed exactly on a privacy-loss grid and the worst pair of classes is taken. The class "
     "sizes are private: only public lower bounds n_k on them enter (γ = l/n_k and l/(n_k + 1)), "
-    "T is split equally (a public allocation), and every class keeps at least l + 1 records "
+    "T is split equally or in proportion to the public bounds (a public allocation either way), "
+    "and every class keeps at least l + 1 records "
     "(docs/whole-record.md). The epsilon is an upper bound; the discretisation error is "
     "reported beside it." + _COMMON,
     2, ("class_counts",), None, relation=RELATION_WHOLE, kinds=("class-mixture",),

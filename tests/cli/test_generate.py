@@ -56,8 +56,8 @@ def test_generate_sigmas_scale_and_class_aware(tmp_path, capsys):
 def test_generate_defaults_to_the_valid_accountant_and_takes_an_allocation(tmp_path, capsys):
     """No --accountant: the epsilon is DEFAULT_ACCOUNTANT's (a valid bound, no caveat), with the
     neighbouring relation in the summary, and T split equally (a public allocation); under it a
-    proportional split (which releases the private class sizes) is refused in one line, exit 2;
-    --allocation proportional under class-aware-pld draws T_k = floor(T N_k/N)."""
+    proportional split is by the public class bounds (digits' published counts), never by the
+    data's own sizes; --allocation proportional under class-aware-pld draws T_k = floor(T N_k/N)."""
     out = tmp_path / "p.npz"
     assert main(["generate", "--dataset", "digits", "--l", "4", "--epsilon", "10", "--T", "1000",
                  "--out", str(out)]) == 0
@@ -70,9 +70,13 @@ def test_generate_defaults_to_the_valid_accountant_and_takes_an_allocation(tmp_p
     assert NOT_A_BOUND not in text.split("Under the")[0]
     assert ACCOUNTANT_INFO[DEFAULT_ACCOUNTANT].relation in text
     assert main(["generate", "--dataset", "digits", "--l", "4", "--epsilon", "10", "--T", "1000",
-                 "--allocation", "proportional", "--out", str(out)]) == 2
-    err = capsys.readouterr().err
-    assert "allocation" in err and "'equal'" in err and len(err.strip().splitlines()) == 1
+                 "--allocation", "proportional", "--out", str(out)]) == 0
+    card = json.loads(out.with_suffix(".json").read_text())
+    assert card["privacy"]["accountant"] == DEFAULT_ACCOUNTANT and card["privacy"]["epsilon"] <= 10
+    assert card["parameters"]["T_per_class"] == samples_per_class(1000, card["data"]["class_bounds"],
+                                                                  "proportional").tolist()
+    assert "public class bounds" in card["release"]["allocation"]
+    capsys.readouterr()
     assert main(["generate", "--dataset", "digits", "--l", "4", "--epsilon", "10", "--T", "1000",
                  "--accountant", "class-aware-pld", "--allocation", "proportional",
                  "--out", str(out)]) == 0

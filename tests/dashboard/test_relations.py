@@ -26,14 +26,15 @@ def test_the_candidates_epsilons_are_the_relation_rows():
     assert got["eps_whole"] == compute_epsilon(params(s), accountant=WHOLE).epsilon
 
 
-def test_a_proportional_split_the_privacy_page_accounts_at_equal_and_a_candidate_refuses():
+def test_a_proportional_split_is_accounted_under_both_relations_at_that_split():
     s = Setting(dataset="digits", l=4, sigma_x=1.0, allocation="proportional",
                 accountant=FEATURES)
     p = params(s)
-    on_privacy = relation_rows(p)[0]
-    assert on_privacy.epsilon == compute_epsilon(replace(p, allocation="equal"), accountant=WHOLE).epsilon
+    whole, features = relation_rows(p)
+    assert whole.epsilon == compute_epsilon(p, accountant=WHOLE).epsilon  # the bounds' split
+    assert whole.epsilon != compute_epsilon(replace(p, allocation="equal"), accountant=WHOLE).epsilon
     got = cand.relation_epsilons(s, 1.0, 1.0)
-    assert got["eps_whole"] is None and "public equal split" in got["whole_note"]
+    assert got == {"eps_whole": whole.epsilon, "eps_features": features.epsilon, "whole_note": ""}
     assert got["eps_features"] == compute_epsilon(p, accountant=FEATURES).epsilon
 
 

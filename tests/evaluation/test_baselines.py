@@ -97,7 +97,12 @@ def test_near_majority_refuses_bad_input(kw, name):
 def test_flag_and_baseline_words():
     b = Baseline("adult", Majority("<=50K", 0.7638, 16281), "tree", 0.85, 1)
     assert flag_words(b, 0.764, 0.0, 3) == ("the model predicts one class: no better than always "
-                                           "answering '<=50K' (76.4% of the test split)")
+                                           "answering '<=50K' (76.4% of the test split); where T is "
+                                           "split equally over the classes, the proportional "
+                                           "allocation (by the public class counts) keeps this "
+                                           "imbalance in the release")
+    mnist = Baseline("mnist", Majority("1", 0.1135, 10000), "lda", 0.876, 1)
+    assert flag_words(mnist, 0.11, 0.0, 3).endswith("(11.3% of the test split)")  # balanced: no hint
     assert flag_words(b, 0.84, 0.002, 3) == ""
     assert flag_words(None, 0.5, 0.0, 3) == ""
     text = baseline_text(b)

@@ -1,6 +1,6 @@
 """The whole-record accountant as registered (dpcda.privacy.whole_record_accountant) and as a
-DP-CDA release uses it: public lower bounds, the equal split, l's range, dp-center composed, and
-what the card says and withholds."""
+DP-CDA release uses it: public lower bounds, a public split (equal or by the bounds), l's range,
+dp-center composed, and what the card says and withholds."""
 
 from __future__ import annotations
 
@@ -32,9 +32,22 @@ def test_the_default_is_the_registered_whole_record_accountant_and_agrees_with_t
     assert r.epsilon > compute_epsilon(_p(), accountant="class-aware-pld").epsilon
 
 
-def test_a_proportional_split_and_a_class_too_small_for_l_are_refused_by_name():
-    with pytest.raises(ValueError, match=r"allocation must be 'equal'.*got allocation='proportional'"):
-        compute_epsilon(_p(allocation="proportional"), accountant=DEFAULT_ACCOUNTANT)
+def test_a_split_in_proportion_to_the_public_bounds_is_accounted_step_by_step():
+    """``proportional`` under whole-record is floor(T n_k / sum n) of the public bounds n_k: the
+    same maths with those step counts (the largest class's steps dominate)."""
+    prop = compute_epsilon(_p(allocation="proportional"), accountant=DEFAULT_ACCOUNTANT)
+    steps = [1500 * n // sum(COUNTS) for n in COUNTS]
+    assert steps == [447, 555, 497]
+    want = whole_record_epsilon(sigma=0.3, l=8, lower_counts=COUNTS, steps=steps, delta=1e-5)
+    assert prop.epsilon == pytest.approx(want.epsilon, rel=1e-12)
+    equal = compute_epsilon(_p(), accountant=DEFAULT_ACCOUNTANT).epsilon
+    assert prop.epsilon != pytest.approx(equal, rel=1e-3)
+    cal = calibrate(epsilon=2.0, l=8, T=1500, class_counts=COUNTS, delta=1e-5, accountant=wra.NAME,
+                    allocation="proportional")
+    assert 1.98 < cal.epsilon <= 2.0
+
+
+def test_a_class_too_small_for_l_is_refused_by_name():
     with pytest.raises(ValueError, match=r"l must be an integer from 1 to 499 .*got l=500"):
         compute_epsilon(_p(l=500), accountant=DEFAULT_ACCOUNTANT)
     assert wra.max_l(COUNTS) == 499
@@ -95,6 +108,38 @@ def test_a_release_states_the_relation_and_where_the_bounds_came_from():
         generate_dpcda(X, y, l=4, T=300, epsilon=3.0, class_bounds=[61, 50, 50])
     with pytest.raises(ValueError, match="class_bounds must have one entry per class"):
         generate_dpcda(X, y, l=4, T=300, epsilon=3.0, class_bounds=[50, 50])
+
+
+def test_a_proportional_release_splits_by_the_public_bounds_never_by_the_class_sizes():
+    """The split is public: with bounds below the private sizes it follows the bounds (a change of
+    one record's label cannot move it), and the card says so."""
+    from dpcda.mechanisms import generate_dpcda
+
+    X, y = _blocks()  # private sizes 60, 70, 65
+    rel = generate_dpcda(X, y, l=4, T=300, epsilon=3.0, allocation="proportional",
+                         class_bounds=[50, 30, 20])
+    assert rel.card["parameters"]["T_per_class"] == [150, 90, 60]  # 300 * (50, 30, 20) / 100
+    assert np.bincount(_source(X, y, class_bounds=[50, 30, 20])).tolist() == [150, 90, 60]
+    assert "public class bounds" in rel.card["release"]["allocation"]
+    assert rel.card["privacy"]["epsilon"] <= 3.0
+    y2 = y.copy()
+    y2[0] = 2  # one record's label changed: sizes 59, 70, 66; the split does not move
+    rel2 = generate_dpcda(X, y2, l=4, T=300, epsilon=3.0, allocation="proportional",
+                          class_bounds=[50, 30, 20])
+    assert rel2.card["parameters"]["T_per_class"] == [150, 90, 60]
+    assert rel2.card["parameters"]["sigma_x"] == rel.card["parameters"]["sigma_x"]
+    # class-aware-pld (class sizes public) keeps splitting by the data's sizes
+    pld = generate_dpcda(X, y, l=4, T=300, epsilon=3.0, allocation="proportional",
+                         accountant="class-aware-pld")
+    assert pld.card["parameters"]["T_per_class"] == [92, 107, 100]
+
+
+def _source(X, y, **kw):
+    """The class each output row was mixed from (the traced generator; tests only)."""
+    from dpcda.mechanisms.dp_cda import generate_dpcda_traced
+
+    _, mixed = generate_dpcda_traced(X, y, l=4, T=300, epsilon=3.0, allocation="proportional", **kw)
+    return mixed.source
 
 
 def test_a_built_in_dataset_uses_its_published_counts():

@@ -117,7 +117,10 @@ def test_a_candidate_states_epsilon_under_both_relations_as_the_accountants_do()
                         compute_epsilon(p, accountant="class-aware-pld").epsilon)
     prop = cand.measure(s.replace(allocation="proportional", accountant="class-aware-pld"), "B",
                         release=False)
-    assert prop.numbers.eps_whole is None and "proportional" in prop.numbers.whole_note
+    p_prop = PrivacyParams(l=4, sigma_x=1.0, sigma_y=1.0, c=1.0, T=1347, delta=1e-5, n=1347,
+                           class_counts=tuple(_digits_counts()), d_x=64, d_y=10, allocation="proportional")
+    assert math.isclose(prop.numbers.eps_whole, compute_epsilon(p_prop, accountant="whole-record").epsilon)
+    assert prop.numbers.whole_note == ""
     assert prop.numbers.eps_features > 0
     target = cand.measure(s.replace(epsilon=2.0), "C", release=False)
     assert target.numbers.eps_whole == pytest.approx(2.0, rel=1e-3)  # calibrated, default accountant
