@@ -118,3 +118,20 @@ def open_job_store():
         with st.expander("Details"):
             st.code(f"{type(exc).__name__}: {exc}", language=None)
         st.stop()
+
+
+def measurement_progress(store, dataset: str, l: int, sigma_x: float, n_pending: int) -> None:
+    """The Privacy page's one-click measurement in progress, polled every second."""
+    from dpcda.experiments import frontier as fr
+
+    @st.fragment(run_every=1)
+    def poll() -> None:
+        now = fr.pending_jobs(store, dataset, l=l, sigma_x=sigma_x)
+        if len(now) != n_pending:
+            st.rerun()
+        running = [j for j in now if j.status == "running"]
+        st.info(f"Measuring: {len(now)} run(s) to go"
+                + (f" (job #{running[0].id}: {running[0].message or 'starting'})" if running
+                   else " (waiting for the worker)") + ".")
+
+    poll()

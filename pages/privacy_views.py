@@ -45,18 +45,19 @@ def _front(rows: list[dict], **kw) -> list[dict]:
 
 def accuracy_section(*, dataset: str, facts: dict, l: int, sigma_x: float, ratio: float,
                      c: float, T: int, delta: float, accountant: str, conversion: str,
-                     max_alpha: int, eps_now: float | None) -> None:
+                     max_alpha: int, eps_now: float | None, allocation: str = "equal") -> None:
     """What accuracy this ε buys: the measured readout (or one click to measure it) and the
-    privacy-utility frontier of every measured release of ``dataset``."""
+    privacy-utility frontier of every measured release of ``dataset`` (T split equally: a
+    setting with another ``allocation`` is not matched to them, and is measured on Utility)."""
     from dpcda.data.availability import dataset_availability
-    from pages.jobs_ui import open_job_store, start_worker
+    from pages.jobs_ui import measurement_progress, open_job_store, start_worker
 
     store = open_job_store()
     # Pending first: a run that finishes between the two reads is then still polled for.
     pending = fr.pending_jobs(store, dataset, l=l, sigma_x=sigma_x)
     rows = fr.release_rows(dataset, store, c=c, T=T, ratio=ratio)
     here = fr.lookup(rows, l=l, sigma_x=sigma_x, ratio=ratio, c=c, T=T, n=facts["n"],
-                     dataset=dataset)
+                     dataset=dataset, allocation=allocation)
     front = _front(rows, accountant=accountant, delta=delta, conversion=conversion,
                    max_alpha=max_alpha, **facts)
     best = fr.best_within(front, eps_now) if eps_now is not None else None
@@ -75,9 +76,13 @@ def accuracy_section(*, dataset: str, facts: dict, l: int, sigma_x: float, ratio
         flag = bl.flag_words(base, *(shown[k] for k in ("mean", "std", "runs"))) if shown else ""
         if flag:
             st.warning(f"**Within noise of the majority class:** {flag}.")
-    if here is None or here["runs"] < fr.MEASURE_RUNS:
+    if allocation != "equal":  # the one-click measurement and the frontier split T equally
+        st.caption(f"This setting splits T {allocation}ly; the accuracies here are of releases "
+                   "with T split equally. Measure this split on **Utility** (a sweep with the "
+                   "same allocation).")
+    elif here is None or here["runs"] < fr.MEASURE_RUNS:
         if pending:
-            _progress(store, dataset, l, sigma_x, len(pending))
+            measurement_progress(store, dataset, l, sigma_x, len(pending))
         elif dataset_availability(dataset).present:
             secs = fr.estimate_seconds(dataset)
             if st.button(f"Measure it ({fr.MEASURE_RUNS} runs, about {secs:.0f} s)",
@@ -112,20 +117,6 @@ def accuracy_section(*, dataset: str, facts: dict, l: int, sigma_x: float, ratio
     fm.prefetch(fm.switch_tasks(dataset, store, accountant=accountant, accountants=ACCOUNTANTS,
                                 datasets=list_presets(), **setting),
                 key=(dataset, accountant, *setting.values()))
-
-
-def _progress(store, dataset: str, l: int, sigma_x: float, n_pending: int) -> None:
-    @st.fragment(run_every=1)
-    def poll() -> None:
-        now = fr.pending_jobs(store, dataset, l=l, sigma_x=sigma_x)
-        if len(now) != n_pending:
-            st.rerun()
-        running = [j for j in now if j.status == "running"]
-        st.info(f"Measuring: {len(now)} run(s) to go"
-                + (f" (job #{running[0].id}: {running[0].message or 'starting'})" if running
-                   else " (waiting for the worker)") + ".")
-
-    poll()
 
 
 def figure4_section(*, ds, l: int, sigma_x: float, ratio: float, accountant: str, r,
