@@ -62,13 +62,16 @@ def class_epsilon(s: float, gamma: float, T: int, mu: float, delta: float, h: fl
     ``gamma = l/N_k``) composed with one ``mu``-GDP Gaussian release; an upper bound."""
     from scipy.signal import fftconvolve
 
-    from dpcda.privacy.pld import compose, epsilon_for_delta, symmetric_step
+    from dpcda.privacy.pld import (_MAX_STEP, MAX_VALUE_INTERVAL, _doubled, _top, compose,
+                                   epsilon_for_delta, symmetric_step)
 
     if not math.isfinite(s):
         return math.inf
+    if s > 0:  # at most _MAX_STEP points for one step (a coarser grid: still a valid bound)
+        gamma = min(gamma, 1.0 - 1e-12)
+        h = _doubled(h, _top(s, gamma) / _MAX_STEP)
     g0, g, g_inf = gaussian_pld(mu, h)
     if s > 0:
-        gamma = min(gamma, 1.0 - 1e-12)
         while True:  # a coarser grid is still a valid bound (huge losses)
             try:
                 i0, pmf, inf_m = symmetric_step(s, gamma, h, pessimistic=True)[:3]
@@ -76,6 +79,8 @@ def class_epsilon(s: float, gamma: float, T: int, mu: float, delta: float, h: fl
                 break
             except ValueError:
                 h *= 4.0
+                if h > MAX_VALUE_INTERVAL:  # out of the PLD's numerical range
+                    return math.inf
                 g0, g, g_inf = gaussian_pld(mu, h)
     else:
         j0, c, inf_T, misplaced = 0, np.ones(1), 0.0, 0.0

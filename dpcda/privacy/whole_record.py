@@ -31,8 +31,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from dpcda.privacy.pld import (_doubled, _step_tail, _tail, _top, auto_value_intervals)
-from dpcda.privacy.pld_compose import (_LAMBDAS, _MAX_FFT, _SPECTRUM_FLOOR, _log_mgf, _power,
-                                       _TooLarge, epsilon_for_delta, rounding_shift)
+from dpcda.privacy.pld_compose import (_LAMBDAS, _MAX_FFT, _SPECTRUM_FLOOR, MAX_VALUE_INTERVAL,
+                                       _log_mgf, _power, _TooLarge, epsilon_for_delta,
+                                       rounding_shift)
 from dpcda.privacy.pld_step import _optimistic, _pessimistic, _step_masses
 
 #: Above this the PLD is not trusted (composed losses are clipped at +-700 in the read-off);
@@ -258,6 +259,8 @@ def parts_bounds(s: float, rates, delta: float, value_interval=None,
     tail = _step_tail(t_all, delta)
     h = _doubled(h_up, _top(s, g_max) / 400_000)
     while True:
+        if h > MAX_VALUE_INTERVAL:  # out of the PLD's numerical range: the trivial bounds
+            return math.inf, (math.nan if not lower else 0.0), h
         try:
             parts = [(*_pessimistic(_step_masses(s, g, h, tail, cut=True)), t) for g, t in rates]
             if extra_mu > 0:
@@ -274,6 +277,8 @@ def parts_bounds(s: float, rates, delta: float, value_interval=None,
     eta = 1e-3 * delta
     hl = _doubled(h_low, _top(s, g_max) / 400_000)
     while True:
+        if hl > MAX_VALUE_INTERVAL:
+            return upper, 0.0, h
         try:
             opt = [(_optimistic(_step_masses(s, g, hl, tail, cut=True)), t) for g, t in rates]
             parts = [(o[0], o[1], 0.0, t) for o, t in opt]
@@ -282,7 +287,8 @@ def parts_bounds(s: float, rates, delta: float, value_interval=None,
         except _TooLarge:
             hl *= 4.0
     shift = sum(rounding_shift(o[2], o[3], t, hl, eta / len(opt)) for o, t in opt)
-    low = epsilon_for_delta(j0, c, inf_T, hl, delta + eta + misplaced, floor=-shift)
+    low = epsilon_for_delta(j0, c, inf_T, hl, delta + eta + misplaced, floor=-shift,
+                            upper=False)
     return upper, min(max(low + shift, 0.0), upper), h
 
 
