@@ -42,15 +42,24 @@ def stats_mu(epsilon: float, delta: float) -> float:
     return 1.0 / gaussian_sigma(epsilon, delta, 1.0)
 
 
-def gaussian_pld(mu: float, h: float) -> tuple[int, np.ndarray, float]:
+def gaussian_pld(mu: float, h: float, pessimistic: bool = True) -> tuple[int, np.ndarray, float]:
     """``(i0, pmf, inf_mass)``: the Gaussian mechanism's PLD on ``{(i0 + k) h}``, losses rounded
-    up (pessimistic); mass above ``mu^2/2 + z mu`` (``Phi(-z) = TAIL_MASS``) is ``inf_mass``."""
+    up (pessimistic); mass above ``mu^2/2 + z mu`` (``Phi(-z) = TAIL_MASS``) is ``inf_mass``.
+
+    ``pessimistic=False``: losses rounded *down* (bucket ``[L_i, L_{i+1})`` to ``L_i``), the
+    mass above the top point put on it and the mass below the lowest dropped (``inf_mass`` 0):
+    the hockey-stick divergence of any composition with it can only go down, so a lower bound
+    (docs/whole-record.md §7)."""
     mu = check_float("mu", mu, lo=0.0, lo_open=True)
     z = float(-ndtri(TAIL_MASS))
     mean, sd = mu * mu / 2.0, mu
     lo_i = math.floor((mean - z * sd) / h)
     hi_i = math.ceil((mean + z * sd) / h)
     edges = (np.arange(lo_i, hi_i + 1) * h - mean) / sd        # bucket (L_{i-1}, L_i] -> L_i
+    if not pessimistic:  # masses from the nearer tail: no cancellation in the upper one
+        a, b = edges[:-1], edges[1:]
+        inner = np.where(a > 0, ndtr(-a) - ndtr(-b), ndtr(b) - ndtr(a))
+        return lo_i, np.clip(np.append(inner, ndtr(-edges[-1])), 0.0, None), 0.0
     cdf = ndtr(edges)
     pmf = np.diff(cdf, prepend=0.0)                             # first point: all mass below it
     return lo_i, np.clip(pmf, 0.0, None), float(ndtr(-(hi_i * h - mean) / sd))

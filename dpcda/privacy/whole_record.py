@@ -240,11 +240,9 @@ def parts_bounds(s: float, rates, delta: float, value_interval=None,
 
     ``extra_mu > 0``: the product also holds one ``extra_mu``-GDP Gaussian release (DP
     normalisation statistics, DP class counts: one Gaussian pair ``(N(mu, 1), N(0, 1))``,
-    symmetric, put on the grid with its losses rounded up, :func:`dpcda.privacy.composed.gaussian_pld`);
-    the lower bound is then not computed (``nan``)."""
+    symmetric, put on the grid with its losses rounded up, :func:`dpcda.privacy.composed.gaussian_pld`;
+    for the lower bound rounded down, docs/whole-record.md §7)."""
     rates = [(min(float(g), 1.0 - 1e-12), int(t)) for g, t in rates if t > 0]
-    if extra_mu > 0:
-        lower = False
     if not s > 0:
         if extra_mu > 0:
             from dpcda.privacy.gaussian import gaussian_epsilon
@@ -282,6 +280,10 @@ def parts_bounds(s: float, rates, delta: float, value_interval=None,
         try:
             opt = [(_optimistic(_step_masses(s, g, hl, tail, cut=True)), t) for g, t in rates]
             parts = [(o[0], o[1], 0.0, t) for o, t in opt]
+            if extra_mu > 0:  # rounded down, no shift back: its rounding is >= 0 (a lower bound)
+                from dpcda.privacy.composed import gaussian_pld
+
+                parts.append((*gaussian_pld(float(extra_mu), hl, pessimistic=False), 1))
             j0, c, inf_T, misplaced = compose_parts(parts, hl, _tail(delta))
             break
         except _TooLarge:
@@ -319,7 +321,6 @@ def whole_record_pld(*, sigma: float, l: int, lower_counts, steps, delta: float,
     s = noise_ratio(float(sigma), l, float(c))
     lower = lower and value_interval != CURVE
     best = None
-    lower = lower and not extra_mu > 0
     low = -math.inf
     for pair in worst_pairs(n, T):
         up, lo, h = parts_bounds(s, _parts(l, n, T, pair), float(delta), value_interval, lower,
