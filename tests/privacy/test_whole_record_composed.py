@@ -101,3 +101,17 @@ def test_the_accountant_reports_the_composed_bounds():
     assert low is not None and 0.0 < low <= eps and step > 0
     inf = wra.composed_bounds(dataclasses.replace(p, sigma_x=0.0, sigma_y=0.0), mu=0.3)
     assert math.isinf(inf[0]) and inf[1] is None
+
+
+def test_a_dp_center_release_card_states_the_lower_bound():
+    from dpcda.mechanisms import generate_dpcda
+
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 256, size=(450, 12)).astype(np.float32)
+    y = np.repeat(np.arange(3), 150)
+    for kw in (dict(epsilon=3.0), dict(sigma_x=0.5)):
+        priv = generate_dpcda(X, y, l=4, T=450, normalize="dp-center", **kw).card["privacy"]
+        assert priv["accountant"] == wra.NAME and "composed_with" in priv
+        low = priv["epsilon_discretisation_lower"]
+        assert 0.98 * priv["epsilon"] < low <= priv["epsilon"]
+        assert priv["discretisation_bound"] == pytest.approx(priv["epsilon"] - low)
