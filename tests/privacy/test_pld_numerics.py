@@ -81,7 +81,13 @@ def test_extreme_settings_give_valid_bounds(l, sigma, T, delta):
     wm = whole_record_pld(sigma=sigma, l=l, lower_counts=[N, N + 421], steps=[T, T],
                           delta=delta, extra_mu=0.3, lower=False)
     assert wm.epsilon >= w.epsilon
-    assert class_epsilon(s, gamma, min(T, 100), 0.3, delta, 1e-4) >= floor
+
+
+@pytest.mark.slow  # one step's grid of 400,000 points: about 1 s each
+@pytest.mark.parametrize("l, sigma, T, delta", EXTREME)
+def test_extreme_settings_with_dp_center_class_aware(l, sigma, T, delta):
+    s, gamma = 2.0 / (l * sigma), l / N
+    assert class_epsilon(s, gamma, min(T, 100), 0.3, delta, 1e-4) >= one_step_epsilon(s, gamma, delta)
 
 
 @pytest.mark.parametrize("s", [60.0, 200.0])
@@ -103,3 +109,13 @@ def test_one_step_brackets_the_exact_value(s, gamma):
     exact = one_step_epsilon(s, gamma, 1e-5)
     r = pld.pld_bounds(s=s, gamma=gamma, T=1, delta=1e-5)
     assert r.epsilon_discretisation_lower <= exact <= r.epsilon <= exact + 1e-4 * max(10.0, exact)
+
+
+def test_rdp_of_a_huge_shift_is_infinite_without_warnings():
+    """sigma = 1e-170 (the CLI's curves reach it): s^2 overflowed and ``inf - inf`` warned."""
+    from dpcda.privacy.whole_record_rdp import rdp_symmetrised, whole_record_rdp
+
+    assert np.isinf(rdp_symmetrised(5e169, 0.001, [2, 3, 64])).all()
+    r = whole_record_rdp(sigma=1e-170, l=4, lower_counts=[N, N], steps=[100, 100], delta=1e-5)
+    assert math.isinf(r.epsilon)
+    assert np.isfinite(rdp_symmetrised(1e3, 0.001, [2, 3])).all()

@@ -71,6 +71,7 @@ def _reference(s, gammas_steps, mu, h, up):
     return out.get_epsilon_for_delta(DELTA)
 
 
+@pytest.mark.slow  # a few seconds
 def test_the_bounds_bracket_an_independent_fine_grid_computation():
     """dp_accounting composes the same product (the two classes' symmetrised pairs, built here
     from their definition, and its own Gaussian mechanism) on a grid 10x finer, losses rounded
@@ -103,6 +104,7 @@ def test_the_accountant_reports_the_composed_bounds():
     assert math.isinf(inf[0]) and inf[1] is None
 
 
+@pytest.mark.slow  # a few seconds
 def test_a_dp_center_release_card_states_the_lower_bound():
     from dpcda.mechanisms import generate_dpcda
 
