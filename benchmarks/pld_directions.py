@@ -59,7 +59,8 @@ def lower_epsilon(a: np.ndarray, b: np.ndarray, T: int) -> float:
                                             tail=1e-5 * DELTA)
     eta = 1e-3 * DELTA
     shift = pld.rounding_shift(loss - k * H, w, T, H, eta)
-    eps = pld.epsilon_for_delta(j0, pmf, inf_T, H, DELTA + eta + misplaced, floor=-math.inf)
+    eps = pld.epsilon_for_delta(j0, pmf, inf_T, H, DELTA + eta + misplaced, floor=-math.inf,
+                                upper=False)
     return max(eps + shift, 0.0)
 
 

@@ -234,14 +234,21 @@ def _account_with_stats(cfg: DPCDAConfig, common: dict, mu: float):
         sx, sy, eps = cal(epsilon=cfg.epsilon, mu=mu, ratio=cfg.ratio, **common)
     else:
         sx, sy = cfg.sigma_x, cfg.sigma_y
-        p = PrivacyParams(sigma_x=sx, sigma_y=sy, **common)
-        eps = wr.composed_epsilon(p, mu=mu) if whole else composed_epsilon(p, mu=mu)
+        eps = None if whole else composed_epsilon(PrivacyParams(sigma_x=sx, sigma_y=sy, **common),
+                                                  mu=mu)
+    low, step = None, None if whole else VALUE_INTERVAL
+    if whole:  # the discretisation lower bound too (docs/whole-record.md §7)
+        upper, low, step = wr.composed_bounds(PrivacyParams(sigma_x=sx, sigma_y=sy, **common),
+                                              mu=mu)
+        eps = upper if eps is None else eps
+        low = None if low is None else min(low, eps)
     private = bool(sx > 0 or sy > 0)
     res = EpsilonResult(epsilon=eps if private else float("inf"), alpha=None,
                         orders=np.zeros(0, dtype=int), rdp=np.zeros(0), accountant=cfg.accountant,
                         conversion=None, delta=cfg.delta, warnings=(), at_max_alpha=False,
                         private=private, max_alpha=cfg.max_alpha,
-                        value_interval=None if whole else VALUE_INTERVAL)
+                        epsilon_discretisation_lower=low if private else None,
+                        value_interval=step)
     block = privacy_from_result(res, calibrated_to=cfg.epsilon, mechanism="dp-cda")
     block["composed_with"] = {
         "release": "normalisation statistics (per-feature means), one Gaussian release",

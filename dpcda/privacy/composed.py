@@ -42,15 +42,24 @@ def stats_mu(epsilon: float, delta: float) -> float:
     return 1.0 / gaussian_sigma(epsilon, delta, 1.0)
 
 
-def gaussian_pld(mu: float, h: float) -> tuple[int, np.ndarray, float]:
+def gaussian_pld(mu: float, h: float, pessimistic: bool = True) -> tuple[int, np.ndarray, float]:
     """``(i0, pmf, inf_mass)``: the Gaussian mechanism's PLD on ``{(i0 + k) h}``, losses rounded
-    up (pessimistic); mass above ``mu^2/2 + z mu`` (``Phi(-z) = TAIL_MASS``) is ``inf_mass``."""
+    up (pessimistic); mass above ``mu^2/2 + z mu`` (``Phi(-z) = TAIL_MASS``) is ``inf_mass``.
+
+    ``pessimistic=False``: losses rounded *down* (bucket ``[L_i, L_{i+1})`` to ``L_i``), the
+    mass above the top point put on it and the mass below the lowest dropped (``inf_mass`` 0):
+    the hockey-stick divergence of any composition with it can only go down, so a lower bound
+    (docs/whole-record.md §7)."""
     mu = check_float("mu", mu, lo=0.0, lo_open=True)
     z = float(-ndtri(TAIL_MASS))
     mean, sd = mu * mu / 2.0, mu
     lo_i = math.floor((mean - z * sd) / h)
     hi_i = math.ceil((mean + z * sd) / h)
     edges = (np.arange(lo_i, hi_i + 1) * h - mean) / sd        # bucket (L_{i-1}, L_i] -> L_i
+    if not pessimistic:  # masses from the nearer tail: no cancellation in the upper one
+        a, b = edges[:-1], edges[1:]
+        inner = np.where(a > 0, ndtr(-a) - ndtr(-b), ndtr(b) - ndtr(a))
+        return lo_i, np.clip(np.append(inner, ndtr(-edges[-1])), 0.0, None), 0.0
     cdf = ndtr(edges)
     pmf = np.diff(cdf, prepend=0.0)                             # first point: all mass below it
     return lo_i, np.clip(pmf, 0.0, None), float(ndtr(-(hi_i * h - mean) / sd))
@@ -62,13 +71,16 @@ def class_epsilon(s: float, gamma: float, T: int, mu: float, delta: float, h: fl
     ``gamma = l/N_k``) composed with one ``mu``-GDP Gaussian release; an upper bound."""
     from scipy.signal import fftconvolve
 
-    from dpcda.privacy.pld import compose, epsilon_for_delta, symmetric_step
+    from dpcda.privacy.pld import (_MAX_STEP, MAX_VALUE_INTERVAL, _doubled, _top, compose,
+                                   epsilon_for_delta, symmetric_step)
 
     if not math.isfinite(s):
         return math.inf
+    if s > 0:  # at most _MAX_STEP points for one step (a coarser grid: still a valid bound)
+        gamma = min(gamma, 1.0 - 1e-12)
+        h = _doubled(h, _top(s, gamma) / _MAX_STEP)
     g0, g, g_inf = gaussian_pld(mu, h)
     if s > 0:
-        gamma = min(gamma, 1.0 - 1e-12)
         while True:  # a coarser grid is still a valid bound (huge losses)
             try:
                 i0, pmf, inf_m = symmetric_step(s, gamma, h, pessimistic=True)[:3]
@@ -76,6 +88,8 @@ def class_epsilon(s: float, gamma: float, T: int, mu: float, delta: float, h: fl
                 break
             except ValueError:
                 h *= 4.0
+                if h > MAX_VALUE_INTERVAL:  # out of the PLD's numerical range
+                    return math.inf
                 g0, g, g_inf = gaussian_pld(mu, h)
     else:
         j0, c, inf_T, misplaced = 0, np.ones(1), 0.0, 0.0

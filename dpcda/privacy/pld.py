@@ -37,6 +37,7 @@ import numpy as np
 from dpcda.privacy.pld_compose import (  # noqa: F401  (re-exported: callers use pld.*)
     _LAMBDAS,
     _MAX_FFT,
+    MAX_VALUE_INTERVAL,
     _SPECTRUM_FLOOR,
     _log_mgf,
     _power,
@@ -289,6 +290,8 @@ def _upper(s: float, gamma: float, T: int, delta: float, h: float) -> tuple[floa
     h = _doubled(h, _top(s, gamma) / _MAX_STEP)
     tail = _step_tail(T, delta)
     while True:  # a coarser grid is still a valid bound; used where the losses are huge
+        if h > MAX_VALUE_INTERVAL:  # out of the PLD's numerical range: the trivial bound
+            return math.inf, h
         try:
             i0, pmf, inf_m = _pess(s, gamma, h, tail)
             j0, c, inf_T, misplaced = compose(i0, pmf, inf_m, T, h, _tail(delta),
@@ -310,6 +313,8 @@ def _lower(s: float, gamma: float, T: int, delta: float, h: float) -> tuple[floa
     h = _doubled(h, _top(s, gamma) / _MAX_STEP)
     tail = _step_tail(T, delta)
     while True:  # a coarser grid is still a valid (wider) bound
+        if h > MAX_VALUE_INTERVAL:  # out of the PLD's numerical range: the trivial bound
+            return 0.0, h
         try:
             i0, pmf, r, w = _optimistic(_masses(s, gamma, h, tail))
             j0, c, inf_T, misplaced = compose(i0, pmf, 0.0, T, h, _tail(delta))
@@ -317,7 +322,8 @@ def _lower(s: float, gamma: float, T: int, delta: float, h: float) -> tuple[floa
         except _TooLarge:
             h *= 4.0
     shift = rounding_shift(r, w, T, h, eta)
-    low = epsilon_for_delta(j0, c, inf_T, h, delta + eta + misplaced, floor=-shift)
+    low = epsilon_for_delta(j0, c, inf_T, h, delta + eta + misplaced, floor=-shift,
+                            upper=False)
     return max(low + shift, 0.0), h
 
 

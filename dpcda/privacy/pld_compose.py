@@ -15,19 +15,34 @@ from dpcda.privacy.pld_step import TAIL_MASS
 
 _LAMBDAS = np.geomspace(0.03, 30.0, 16)
 _MAX_FFT = 1 << 22
+#: Largest ``|lam| h j`` inside one block of :func:`_log_mgf` (weights within ``e^{+-50}``).
+_BLOCK_SPAN = 50.0
+#: Coarsest loss-grid step the compositions coarsen to (``h *= 4`` while the FFT is too
+#: large): beyond it the read-off, which clips losses at +-700, means nothing, and the
+#: callers return the trivial bounds (``+inf`` above, 0 below) instead of coarsening without
+#: end (at T ~ 1e9 the Chernoff window never fit and h ran to 1e300, then overflowed).
+MAX_VALUE_INTERVAL = 100.0
 
 
 def _log_mgf(i0: int, pmf: np.ndarray, h: float, lam: np.ndarray) -> np.ndarray:
     """``log sum_k pmf_k exp(lam L_k)`` for every ``lam`` (either sign), exactly, with few
     exponentials: ``L_k = L_{b0} + j h`` on blocks of B points, so the sum is a log-sum-exp over
-    blocks of ``log(P v) + lam L_{b0}`` (no underflowing weights: those make BLAS slow)."""
+    blocks of ``log(P v) + lam L_{b0}`` (no underflowing weights: those make BLAS slow).
+
+    ``B`` is about ``sqrt(len(pmf))``, fewer where ``|lam| h B`` would exceed ``_BLOCK_SPAN``:
+    the in-block weights ``e^{lam j h}`` stay in ``[e^-span, e^span]`` (on a coarse grid at
+    large ``lam`` they overflowed to ``inf`` and ``0 * inf``, ``inf - inf`` gave NaN; B = 1
+    is the plain log-sum-exp)."""
+    lam = np.asarray(lam, dtype=float)
     B = max(1, math.isqrt(len(pmf)))
+    reach = h * float(np.max(np.abs(lam), initial=0.0))
+    if reach * (B - 1) > _BLOCK_SPAN:
+        B = max(1, math.floor(_BLOCK_SPAN / reach) + 1)
     m = -(-len(pmf) // B) * B
     P = np.zeros(m)
     P[: len(pmf)] = pmf
     P = P.reshape(-1, B)
     base = (i0 + np.arange(P.shape[0]) * B) * h
-    lam = np.asarray(lam, dtype=float)
     # einsum, not BLAS: a threaded BLAS on a busy machine makes this 100x slower
     W = np.einsum("ib,bl->il", P, np.exp(np.outer(h * np.arange(B), lam)))   # (blocks, lam)
     with np.errstate(divide="ignore"):
@@ -144,9 +159,25 @@ def compose(i0: int, pmf: np.ndarray, inf_mass: float, T: int, h: float,
     return j_lo, np.clip(out, 0.0, None), inf_T, 2.0 * tail + pruned
 
 
+#: The read-off clips losses at +-700 (``e^L`` overflows beyond); that lowers the hockey-stick
+#: divergence at ``eps`` by at most ``e^{eps - 700}`` of the mass above 700. An upper bound
+#: above this is returned as ``+inf`` (below it the error is under ``e^-100``, beneath float
+#: round-off of delta); a lower bound stays valid (losses clipped down only lower delta).
+CLIP_TRUSTED = 600.0
+
+
 def epsilon_for_delta(j0: int, pmf: np.ndarray, inf_mass: float, h: float, delta: float,
-                      floor: float = 0.0) -> float:
-    """Smallest ``eps >= floor`` with ``inf_mass + sum_L pmf(L) (1 - e^{eps - L})_+ <= delta``."""
+                      floor: float = 0.0, upper: bool = True) -> float:
+    """Smallest ``eps >= floor`` with ``inf_mass + sum_L pmf(L) (1 - e^{eps - L})_+ <= delta``.
+
+    ``upper``: the caller needs an upper bound, so a value above ``CLIP_TRUSTED`` (where the
+    clipped read-off could understate it) is ``+inf``; ``upper=False`` for a lower bound."""
+    eps = _epsilon_for_delta(j0, pmf, inf_mass, h, delta, floor)
+    return math.inf if upper and eps > CLIP_TRUSTED else eps
+
+
+def _epsilon_for_delta(j0: int, pmf: np.ndarray, inf_mass: float, h: float, delta: float,
+                       floor: float) -> float:
     if inf_mass >= delta:
         return math.inf
     if math.isfinite(floor):  # sums from the top: the part below the floor is not needed

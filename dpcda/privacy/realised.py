@@ -100,7 +100,8 @@ def realised_lower_parts(s: float, parts, delta: float, value_interval: float | 
         shift = sum(rounding_shift(r, w, T, h, eta / len(steps)) for (_, _, r, w), T in steps)
     if not math.isfinite(shift):  # the Chernoff bound failed numerically: add nothing back
         shift = 0.0                # (the rounded-down losses alone are still a lower bound)
-    low = epsilon_for_delta(j0, c, inf_T, h, delta + eta + misplaced, floor=-shift)
+    low = epsilon_for_delta(j0, c, inf_T, h, delta + eta + misplaced, floor=-shift,
+                            upper=False)
     return max(low + shift, 0.0) if math.isfinite(low) else 0.0
 
 

@@ -31,8 +31,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from dpcda.privacy.pld import (_doubled, _step_tail, _tail, _top, auto_value_intervals)
-from dpcda.privacy.pld_compose import (_LAMBDAS, _MAX_FFT, _SPECTRUM_FLOOR, _log_mgf, _power,
-                                       _TooLarge, epsilon_for_delta, rounding_shift)
+from dpcda.privacy.pld_compose import (_LAMBDAS, _MAX_FFT, _SPECTRUM_FLOOR, MAX_VALUE_INTERVAL,
+                                       _log_mgf, _power, _TooLarge, epsilon_for_delta,
+                                       rounding_shift)
 from dpcda.privacy.pld_step import _optimistic, _pessimistic, _step_masses
 
 #: Above this the PLD is not trusted (composed losses are clipped at +-700 in the read-off);
@@ -239,11 +240,9 @@ def parts_bounds(s: float, rates, delta: float, value_interval=None,
 
     ``extra_mu > 0``: the product also holds one ``extra_mu``-GDP Gaussian release (DP
     normalisation statistics, DP class counts: one Gaussian pair ``(N(mu, 1), N(0, 1))``,
-    symmetric, put on the grid with its losses rounded up, :func:`dpcda.privacy.composed.gaussian_pld`);
-    the lower bound is then not computed (``nan``)."""
+    symmetric, put on the grid with its losses rounded up, :func:`dpcda.privacy.composed.gaussian_pld`;
+    for the lower bound rounded down, docs/whole-record.md §7)."""
     rates = [(min(float(g), 1.0 - 1e-12), int(t)) for g, t in rates if t > 0]
-    if extra_mu > 0:
-        lower = False
     if not s > 0:
         if extra_mu > 0:
             from dpcda.privacy.gaussian import gaussian_epsilon
@@ -258,6 +257,8 @@ def parts_bounds(s: float, rates, delta: float, value_interval=None,
     tail = _step_tail(t_all, delta)
     h = _doubled(h_up, _top(s, g_max) / 400_000)
     while True:
+        if h > MAX_VALUE_INTERVAL:  # out of the PLD's numerical range: the trivial bounds
+            return math.inf, (math.nan if not lower else 0.0), h
         try:
             parts = [(*_pessimistic(_step_masses(s, g, h, tail, cut=True)), t) for g, t in rates]
             if extra_mu > 0:
@@ -274,15 +275,22 @@ def parts_bounds(s: float, rates, delta: float, value_interval=None,
     eta = 1e-3 * delta
     hl = _doubled(h_low, _top(s, g_max) / 400_000)
     while True:
+        if hl > MAX_VALUE_INTERVAL:
+            return upper, 0.0, h
         try:
             opt = [(_optimistic(_step_masses(s, g, hl, tail, cut=True)), t) for g, t in rates]
             parts = [(o[0], o[1], 0.0, t) for o, t in opt]
+            if extra_mu > 0:  # rounded down, no shift back: its rounding is >= 0 (a lower bound)
+                from dpcda.privacy.composed import gaussian_pld
+
+                parts.append((*gaussian_pld(float(extra_mu), hl, pessimistic=False), 1))
             j0, c, inf_T, misplaced = compose_parts(parts, hl, _tail(delta))
             break
         except _TooLarge:
             hl *= 4.0
     shift = sum(rounding_shift(o[2], o[3], t, hl, eta / len(opt)) for o, t in opt)
-    low = epsilon_for_delta(j0, c, inf_T, hl, delta + eta + misplaced, floor=-shift)
+    low = epsilon_for_delta(j0, c, inf_T, hl, delta + eta + misplaced, floor=-shift,
+                            upper=False)
     return upper, min(max(low + shift, 0.0), upper), h
 
 
@@ -313,7 +321,6 @@ def whole_record_pld(*, sigma: float, l: int, lower_counts, steps, delta: float,
     s = noise_ratio(float(sigma), l, float(c))
     lower = lower and value_interval != CURVE
     best = None
-    lower = lower and not extra_mu > 0
     low = -math.inf
     for pair in worst_pairs(n, T):
         up, lo, h = parts_bounds(s, _parts(l, n, T, pair), float(delta), value_interval, lower,

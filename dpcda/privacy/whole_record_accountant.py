@@ -83,21 +83,41 @@ def _direct(p: PrivacyParams, l, sx, sy, value_interval, lower):
     return eps, low, step
 
 
+def _composed(p: PrivacyParams, mu: float, value_interval, lower: bool):
+    """:func:`whole_record_epsilon` with the ``mu``-GDP release composed in; None if the
+    setting is not private (infinite epsilon)."""
+    from dpcda.privacy.whole_record_calibration import whole_record_epsilon
+
+    if not p.private:
+        return None
+    n, T = public_inputs(p)
+    li = check_l(p.l, n)
+    if not p.sigma_x > 0:
+        return None
+    return whole_record_epsilon(sigma=p.sigma_x, l=li, lower_counts=n, steps=T, delta=p.delta,
+                                c=p.c, value_interval=value_interval, lower=lower,
+                                extra_mu=float(mu))
+
+
 def composed_epsilon(p: PrivacyParams, *, mu: float, value_interval: float | None = None) -> float:
     """Whole-record epsilon of a release whose normalisation statistics were one ``mu``-GDP
     Gaussian release (``dp-center``), composed exactly with the two affected classes' PLDs
     (``value_interval``: the loss grid; None: chosen per setting)."""
-    from dpcda.privacy.whole_record_calibration import whole_record_epsilon
+    r = _composed(p, mu, value_interval, lower=False)
+    return math.inf if r is None else r.epsilon
 
-    if not p.private:
-        return math.inf
-    n, T = public_inputs(p)
-    li = check_l(p.l, n)
-    if not p.sigma_x > 0:
-        return math.inf
-    return whole_record_epsilon(sigma=p.sigma_x, l=li, lower_counts=n, steps=T, delta=p.delta,
-                                c=p.c, value_interval=value_interval, lower=False,
-                                extra_mu=float(mu)).epsilon
+
+def composed_bounds(p: PrivacyParams, *, mu: float, value_interval: float | None = None):
+    """``(epsilon, epsilon_discretisation_lower, value_interval)``: :func:`composed_epsilon`
+    and the lower bound of the same composition (the Gaussian's losses rounded down,
+    docs/whole-record.md §7), with the grid step; the last two are None where the RDP bound
+    was reported or the setting is not private."""
+    r = _composed(p, mu, value_interval, lower=True)
+    if r is None:
+        return math.inf, None, None
+    if r.method != "pld" or not math.isfinite(r.epsilon_discretisation_lower):
+        return r.epsilon, None, None
+    return r.epsilon, min(r.epsilon_discretisation_lower, r.epsilon), r.value_interval
 
 
 def calibrate_composed(*, epsilon: float, mu: float, ratio: float = 1.0, **params):
