@@ -1,0 +1,180 @@
+"""How a DP-CDA release accounts its privacy (:func:`account`, used by
+:func:`dpcda.mechanisms.dp_cda.generate_dpcda`): calibrate to a target epsilon or account the
+given noise under the chosen accountant, with the public inputs that accountant reads (the class
+counts, or the public lower bounds under ``whole-record``: :func:`class_bounds_for`), the
+``dp-center`` statistics composed in, the same noise under the compared accountants, and the
+realised lower bound beside it (the card's bracket). ``cfg`` is a
+:class:`~dpcda.mechanisms.dp_cda.DPCDAConfig`.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from dpcda.mechanisms.card import privacy_from_result
+from dpcda.mechanisms.validation import check_int
+
+#: The accountants that compose ``dp-center``'s Gaussian release of statistics exactly.
+COMPOSING_ACCOUNTANTS = ("whole-record", "class-aware-pld")
+
+#: Accountants whose relation keeps the class sizes private: they read ``class_counts`` as public
+#: lower bounds ``n_k`` (:mod:`dpcda.privacy.whole_record_accountant`).
+BOUNDS_ACCOUNTANTS = ("whole-record",)
+
+
+def _params_for(accountant: str, base: dict, N: int, counts, bounds) -> dict:
+    """The PrivacyParams keywords of ``accountant``: the class counts for the accountants that
+    treat them as public, the public lower bounds (their sum as n) for the others."""
+    if accountant in BOUNDS_ACCOUNTANTS:
+        return dict(base, n=int(sum(bounds)), class_counts=tuple(int(k) for k in bounds))
+    return dict(base, n=int(N), class_counts=tuple(int(k) for k in counts))
+
+
+def class_bounds_for(counts, class_bounds) -> tuple[np.ndarray, str]:
+    """``(n_k, source)``: the public lower bounds on the class sizes the ``whole-record``
+    accountant uses. ``class_bounds=None``: the class sizes of the data themselves (``source
+    "data"``: the guarantee then also treats them as public, and the card says so); else the
+    given public bounds (``"given"``), which must not exceed the data's class sizes (a contract
+    on the input: the check can only fail on data the bounds were not made for)."""
+    counts = np.asarray(counts)
+    if class_bounds is None:
+        return counts.copy(), "data"
+    try:
+        b = np.asarray([check_int("class_bounds", k, 1) for k in class_bounds], dtype=np.int64)
+    except TypeError:
+        raise ValueError("class_bounds must be a sequence of positive integers (a public lower "
+                         f"bound on the records of each class), got class_bounds={class_bounds!r}") from None
+    if len(b) != len(counts):
+        raise ValueError(f"class_bounds must have one entry per class (K={len(counts)}), got "
+                         f"{len(b)}")
+    if (b > counts).any():
+        k = int(np.nonzero(b > counts)[0][0])
+        raise ValueError(f"class_bounds must be lower bounds on the class sizes: class {k} holds "
+                         f"fewer records than its bound {int(b[k])} (the bounds were made for "
+                         "other data)")
+    return b, "given"
+
+
+def account(cfg, *, N: int, counts, d: int, K: int, compare: bool = True,
+            stats_mu: float | None = None, bounds=None):
+    """``(sigma_x, sigma_y, privacy card block)``: calibrate to ``cfg.epsilon`` or account for
+    the given sigmas (with n = N, class_counts = counts, d_x = d, d_y = K, the allocation).
+    ``compare``: also record the epsilon of the same noise under
+    :func:`dpcda.privacy.compared_accountants` (the published one labelled as not a bound).
+    ``stats_mu``: the normalisation statistics were one ``mu``-GDP Gaussian release, composed
+    exactly with the mixing (:mod:`dpcda.privacy.composed`; ``class-aware-pld`` only)."""
+    from dpcda.privacy import PrivacyParams, calibrate, compared_accountants, compute_epsilon
+
+    bounds = counts if bounds is None else bounds
+    base = dict(delta=cfg.delta, l=cfg.l, c=cfg.c, T=cfg.T, d_x=int(d), d_y=int(K),
+                allocation=cfg.allocation)
+    common = _params_for(cfg.accountant, base, N, counts, bounds)
+    if stats_mu is not None:
+        return _account_with_stats(cfg, common, stats_mu)
+    if cfg.epsilon is not None:
+        cal = calibrate(epsilon=cfg.epsilon, accountant=cfg.accountant, conversion=cfg.conversion,
+                        ratio=cfg.ratio, max_alpha=cfg.max_alpha, **common)
+        sx, sy, res = cal.sigma_x, cal.sigma_y, cal.result
+    else:
+        sx, sy = cfg.sigma_x, cfg.sigma_y
+        res = compute_epsilon(PrivacyParams(sigma_x=sx, sigma_y=sy, **common),
+                              accountant=cfg.accountant, conversion=cfg.conversion,
+                              max_alpha=cfg.max_alpha)
+    others = {}
+    if compare and res.private:
+        for name in compared_accountants():
+            if name != cfg.accountant:
+                kw = _params_for(name, base, N, counts, bounds)
+                try:
+                    o = compute_epsilon(PrivacyParams(sigma_x=sx, sigma_y=sy, **kw),
+                                        accountant=name, conversion=cfg.conversion,
+                                        max_alpha=cfg.max_alpha)
+                except ValueError as exc:  # e.g. whole-record under a proportional allocation
+                    others[name] = {"epsilon": None, "alpha": None, "not_accounted": str(exc)}
+                    continue
+                others[name] = {"epsilon": float(o.epsilon), "alpha": o.alpha}
+    block = privacy_from_result(res, calibrated_to=cfg.epsilon, others=others, mechanism="dp-cda")
+    return sx, sy, _with_bracket(block, PrivacyParams(sigma_x=sx, sigma_y=sy, **common),
+                                 cfg.accountant)
+
+
+def _with_bracket(block: dict, p, accountant: str) -> dict:
+    """The card's ``epsilon_realised_lower``: a proven lower bound on what this code spends at
+    the release's public setting (:mod:`dpcda.privacy.realised`; the label-changing pairs too
+    under ``whole-record``); beside a valid bound the exact epsilon lies between the two, beside
+    one that is not (the published accountant) ``understates_by_at_least`` says by how much."""
+    from dpcda.privacy.realised import epsilon_realised_lower, understatement
+
+    if not block.get("private") or p.class_counts is None:
+        return block
+    try:
+        low = epsilon_realised_lower(p, "whole-record" if accountant in BOUNDS_ACCOUNTANTS
+                                     else "features")
+    except (ValueError, ArithmeticError):
+        return block
+    if low is None or not math.isfinite(low):
+        return block
+    block["epsilon_realised_lower"] = float(low)
+    if block.get("valid_bound"):
+        block["epsilon_text"] += f" (the exact value for this code is at least {low:.4g})"
+    else:
+        under = understatement(float(block["epsilon"]), low)
+        if under is not None:
+            block["understates_by_at_least"] = float(under)
+    return block
+
+
+def _account_with_stats(cfg, common: dict, mu: float):
+    """:func:`account` when the normaliser released ``mu``-GDP statistics."""
+    from dpcda.privacy import PrivacyParams
+    from dpcda.privacy.accountants import EpsilonResult
+    from dpcda.privacy.composed import VALUE_INTERVAL, calibrate_composed, composed_epsilon
+
+    from dpcda.privacy import whole_record_accountant as wr
+
+    if cfg.accountant not in COMPOSING_ACCOUNTANTS:
+        raise ValueError("normalize='dp-center' is accounted by composing its Gaussian release "
+                         "with the class-wise privacy loss distributions: accountant must be one "
+                         f"of {', '.join(COMPOSING_ACCOUNTANTS)}, got accountant={cfg.accountant!r}")
+    whole = cfg.accountant == wr.NAME
+    if cfg.epsilon is not None:
+        cal = wr.calibrate_composed if whole else calibrate_composed
+        sx, sy, eps = cal(epsilon=cfg.epsilon, mu=mu, ratio=cfg.ratio, **common)
+    else:
+        sx, sy = cfg.sigma_x, cfg.sigma_y
+        eps = None if whole else composed_epsilon(PrivacyParams(sigma_x=sx, sigma_y=sy, **common),
+                                                  mu=mu)
+    low, step = None, None if whole else VALUE_INTERVAL
+    if whole:  # the discretisation lower bound too (docs/whole-record.md §7)
+        upper, low, step = wr.composed_bounds(PrivacyParams(sigma_x=sx, sigma_y=sy, **common),
+                                              mu=mu)
+        eps = upper if eps is None else eps
+        low = None if low is None else min(low, eps)
+    private = bool(sx > 0 or sy > 0)
+    res = EpsilonResult(epsilon=eps if private else float("inf"), alpha=None,
+                        orders=np.zeros(0, dtype=int), rdp=np.zeros(0), accountant=cfg.accountant,
+                        conversion=None, delta=cfg.delta, warnings=(), at_max_alpha=False,
+                        private=private, max_alpha=cfg.max_alpha,
+                        epsilon_discretisation_lower=low if private else None,
+                        value_interval=step)
+    block = privacy_from_result(res, calibrated_to=cfg.epsilon, mechanism="dp-cda")
+    block["composed_with"] = {
+        "release": "normalisation statistics (per-feature means), one Gaussian release",
+        "mu_gdp": float(mu), "method": "privacy loss distributions convolved, maximum over "
+                                       "classes (docs/dp_normalisation.md)"}
+    block["epsilon_text"] += " (mixing and normalisation statistics together)"
+    return sx, sy, _with_bracket(block, PrivacyParams(sigma_x=sx, sigma_y=sy, **common),
+                                 cfg.accountant)
+
+
+def stats_float_cost(pre):
+    """The floating-point cost of ``dp-center``'s one noisy release of d column sums (none for
+    the other normalisations)."""
+    from dpcda.randomness import FloatCost, float_cost, grid_for
+
+    norm = pre.normalizer
+    if pre.stats_mu is None or norm is None or not hasattr(norm, "noise_std"):
+        return FloatCost(0, 0.0, 0.0)
+    return float_cost((len(norm.mean), grid_for(norm.noise_std, float(norm.n))))
