@@ -157,8 +157,11 @@ def candidates_panel(setting, store=None) -> None:
     chosen = st.radio("Choose the setting to recommend", labels, horizontal=True, key="cand_pick",
                       format_func=lambda x: f"Candidate {x}")
     chosen = chosen if chosen in labels else labels[0]
+    st.markdown("\n".join(f"- **{c.label}**: {c.numbers.describe()}" for c in cands))  # in full
     st.dataframe(display_rows(side_by_side(comparison_rows(nums, chosen))), hide_index=True,
                  width="stretch")
+    st.caption(f"Fidelity is measured on a fresh release drawn for each candidate (up to "
+               f"T = {cand.T_CAP:,}): it moves a little from one draw to the next; ε does not.")
     cols = st.columns(len(cands))
     for col, c in zip(cols, cands):
         if c.numbers.samples is not None:

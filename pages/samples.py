@@ -108,7 +108,8 @@ except ValueError as exc:
     show_problem(exc)
     st.stop()
 quick = smp.is_quick(n=ds.n_train, d=ds.d_x, T=T, l=l)
-st.caption(smp.setting_text(l=l, T=T, c=c, noise=nz, accountant=accountant, delta=delta, normalize=normalize))
+st.caption(smp.setting_text(l=l, T=T, c=c, noise=nz, accountant=accountant, delta=delta, normalize=normalize,
+                            target=v["eps"]))
 secs = smp.estimate_release_seconds(n=ds.n_train, d=ds.d_x, T=T, l=l)
 if quick or ss.get("samples_generate"):  # drawn at once, or Generate was clicked (read before drawn)
     ss["samples_last"] = (source, settings)
@@ -125,7 +126,6 @@ if ss.get("samples_last") != (source, settings):  # no release at this setting y
         show_mosaic(source, dict(settings), ds, facts, nz)
     else:  # its noise computed while the preview is looked at
         prefetch_mosaic(dict(settings), facts, nz)
-    show_hint(nz.sigma, dict(settings), facts, smallest)
     st.stop()
 try:
     rel = make_release(source, settings, ds, facts)

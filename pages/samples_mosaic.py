@@ -79,4 +79,6 @@ def show_mosaic(source: tuple, s: dict, ds, facts: dict, nz: smp.Noise) -> None:
                f"`{s['accountant']}` accountant{bound}{stats} at δ = {fmt_delta(s['delta'])}, "
                f"c = {s['c']:g}, "
                f"T = {fmt_int(s['T'])}, {NORMS[s['normalize']]}). The setting's own cell has its exact "
-               "σ; the other cells' σ meet their ε by an upper bound. Rows stop at the smallest class.")
+               "σ; the other cells' σ meet their ε by an upper bound. Rows stop at the smallest class. "
+               "The ε = ∞ column is the private data itself (l = 1: one real record; larger l: "
+               "a mean of real records): for the data holder's eyes, not a room.")

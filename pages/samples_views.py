@@ -90,9 +90,9 @@ def show_preview(source: tuple, settings: tuple, ds, nz: smp.Noise, per_class: i
     f = viz.fit_factor(pics.grid.shape[1], GRID_WIDTH)
     left, words = st.columns(smp.picture_columns(pics.grid.shape, None), gap="medium")
     left.image(viz.upscale(pics.grid, f), width="stretch", output_format="PNG",
-               caption="Preview: fresh samples, one row per class (by released label)")
-    words.caption(smp.preview_text(per_class=per_class, K=len(pics.class_names),
-                                   T=dict(settings)["T"], seconds=seconds))
+               caption="Preview: fresh samples, one row per class")
+    words.caption(smp.preview_text(per_class=per_class, class_names=pics.class_names,
+                                   n_classes=ds.n_classes, T=dict(settings)["T"], seconds=seconds))
 
 
 @st.cache_data(show_spinner=False, max_entries=8)

@@ -41,8 +41,10 @@ _NOTES = (
     Note("sigma_x", "σ_x is the standard deviation of the Gaussian noise added to the "
          "features. More noise is more private and makes samples look like static.",
          (LESS_PRIVATE, MORE_PRIVATE)),
-    Note("sigma_y", "σ_y is the noise added to the one-hot label. More noise is more private; "
-         "the learner then sees soft, sometimes wrong labels.", (LESS_PRIVATE, MORE_PRIVATE)),
+    Note("sigma_y", "σ_y is the noise added to the one-hot label; the learner then sees soft, "
+         "sometimes wrong labels. It buys no privacy under the valid accountants: a sample's "
+         "label is its class, which depends on no record, so ε does not move (only the paper's "
+         "Theorem 1 counts it).", None),
     Note("ratio", "σ_y / σ_x ties the label noise to the feature noise, so one slider moves "
          "both.", None),
     Note("c", "c is the clip norm: every record is shrunk to length at most c before mixing. "

@@ -32,12 +32,15 @@ MAX_PER_CLASS = 64
 class Preview:
     """``per_class`` samples of every class: features ``X`` (float32, on the public grid, in the
     preprocessed units), released hard labels ``y`` and soft labels ``y_soft`` (as a release's),
-    the ``preprocess`` that was applied (for display: its scale) and a minimal ``card``
+    the class each was mixed from (``source``: for the screen's rows only; with ``y_soft`` it
+    would reveal the label noise, so nothing exports a preview), the ``preprocess`` that was
+    applied (for display: its scale) and a minimal ``card``
     (``{"preview": True, "data": {"class_names": ...}}``; it names no noise and no seed)."""
 
     X: np.ndarray
     y: np.ndarray
     y_soft: np.ndarray
+    source: np.ndarray
     preprocess: object = field(repr=False)
     card: dict = field(default_factory=dict)
 
@@ -89,8 +92,9 @@ def preview_dpcda(X, y, *, l: int, per_class: int, sigma_x: float, sigma_y: floa
         means = bag_means(table, torch.from_numpy(where.reshape(per_class, l).astype(np.int64)))
         out[pos[k * per_class:(k + 1) * per_class]] = add_gaussian(
             means.numpy(), sigma_x, gen, bound=c, grid=gx)
-    y_soft = add_gaussian(np.eye(K)[source[np.argsort(pos)]], sigma_y, gen, bound=1.0, grid=gy)
+    mixed_from = source[np.argsort(pos)]  # the class of each output row
+    y_soft = add_gaussian(np.eye(K)[mixed_from], sigma_y, gen, bound=1.0, grid=gy)
     names = list(class_names) if class_names is not None else [str(k) for k in range(K)]
     return Preview(X=out, y=hard_labels(y_soft, gy.gamma if gy else 0.0, gen),
-                   y_soft=y_soft.astype(np.float32), preprocess=preprocess,
+                   y_soft=y_soft.astype(np.float32), source=mixed_from, preprocess=preprocess,
                    card={"preview": True, "data": {"class_names": names}})

@@ -138,8 +138,10 @@ def calibrate_composed(*, epsilon: float, mu: float, ratio: float = 1.0,
         return epsilon_of(p, mu=mu, value_interval=h)
 
     if eps(1e6, CALIBRATION_INTERVAL) > target:
-        raise ValueError(f"epsilon={target:g} cannot be reached: the normalisation statistics "
-                         "alone spend it; give them a smaller share (stats_share)")
+        raise ValueError(f"epsilon={target:g} cannot be reached with normalize='dp-center': its "
+                         "statistics release alone spends that much; choose a larger epsilon or "
+                         "normalize='scale' (a public range, no statistics), or, in the library, "
+                         "a smaller stats_share")
     from dpcda.privacy.calibration import calibrate
 
     # Without the statistics the mixing alone meets the target at sigma0: a lower end.
@@ -158,4 +160,31 @@ def calibrate_composed(*, epsilon: float, mu: float, ratio: float = 1.0,
     while final > target:  # the fine grid may differ; step up until met
         sig *= 1.0 + 1e-4
         final = eps(sig, fine)
+    if final < NEAR * target:  # the coarse grid's bound was loose here: come down on the fine one
+        sig, final = _refine_down(lambda x: eps(x, fine), target, sig, final)
     return sig, ratio * sig, final
+
+
+#: A calibration stating less than this share of its target is refined on the fine grid.
+NEAR = 0.995
+
+
+def _refine_down(eps_fine, target: float, sig: float, final: float, *, evals: int = 10):
+    """``(sigma, epsilon)``: a smaller noise still meeting ``target`` on the fine grid, by a
+    bracket and bisection in log sigma (at most ``evals`` evaluations; never above the target)."""
+    hi, lo, step, n = math.log(sig), None, 0.02, 0
+    while lo is None and n < evals:  # step down until the fine epsilon misses the target
+        x, n = hi - step, n + 1
+        e = eps_fine(math.exp(x))
+        if e > target:
+            lo = x
+        else:
+            hi, final, step = x, e, 2.0 * step
+    while lo is not None and n < evals and final < NEAR * target:
+        mid, n = 0.5 * (lo + hi), n + 1
+        e = eps_fine(math.exp(mid))
+        if e > target:
+            lo = mid
+        else:
+            hi, final = mid, e
+    return math.exp(hi), final

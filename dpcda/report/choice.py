@@ -179,14 +179,14 @@ def comparison_rows(cands: Sequence[CandidateNumbers], chosen: str | None = None
 
 
 def report_name(c: CandidateNumbers, suffix: str = ".html") -> str:
-    """``dpcda-report_<dataset>_l<l>_eps<ε>`` of the chosen setting: its target ε, else its
+    """``dpcda_report_<dataset>_l<l>_eps<ε>`` of the chosen setting: its target ε, else its
     headline ε (3 digits), else its noise."""
     import re
 
     head = c.headline
     noise = (f"eps{c.target_epsilon:.3g}" if c.target_epsilon is not None
              else f"eps{head[0]:.3g}" if head else f"sigma{c.sigma_x:.3g}")
-    stem = re.sub(r"[^A-Za-z0-9._-]+", "-", f"dpcda-report_{c.dataset}_l{c.l}_{noise}")
+    stem = re.sub(r"[^A-Za-z0-9._-]+", "-", f"dpcda_report_{c.dataset}_l{c.l}_{noise}")
     return stem + suffix
 
 

@@ -37,7 +37,7 @@ def test_a_candidate_chosen_and_its_report_downloaded(browser, server, tmp_path)
     assert "Recommendation: Candidate A (the only one compared)" in page.inner_text("body")
 
     html = _download(page, "Download report (HTML)")
-    assert re.fullmatch(r"dpcda-report_digits_l4_eps[0-9.]+\.html", html.suggested_filename)
+    assert re.fullmatch(r"dpcda_report_digits_l4_eps[0-9.]+\.html", html.suggested_filename)
     saved = tmp_path / html.suggested_filename
     html.save_as(saved)
     if pdf_available():

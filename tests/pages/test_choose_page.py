@@ -46,7 +46,7 @@ def test_two_candidates_a_choice_and_the_summary_the_report_opens_with(media):  
     assert f"ε = {b.eps_whole:.3g} (whole-record: one record, label included)" in summary
     assert f"Trade-off against Candidate A (ε = {a.eps_whole:.3g}, whole-record" in summary
     # the file is named for the chosen setting; the report itself is built only on click
-    assert set(media.deferred) >= {f"dpcda-report_digits_l16_eps{b.eps_whole:.3g}.html"}
+    assert set(media.deferred) >= {f"dpcda_report_digits_l16_eps{b.eps_whole:.3g}.html"}
 
 
 def test_three_candidates_side_by_side_then_a_report_of_the_chosen_one(media):  # noqa: F811
@@ -72,7 +72,7 @@ def test_three_candidates_side_by_side_then_a_report_of_the_chosen_one(media):  
     run(at)
     summary = next(m.value for m in at.markdown if m.value.startswith("**The report's first page:**"))
     assert "Recommendation: Candidate B of 3" in summary and "(whole-record" in summary
-    name = f"dpcda-report_digits_l16_eps{b.eps_whole:.3g}.html"
+    name = f"dpcda_report_digits_l16_eps{b.eps_whole:.3g}.html"
     html = media.deferred[name]().decode()  # built on click
     first = html.index('<section id="summary"')
     assert first < html.index('<section id="candidates"') < html.index('<section id="privacy"')

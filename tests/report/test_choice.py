@@ -80,10 +80,10 @@ def test_bad_input_names_the_parameter_and_the_allowed_values():
 
 
 def test_the_file_is_named_for_the_chosen_setting():
-    assert report_name(nums("B", 1.0, 0.84)) == "dpcda-report_mnist_l16_eps1.html"
-    assert report_name(nums("B", None, None), ".pdf") == "dpcda-report_mnist_l16_sigma0.2.pdf"
+    assert report_name(nums("B", 1.0, 0.84)) == "dpcda_report_mnist_l16_eps1.html"
+    assert report_name(nums("B", None, None), ".pdf") == "dpcda_report_mnist_l16_sigma0.2.pdf"
     calibrated = nums("B", 0.9993, 0.84, target_epsilon=1.0)  # calibration stops just below
-    assert report_name(calibrated) == "dpcda-report_mnist_l16_eps1.html"
+    assert report_name(calibrated) == "dpcda_report_mnist_l16_eps1.html"
 
 
 def test_the_report_opens_with_the_summary_then_the_candidates_then_the_details():

@@ -27,23 +27,30 @@ def release_preprocessor(dataset, normalize: str, c: float, stats_mu: float | No
 
 def preview_pictures(dataset, preprocess, *, l: int, c: float, noise: Noise, per_class: int):
     """``per_class`` fresh samples of every class at order ``l`` and ``noise`` (its sigma_x and
-    sigma_y), as a :class:`dpcda.report.pictures.SamplePictures` grid (rows by released label)."""
+    sigma_y), as a :class:`dpcda.report.pictures.SamplePictures` grid, one full row per class
+    mixed (label noise may give a sample another released label: :func:`preview_text` says so)."""
+    from dataclasses import replace
+
     from dpcda.mechanisms.preview import preview_dpcda
     from dpcda.report.pictures import sample_pictures
 
     prev = preview_dpcda(dataset.X_train, dataset.y_train, l=l, per_class=per_class,
                          sigma_x=noise.sigma, sigma_y=noise.label_sigma, preprocess=preprocess,
                          n_classes=dataset.n_classes, c=c, class_names=dataset.class_names)
-    return sample_pictures(prev, dataset.image_shape, per_class=per_class,
+    return sample_pictures(replace(prev, y=prev.source), dataset.image_shape, per_class=per_class,
                            class_names=dataset.class_names)
 
 
-def preview_text(*, per_class: int, K: int, T: int, seconds: float) -> str:
+def preview_text(*, per_class: int, class_names, n_classes: int, T: int, seconds: float) -> str:
     """What the preview is: drawn like the release at this exact setting, not part of it."""
     from dpcda.report.formatting import fmt_int
 
-    return (f"**Preview, redrawn at every change:** {per_class} fresh samples per class "
-            f"({fmt_int(per_class * K)} in all), each drawn exactly as a sample of the release "
-            f"(l records of its class, normalised, clipped, averaged, plus the noise above). They "
-            f"are not part of the release: the full release (T = {fmt_int(T)}) with its class "
-            f"means, data card and downloads is drawn by **Generate** (about {seconds:.0f} s).")
+    K = len(class_names)
+    rows = ", ".join(class_names) + (f" (the first {K} of {n_classes} classes)" if K < n_classes else "")
+    return (f"**Preview, drawn for this setting (a change draws new ones):** {per_class} samples "
+            f"of each class, rows top to bottom: {rows}. Each is drawn exactly as a sample of the "
+            f"release (l records of its class, normalised, clipped, averaged, plus the noise "
+            f"above); the release would file some under another label where the label noise "
+            f"σ_y moves it. They are not part of the release: the full release "
+            f"(T = {fmt_int(T)}) with its class means, data card and downloads is drawn by "
+            f"**Generate** (about {seconds:.0f} s).")

@@ -127,18 +127,21 @@ def quick_epsilon(sigma: float, *, l: int, T: int, c: float, delta: float, n: in
 
 
 def setting_text(*, l: int, T: int, c: float, noise: Noise, accountant: str, delta: float,
-                 normalize: str) -> str:
+                 normalize: str, target: float | None = None) -> str:
     """The page's one-line "Current setting" (before any release): the noise and its epsilon
     under ``accountant``, with the words of :data:`dpcda.privacy.NOT_A_BOUND` where that is not
     a valid bound for DP-CDA, and, for ``dp-center``, that the epsilon composes the mixing and
-    the DP statistics (as the release's card does)."""
+    the DP statistics (as the release's card does) and the mixing's alone (with a ``target``:
+    at this sigma, which is more than the Privacy page calibrates the mixing alone to)."""
     from dpcda.report.formatting import fmt_delta, fmt_eps, fmt_int, fmt_sigma
     from dpcda.privacy import caveat
 
     note = caveat(accountant)
     mix = ("; the mixing and the `dp-center` statistics together"
-           + (f"; the mixing alone: {fmt_eps(noise.mixing_epsilon)}, the Privacy page's headline"
-              if noise.mixing_epsilon is not None else "") if normalize == "dp-center" else "")
+           + ("" if noise.mixing_epsilon is None else
+              f"; the mixing alone: {fmt_eps(noise.mixing_epsilon)}, the Privacy page's headline"
+              if target is None else f"; the mixing alone at this σ: {fmt_eps(noise.mixing_epsilon)}")
+           if normalize == "dp-center" else "")
     sig = (f"σ_x = σ_y = {fmt_sigma(noise.sigma)}" if noise.sigma_y is None else
            f"σ_x = {fmt_sigma(noise.sigma)}, σ_y = {fmt_sigma(noise.sigma_y)}")
     return (f"**Current setting:** l = {l}, T = {fmt_int(T)}, c = {c:g} → {sig}, "

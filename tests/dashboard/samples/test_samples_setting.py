@@ -95,6 +95,9 @@ def test_setting_text_names_the_accountant_its_caveat_and_dp_center():
                         **{**kw, "noise": Noise(0.3161, 10.0, mixing_epsilon=9.5)})
     assert "ε = 10 (whole-record; the mixing and the `dp-center` statistics together; the mixing " \
            "alone: 9.5, the Privacy page's headline)" in both
+    aimed = setting_text(accountant="whole-record", normalize="dp-center", target=10.0,
+                         **{**kw, "noise": Noise(0.3161, 10.0, mixing_epsilon=9.5)})
+    assert "the mixing alone at this σ: 9.5)" in aimed and "Privacy" not in aimed
     apart = setting_text(accountant="whole-record", normalize="scale",
                          **{**kw, "noise": Noise(0.3161, 10.0, None, 0.5)})
     assert "σ_x = 0.316, σ_y = 0.5," in apart

@@ -46,7 +46,8 @@ def test_a_slow_release_is_previewed_at_once_and_generated_on_demand(slow, media
     assert not any(c.startswith("Released samples") for c in caps)
     assert [b.key for b in at.button].count("samples_generate") == 1
     words = " ".join(c.value for c in at.caption)
-    assert "8 fresh samples per class (80 in all)" in words and "not part of the release" in words
+    assert "8 samples of each class, rows top to bottom: 0, 1, 2" in words
+    assert "not part of the release" in words
     assert not at.get("download_button") or not any(  # no release, so no release to download
         b.proto.label.startswith("Release:") for b in at.get("download_button"))
     grid = Image.open(io.BytesIO(next(f.data for f in media.stored if f.mimetype == "image/png")))
