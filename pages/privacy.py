@@ -8,6 +8,7 @@ import streamlit as st
 
 from dpcda.privacy import ACCOUNTANT_INFO, CONVERSION_TITLES, list_conversions
 from dpcda.dashboard.explorer import epsilon_table_text
+from dpcda.dashboard.inputs import with_exact
 from dpcda.report.formatting import markdown_table
 from dpcda.experiments.frontier import public_facts
 from dpcda.mechanisms import MECHANISMS
@@ -26,6 +27,7 @@ from pages.report_ui import page_tools
 from pages.privacy_views import accuracy_section, calibration_section, figure4_section, note
 from pages.privacy_norm import dp_center_note
 
+ss = st.session_state
 ensure_app_navigation()
 seed("privacy", widget_values(shared_setting()))  # the shared setting, on arrival
 st.title("Privacy explorer")
@@ -49,7 +51,8 @@ except ValueError as exc:
     ds = None
     show_problem(exc)
 note("dataset", sb)
-l = sb.select_slider("Order of mixture l (records averaged per sample)", L_VALUES, key="privacy_l",
+l = sb.select_slider("Order of mixture l (records averaged per sample)",
+                     with_exact(L_VALUES, ss.get("privacy_l")), key="privacy_l",
                      help="From 1 to 512 (at most the smallest class). Arrow keys step through "
                           "1..16, then 8 steps per doubling.")
 note("l", sb)
@@ -61,14 +64,15 @@ if mode == TARGET:
                    hi=1e4, value=10.0, container=sb, help="For no privacy, choose explicit σ = 0.")
     note("epsilon", sb)
 else:
-    sigma_x = sb.select_slider("σ_x (feature noise)", SIGMA_VALUES, format_func=fmt_sigma,
-                               key="privacy_sigma_x", help="From 0 (no privacy) to 10, on a log scale.")
+    sigma_x = sb.select_slider("σ_x (feature noise)", with_exact(SIGMA_VALUES, ss.get("privacy_sigma_x")),
+                               format_func=fmt_sigma, key="privacy_sigma_x",
+                               help="From 0 (no privacy) to 10, on a log scale.")
     note("sigma_x", sb)
     tie = sb.toggle("Tie σ_y to σ_x", key="privacy_tie")
     note("ratio", sb)
     if not tie:
-        sigma_y = sb.select_slider("σ_y (label noise)", SIGMA_VALUES, format_func=fmt_sigma,
-                                   key="privacy_sigma_y")
+        sigma_y = sb.select_slider("σ_y (label noise)", with_exact(SIGMA_VALUES, ss.get("privacy_sigma_y")),
+                                   format_func=fmt_sigma, key="privacy_sigma_y")
         note("sigma_y", sb)
 c = sb.slider("Clip norm c", min_value=0.1, max_value=10.0, step=0.1, key="privacy_c")
 note("c", sb)
@@ -76,7 +80,8 @@ T_in = typed(int_input, "T (synthetic samples)", key="privacy_T", **T_RANGE, con
              placeholder=f"= N ({fmt_int(ds.n)})" if ds else "= N",
              help="A whole number from 1 to 1,000,000,000. Empty means T = N, the paper's choice.")
 note("T", sb)
-delta = sb.select_slider("δ (probability the ε bound may fail)", DELTA_VALUES, format_func=fmt_delta,
+delta = sb.select_slider("δ (probability the ε bound may fail)",
+                         with_exact(DELTA_VALUES, ss.get("privacy_delta")), format_func=fmt_delta,
                          key="privacy_delta")
 note("delta", sb)
 accountants = list(MECHANISMS.get("dp-cda").accountants)  # its default (a valid bound) first

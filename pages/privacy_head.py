@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dpcda.dashboard.explorer import DELTA_VALUES, L_VALUES, SIGMA_GRID, DatasetChoice
+from dpcda.dashboard.explorer import DatasetChoice
 from dpcda.dashboard.setting import T_RANGE as SETTING_T_RANGE, Setting
-from dpcda.report.formatting import fmt_alpha, fmt_delta, fmt_eps, fmt_int, fmt_sigma, nearest
+from dpcda.report.formatting import fmt_alpha, fmt_delta, fmt_eps, fmt_int, fmt_sigma
 from dpcda.dashboard.inputs import parse_int_text
 from dpcda.data.presets import get_preset, list_presets
 from dpcda.privacy import (DEFAULT_ACCOUNTANT, PrivacyParams, caveat, compute_epsilon,
@@ -31,8 +31,8 @@ from pages.notes import epsilon_words
 #: read falls back on them. (T's box is created empty; the dataset and the conversion default
 #: to their first option, as the early read does.)
 DEFAULTS = {
-    "privacy_l": 4, "privacy_sigma_x": nearest(SIGMA_GRID, 0.25), "privacy_tie": True,
-    "privacy_sigma_y": nearest(SIGMA_GRID, 0.25), "privacy_c": 1.0, "privacy_T": "",
+    "privacy_l": 4, "privacy_sigma_x": 0.25, "privacy_tie": True,
+    "privacy_sigma_y": 0.25, "privacy_c": 1.0, "privacy_T": "",
     "privacy_delta": 1e-5, "privacy_accountant": DEFAULT_ACCOUNTANT,
     "privacy_max_alpha": "256",
 }
@@ -42,14 +42,15 @@ TARGET = "target ε"  # the noise as a target ε (the other choice: "explicit σ
 
 
 def widget_values(s: Setting) -> dict:
-    """The shared setting as this page's widget values, by key (on a grid: the nearest point)."""
+    """The shared setting as this page's widget values, by key (exact: a value off a slider's
+    grid is added to it, :func:`dpcda.dashboard.inputs.with_exact`)."""
     values = {
-        "privacy_preset": s.dataset, "privacy_l": min(L_VALUES, key=lambda v: abs(v - s.l)),
+        "privacy_preset": s.dataset, "privacy_l": s.l,  # exact: the sliders add it to their grid
         "privacy_mode": TARGET if s.epsilon is not None else "explicit σ",
         "privacy_sigma_x": _sigma(s.sigma_x), "privacy_tie": s.sigma_y is None,
         "privacy_sigma_y": _sigma(s.sigma_y_value),
         "privacy_c": min(max(round(s.clip_norm(), 1), 0.1), 10.0),
-        "privacy_T": "" if s.T is None else str(s.T), "privacy_delta": nearest(DELTA_VALUES, s.delta),
+        "privacy_T": "" if s.T is None else str(s.T), "privacy_delta": s.delta,
         "privacy_accountant": s.accountant, "privacy_conversion": s.conversion,
         "privacy_max_alpha": str(s.max_alpha)}
     if s.epsilon is not None:
@@ -58,7 +59,7 @@ def widget_values(s: Setting) -> dict:
 
 
 def _sigma(value: float) -> float:
-    return 0.0 if value == 0 else nearest(SIGMA_GRID, value)
+    return float(value)  # exact (a link's σ is kept: the slider adds it to its grid)
 MAX_ALPHA_RANGE = dict(name="max_alpha", lo=3, hi=MAX_ALPHA_LIMIT)
 
 

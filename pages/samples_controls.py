@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from dpcda.dashboard.inputs import with_exact
 from dpcda.data.presets import default_clip_norm
 from dpcda.mechanisms import MECHANISMS, default_normalization
 from dpcda.privacy import ACCOUNTANT_INFO, ALLOCATIONS, CONVERSION_TITLES, list_conversions
@@ -28,7 +29,9 @@ def release_controls(name: str, ds, smallest: int) -> dict:
     return their values (``bad_l``: an l left over that the dataset does not allow, reset)."""
     sb = st.sidebar
     sb.header("Release")
-    l_options = [v for v in L_VALUES if v <= smallest] or [1]
+    cur = ss.get("samples_l")
+    l_options = list(with_exact([v for v in L_VALUES if v <= smallest] or [1],
+                                cur if isinstance(cur, int) and cur <= smallest else None))
     bad_l = ss.get("samples_l") if ss.get("samples_l") not in (None, *l_options) else None
     if bad_l is not None:  # e.g. left over from a dataset with larger classes: said on the page
         ss["samples_l"] = l_options[-1] if isinstance(bad_l, (int, float)) and bad_l > smallest else 1
@@ -46,12 +49,14 @@ def release_controls(name: str, ds, smallest: int) -> dict:
                          hi=1e4, value=10.0, container=sb, help="For no privacy, choose explicit σ = 0.")
         note("epsilon")
     else:
-        v["sigma"] = float(sb.select_slider("σ_x (feature noise)", SIGMA_VALUES, key="samples_sigma",
-                                            format_func=fmt_sigma))
+        v["sigma"] = float(sb.select_slider("σ_x (feature noise)",
+                                            with_exact(SIGMA_VALUES, ss.get("samples_sigma")),
+                                            key="samples_sigma", format_func=fmt_sigma))
         note("sigma_x")
         ss.setdefault("samples_tie", True)
         if not sb.toggle("Tie σ_y to σ_x", key="samples_tie") and v["sigma"] > 0:
-            v["sigma_y"] = float(sb.select_slider("σ_y (label noise)", [s for s in SIGMA_VALUES if s > 0],
+            v["sigma_y"] = float(sb.select_slider("σ_y (label noise)",
+                                                  with_exact(SIGMA_VALUES[1:], ss.get("samples_sigma_y")),
                                                   key="samples_sigma_y", format_func=fmt_sigma))
             note("sigma_y")
         else:
@@ -64,7 +69,8 @@ def release_controls(name: str, ds, smallest: int) -> dict:
                    container=sb, placeholder=f"empty = N ({fmt_int(ds.n_train)})", help="A whole number "
                    "from 1 to 1,000,000,000; empty means T = N, the paper's choice (and the Privacy page's).")
     note("T")
-    v["delta"] = sb.select_slider("δ", DELTA_VALUES, key="samples_delta", format_func=fmt_delta)
+    v["delta"] = sb.select_slider("δ", with_exact(DELTA_VALUES, ss.get("samples_delta")), key="samples_delta",
+                                  format_func=fmt_delta)
     note("delta")
     accountants = list(MECHANISMS.get("dp-cda").accountants)
     v["accountant"] = sb.selectbox("Accountant", accountants, key="samples_accountant",

@@ -3,28 +3,27 @@ setting on arrival, and what they say written back (:mod:`pages.setting_ui`)."""
 
 from __future__ import annotations
 
-from dpcda.dashboard.explorer import DELTA_VALUES, L_VALUES, SIGMA_GRID
 from dpcda.dashboard.setting import T_RANGE, Setting
 from dpcda.data.presets import default_clip_norm
-from dpcda.report.formatting import nearest
 from pages.setting_ui import update
 
 __all__ = ["T_RANGE", "publish_samples", "widget_values"]
 
 
 def widget_values(s: Setting) -> dict:
-    """The shared setting as the Samples page's widget values, by key (grids: the nearest
-    point; the page keeps l under the smallest class and the normalisations it offers)."""
+    """The shared setting as the Samples page's widget values, by key (exact: a value off a
+    slider's grid is added to it; the page keeps l under the smallest class and the
+    normalisations it offers)."""
     values = {
-        "samples_dataset": s.dataset, "samples_l": min(L_VALUES, key=lambda v: abs(v - s.l)),
+        "samples_dataset": s.dataset, "samples_l": s.l,  # exact: the sliders add it to their grid
         "samples_mode": "target ε" if s.epsilon is not None else "explicit σ",
-        "samples_sigma": 0.0 if s.sigma_x == 0 else nearest(SIGMA_GRID, s.sigma_x),
+        "samples_sigma": float(s.sigma_x),
         "samples_c": min(max(round(s.clip_norm(), 1), 0.1), 10.0), "samples_c_for": s.dataset,
-        "samples_T": "" if s.T is None else str(s.T), "samples_delta": nearest(DELTA_VALUES, s.delta),
+        "samples_T": "" if s.T is None else str(s.T), "samples_delta": s.delta,
         "samples_accountant": s.accountant, "samples_allocation": s.allocation,
         "samples_conversion": s.conversion, "samples_max_alpha": str(s.max_alpha),
         "samples_tie": s.sigma_y is None,
-        "samples_sigma_y": nearest(SIGMA_GRID, s.sigma_y_value or 0.25)}
+        "samples_sigma_y": float(s.sigma_y_value or 0.25)}
     if s.epsilon is not None:
         values["samples_eps"] = f"{s.epsilon:g}"
     if s.normalize in ("scale", "none", "zscore", "dp-center"):

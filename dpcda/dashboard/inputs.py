@@ -94,3 +94,20 @@ def parse_counts(text: str) -> tuple[int, tuple[int, ...] | None]:
     if len(values) == 1:
         return values[0], None
     return sum(values), tuple(values)
+
+
+def with_exact(values, value) -> tuple:
+    """``values`` (a slider's grid, ascending) with ``value`` among them when it is a number not
+    on the grid: a link's exact l, σ or δ is kept as given, not moved to the nearest grid point
+    (which would read another ε than the command line for the same setting).
+
+    >>> with_exact((0.0, 0.05, 0.1), 0.0648)
+    (0.0, 0.05, 0.0648, 0.1)
+    >>> with_exact((1, 2, 4), None)
+    (1, 2, 4)
+    """
+    values = tuple(values)
+    if value is None or isinstance(value, bool) or not isinstance(value, (int, float)) \
+            or not math.isfinite(value) or value in values:
+        return values
+    return tuple(sorted(values + (type(values[0])(value) if values else value,)))

@@ -102,7 +102,7 @@ def test_a_slider_step_is_drawn_early_once_and_agrees_with_the_library(calls):
     assert calls == [True]  # the early draw was kept: no second computation
     before = shown_epsilon(at)
     sigma = at.select_slider(key="privacy_sigma_x").value
-    at.select_slider(key="privacy_sigma_x").set_value(SIGMA_VALUES[SIGMA_VALUES.index(sigma) + 1])
+    at.select_slider(key="privacy_sigma_x").set_value(next(v for v in SIGMA_VALUES if v > sigma))
     calls.clear()
     at = run(at)
     assert calls == [True]

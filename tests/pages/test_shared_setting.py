@@ -153,3 +153,25 @@ def test_without_the_default_datasets_files_every_page_opens_on_the_bundled_digi
     assert not at.exception
     assert at.session_state["dpcda_setting"].dataset == "digits"
     assert not any("not on this server" in i.value for i in at.info)
+
+
+def test_a_links_exact_values_are_kept_not_moved_to_a_slider_grid():
+    """l = 17, σ = 0.0648 and δ = 3e-6 are on no slider's grid: the sliders take them as given,
+    so the link reads the command line's ε on Privacy and on Samples (a reviewer saw 0.0648
+    become 0.0631 and ε 13.6 become 15)."""
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.query_params.update(dataset="digits", l="17", sigma_x="0.648", delta="3e-06")
+    run(at)
+    at.switch_page("pages/privacy.py")
+    run(at)
+    assert at.select_slider(key="privacy_l").value == 17
+    assert at.select_slider(key="privacy_sigma_x").value == 0.648
+    assert at.select_slider(key="privacy_delta").value == 3e-6
+    cli = cli_epsilon(l=17, sigma_x="0.648", preset="digits", accountant="whole-record",
+                      delta="3e-06", allocation="equal")
+    assert headline(at) == f"{cli:.3g}"
+    assert at.query_params["sigma_x"] == "0.648" and at.query_params["l"] == "17"
+    at.switch_page("pages/samples.py")
+    run(at)
+    assert at.select_slider(key="samples_l").value == 17
+    assert samples_epsilon(at) == f"{cli:.3g}"
