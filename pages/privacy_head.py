@@ -165,8 +165,8 @@ def relations(p, accountant: str, epsilon: float) -> None:
         st.markdown(sentence)
     for col, row in zip(st.columns(2), relation_rows(p)):
         value = "—" if row.epsilon is None else fmt_eps(row.epsilon)
-        col.metric(f"`{row.accountant}`, same noise", value)
-        col.caption(f"{row.protects[:1].upper()}{row.protects[1:]}."
+        col.metric(f"`{row.accountant}`", value)  # short: two fit side by side at 1024 px
+        col.caption(f"Same noise. {row.protects[:1].upper()}{row.protects[1:]}."
                     + (f" Not accounted here: {row.problem}" if row.problem else ""))
 
 
