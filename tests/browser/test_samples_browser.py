@@ -98,9 +98,10 @@ def test_a_slow_release_is_previewed_live_and_the_mosaic_has_the_settings_column
     _wait_idle(page)
     assert "Current setting: l = 5," in page.locator('[data-testid="stMain"]').inner_text()
     page.get_by_text("Show the l × ε mosaic").click()
-    page.get_by_text("this setting").first.wait_for(timeout=300_000)
+    head = page.get_by_text(re.compile(r"^ε = .* · this setting$"))  # the mosaic's own column
+    head.first.wait_for(timeout=300_000)
     _wait_idle(page)
-    heads = page.get_by_text(re.compile(r"^ε = .* · this setting$")).all_inner_texts()
+    heads = head.all_inner_texts()
     assert len(heads) == 1 and 2.9 <= float(re.search(r"ε = ([0-9.]+)", heads[0]).group(1)) <= 3.0
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "samples_live_preview_mosaic.png"), full_page=True)
