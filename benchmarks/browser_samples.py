@@ -147,7 +147,7 @@ def main() -> None:
                     page.wait_for_selector(IDLE, timeout=120_000)
                 t0 = time.monotonic()
                 page.get_by_role("button", name=re.compile("Generate")).click()
-                page.get_by_text("Per class: the mean").first.wait_for(timeout=300_000)
+                page.get_by_text("Class means · denoised").first.wait_for(timeout=300_000)
                 print(f"MNIST full release (T = N = 60,000) after Generate: "
                       f"{wait_images(page, 2, t0, timeout=300):.2f} s")
                 page.screenshot(path=str(ART / "samples_mnist_1024x768.png"))

@@ -22,7 +22,7 @@ from pages.common import (DELTA_VALUES, L_VALUES, REFUSED, SIGMA_VALUES, InputRe
                           privacy_footnote, show_problem, step_intro, typed)
 from pages.privacy_head import (MAX_ALPHA_RANGE, T_RANGE, TARGET, headline, setting_from_state,
                                 target_noise, widget_values)
-from pages.setting_ui import address_problems, seed, shared_setting, update
+from pages.setting_ui import address_problems, keep_noise, remember_noise, seed, shared_setting, update
 from pages.report_ui import page_tools
 from pages.privacy_views import accuracy_section, calibration_section, figure4_section, note
 from pages.privacy_norm import dp_center_note
@@ -57,7 +57,8 @@ l = sb.select_slider("Order of mixture l (records averaged per sample)",
                           "1..16, then 8 steps per doubling.")
 note("l", sb)
 mode = sb.radio("Noise", [TARGET, "explicit σ"], key="privacy_mode", horizontal=True,
-                help="A target ε is met by calibrating σ_x = σ_y under the chosen accountant.")
+                help="A target ε is met by calibrating σ_x = σ_y under the chosen accountant.",
+                on_change=keep_noise("privacy_mode", "privacy_eps", "privacy_sigma_x", TARGET))
 eps_in, tie = None, True
 if mode == TARGET:
     eps_in = typed(float_input, "Target ε", key="privacy_eps", name="epsilon", lo=0.0, lo_open=True,
@@ -126,6 +127,8 @@ setting = dict(ds=ds, l=l, sigma_x=sigma_x, sigma_y=sigma_y, c=c, T=T, delta=del
 # a widget that disagreed with its key.
 if setting != early or r is None:
     p, r = headline(slot, setting)
+if r is not None:
+    remember_noise(sigma_x, r.epsilon)  # a switch of noise mode starts from them
 if r is not None and r.private:
     with left:
         dp_center_note(dataset=ds.name if ds.name in list_presets() else None, ds=ds,

@@ -23,7 +23,7 @@ from pages.samples_controls import release_controls
 from pages.samples_fidelity import show_fidelity
 from pages.samples_mosaic import prefetch_mosaic, show_mosaic
 from pages.samples_release import show_downloads, show_statement, show_table
-from pages.setting_ui import address_problems, seed, shared_setting
+from pages.setting_ui import address_problems, remember_noise, seed, shared_setting, update
 from pages.samples_setting import publish_samples, widget_values
 from pages.samples_views import (load_builtin, load_uploaded, make_release, noise_for, note, pictures,
                                  show_hint, show_pictures, show_preview)
@@ -107,6 +107,9 @@ try:
 except ValueError as exc:
     show_problem(exc)
     st.stop()
+remember_noise(nz.sigma, nz.epsilon)  # a switch of noise mode starts from them
+if v["eps"] is not None:  # the setting remembers the σ that meets the target (not a stale one)
+    update(sigma_x=nz.sigma)
 quick = smp.is_quick(n=ds.n_train, d=ds.d_x, T=T, l=l)
 st.caption(smp.setting_text(l=l, T=T, c=c, noise=nz, accountant=accountant, delta=delta, normalize=normalize,
                             target=v["eps"]))

@@ -13,6 +13,7 @@ from dpcda.privacy.allocation import ALLOCATION_TITLES
 from pages.common import (DELTA_VALUES, L_VALUES, SIGMA_VALUES, accountant_choice, float_input,
                           fmt_delta, fmt_int, fmt_sigma, int_input, typed)
 from pages.samples_setting import T_RANGE
+from pages.setting_ui import keep_noise
 from pages.samples_views import NORMS, note
 
 ss = st.session_state
@@ -42,7 +43,8 @@ def release_controls(name: str, ds, smallest: int) -> dict:
                               ) if len(l_options) > 1 else 1
     note("l")
     v["mode"] = sb.radio("Noise", ["target ε", "explicit σ"], key="samples_mode", horizontal=True,
-                         help="A target ε is met by calibrating σ_x = σ_y under the chosen accountant.")
+                         help="A target ε is met by calibrating σ_x = σ_y under the chosen accountant.",
+                         on_change=keep_noise("samples_mode", "samples_eps", "samples_sigma", "target ε"))
     note("noise_mode")
     if v["mode"] == "target ε":
         v["eps"] = typed(float_input, "Target ε", key="samples_eps", name="epsilon", lo=0.0, lo_open=True,

@@ -120,7 +120,7 @@ def show_pictures(pics: smp.SamplePictures, ds) -> None:
     left.image(viz.upscale(pics.grid, f), width="stretch", output_format="PNG",
                caption="Released samples, one row per class (by released label)")
     right.image(viz.upscale(pics.means_tile, f), width="stretch",
-                output_format="PNG", caption="Per class: the mean of its samples · denoised")
+                output_format="PNG", caption="Class means · denoised")
     K = len(pics.class_names)
     words.caption(f"Rows, top to bottom: {', '.join(pics.class_names)}"
                + (f" (the first {K} of {ds.n_classes} classes)" if K < ds.n_classes else "")

@@ -102,3 +102,31 @@ def arriving(page: str) -> bool:
     """Whether the reader is arriving on ``page`` (from another page, or on the session's first
     run): a page whose widget values cost a computation reads the setting only then."""
     return st.session_state.get(_PAGE) != page
+
+
+_NOW = "dpcda_noise_now"  # (σ_x, ε) of the setting last drawn: a switch of noise mode keeps it
+
+
+def remember_noise(sigma: float, epsilon: float) -> None:
+    """Note the noise and ε the page just drew (for :func:`keep_noise`)."""
+    st.session_state[_NOW] = (float(sigma), float(epsilon))
+
+
+def keep_noise(mode_key: str, eps_key: str, sigma_key: str, target_label: str):
+    """An ``on_change`` for a page's noise-mode radio: switching to a target ε fills the target
+    with the ε just shown, switching to an explicit σ sets the σ just used (not the defaults:
+    the setting read the same before and after the switch)."""
+    def switch() -> None:
+        import math
+
+        ss = st.session_state
+        now = ss.get(_NOW)
+        if not now:
+            return
+        sigma, eps = now
+        if ss.get(mode_key) == target_label:
+            if math.isfinite(eps) and eps > 0:
+                ss[eps_key] = f"{eps:.4g}"
+        else:
+            ss[sigma_key] = sigma
+    return switch

@@ -56,7 +56,7 @@ def test_a_slow_release_is_previewed_at_once_and_generated_on_demand(slow, media
     at.button(key="samples_generate").click()
     run(at)
     caps = _captions(at)
-    assert caps[0].startswith("Released samples") and caps[1].startswith("Per class: the mean")
+    assert caps[0].startswith("Released samples") and caps[1].startswith("Class means · denoised")
     assert any(b.proto.label.startswith("Release:") for b in at.get("download_button"))
     assert "samples_generate" not in [b.key for b in at.button]  # its own release is shown
     eps_release = float(re.search(r"#### ε = ([0-9.]+)", statement(at)).group(1))
@@ -126,3 +126,23 @@ def test_label_noise_can_be_set_apart_and_reaches_the_card_and_the_setting(media
     assert card["parameters"]["sigma_y"] == pytest.approx(10.0)
     assert card["parameters"]["sigma_x"] != pytest.approx(10.0)
     assert at.session_state["dpcda_setting"].sigma_y == pytest.approx(10.0)
+
+
+def test_a_switch_of_noise_mode_keeps_the_setting_it_showed():
+    """σ → target ε fills the target with the ε just shown (not 10); back to σ sets the σ that
+    met it; the address then carries that σ, not a stale one."""
+    at = digits_link(AppTest.from_file(PAGE, default_timeout=120))
+    at.query_params.update(sigma_x="1.5")
+    at.query_params.pop("epsilon", None)
+    run(at)
+    assert at.radio(key="samples_mode").value == "explicit σ"
+    shown = float(re.search(r"ε = ([0-9.]+)", _setting_line(at)).group(1))
+    at.radio(key="samples_mode").set_value("target ε")
+    run(at)
+    assert float(at.text_input(key="samples_eps").value) == pytest.approx(shown, rel=1e-3)
+    sigma = float(re.search(r"σ_x = σ_y = ([0-9.]+)", _setting_line(at)).group(1))
+    assert sigma == pytest.approx(1.5, rel=1e-2)  # the same setting, read back from its ε
+    assert float(at.query_params["sigma_x"]) == pytest.approx(sigma, rel=1e-2)
+    at.radio(key="samples_mode").set_value("explicit σ")
+    run(at)
+    assert at.select_slider(key="samples_sigma").value == pytest.approx(sigma, rel=1e-2)

@@ -119,7 +119,7 @@ def test_first_load_draws_the_preview_and_class_means_without_clicking(media):
     assert at.select_slider(key="samples_l").options[-1] == "128"  # limited to the smallest class (131)
     # Images first: the grid, then the class means beside it (before the ε statement).
     captions = [im.proto.imgs[0].caption for im in at.image]
-    assert captions[0].startswith("Released samples") and captions[1].startswith("Per class: the mean")
+    assert captions[0].startswith("Released samples") and captions[1].startswith("Class means · denoised")
     pngs = [Image.open(io.BytesIO(f.data)) for f in media.stored if f.mimetype == "image/png"]
     grid, means = pngs[:2]  # drawn first: the grid, then the class means beside it
     assert means.size[1] == grid.size[1]  # one row per class, as high as the grid's rows
