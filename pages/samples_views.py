@@ -65,16 +65,19 @@ def make_release(source: tuple, settings: tuple, _ds, facts: dict):
 
 
 @st.cache_resource(show_spinner="Fitting the normalisation…", max_entries=4)
-def preprocessor(source: tuple, normalize: str, c: float, mu, _ds):
-    """The release's normalisation at this setting (for ``dp-center`` one DP statistics
-    release, kept for the previews and the mosaic of this setting)."""
-    return smp.release_preprocessor(_ds, normalize, c, mu)
+def normalizer(source: tuple, normalize: str, mu, _ds):
+    """The release's normalisation at this setting, without the clip (for ``dp-center`` one DP
+    statistics release, kept for the previews and the mosaic; it does not depend on c)."""
+    return smp.release_preprocessor(_ds, normalize, None, mu)
 
 
 def setting_preprocessor(source: tuple, s: dict, ds):
+    """The normalisation of :func:`normalizer`, then rows clipped to the setting's c."""
+    from dataclasses import replace
+
     mode, value = s["noise"]
     mu = smp.stats_mu_for(mode, value, normalize=s["normalize"], delta=s["delta"])
-    return preprocessor(source, s["normalize"], s["c"], mu, ds), mu
+    return replace(normalizer(source, s["normalize"], mu, ds), c=s["c"]), mu
 
 
 @st.cache_data(show_spinner=False, max_entries=16)

@@ -12,11 +12,12 @@ from __future__ import annotations
 from dpcda.dashboard.samples.setting import Noise
 
 
-def release_preprocessor(dataset, normalize: str, c: float, stats_mu: float | None = None):
+def release_preprocessor(dataset, normalize: str, c: float | None, stats_mu: float | None = None):
     """The :class:`~dpcda.mechanisms.Preprocessor` a release of ``dataset`` at ``normalize`` and
-    clip norm ``c`` fits (``scale`` and ``dp-center`` with the dataset's public range, as
-    :func:`dpcda.mechanisms.generate_from_dataset` passes it); ``stats_mu``: the GDP parameter of
-    ``dp-center``'s statistics release (:func:`dpcda.dashboard.samples.setting.stats_mu_for`)."""
+    clip norm ``c`` (None: no clip, to add one later) fits (``scale`` and ``dp-center`` with the
+    dataset's public range, as :func:`dpcda.mechanisms.generate_from_dataset` passes it);
+    ``stats_mu``: the GDP parameter of ``dp-center``'s statistics release
+    (:func:`dpcda.dashboard.samples.setting.stats_mu_for`)."""
     from dpcda.mechanisms import fit_preprocessor
     from dpcda.randomness import SecureRandom
 

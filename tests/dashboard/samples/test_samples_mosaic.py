@@ -125,6 +125,11 @@ def test_mosaic_sigmas_at_waits_for_the_thread_already_computing_it(monkeypatch)
         return quick(sigma, **kw)
 
     monkeypatch.setattr(setting, "quick_epsilon", slow)
+    import time
+
+    deadline = time.monotonic() + 120  # a page test's background prefetch may still be running
+    while mosaic_mod._running and time.monotonic() < deadline:
+        time.sleep(0.05)
     mosaic_mod._remembered.clear()
     first = threading.Thread(target=mosaic_mod.mosaic_sigmas_at, name="prefetch",
                              kwargs=dict(ls=(1,), epsilons=(10.0,), start=0.5, **priv))
