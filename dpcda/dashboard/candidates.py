@@ -24,7 +24,7 @@ from typing import Sequence
 import numpy as np
 
 from dpcda.dashboard.setting import Setting
-from dpcda.report.choice import (FEATURES, LETTERS, MAX_CANDIDATES, WHOLE, CandidateNumbers,
+from dpcda.report.choice import (FEATURES, LETTERS, MAX_CANDIDATES, CandidateNumbers,
                                  check_candidates, report_name)
 
 T_CAP = 10_000   # largest T generated for a candidate's samples and fidelity (the report's cap)
@@ -62,21 +62,15 @@ def stats_mu_of(setting: Setting) -> float | None:
     norm = setting.normalize or get_preset(setting.dataset).dp_cda_normalization
     if norm != "dp-center":
         return None
-    from dpcda.mechanisms.dp_cda import DEFAULT_STATS_SHARE
-    from dpcda.privacy.composed import stats_mu
+    from dpcda.mechanisms.dp_cda_account import release_stats_mu
 
-    return stats_mu(DEFAULT_STATS_SHARE * (1.0 if setting.epsilon is None else setting.epsilon),
-                    setting.delta)
+    return release_stats_mu(setting.epsilon, setting.delta)
 
 
 def _composing(accountant: str):
-    from dpcda.privacy import composed
-    from dpcda.privacy import whole_record_accountant as wr
+    from dpcda.mechanisms.dp_cda_account import composing
 
-    if accountant not in (WHOLE, FEATURES):
-        raise ValueError("normalize='dp-center' is accounted by composing its statistics release: "
-                         f"accountant must be one of {WHOLE}, {FEATURES}, got accountant={accountant!r}")
-    return wr if accountant == WHOLE else composed
+    return composing(accountant)
 
 
 def noise_of(setting: Setting) -> tuple[float, float]:

@@ -39,14 +39,9 @@ def relation_epsilon(params: PrivacyParams, accountant: str, mu: float | None = 
     as the release's card states it (only the two relations' accountants compose it)."""
     if mu is None:
         return float(compute_epsilon(params, accountant=accountant).epsilon)
-    from dpcda.privacy import composed
-    from dpcda.privacy import whole_record_accountant
+    from dpcda.mechanisms.dp_cda_account import composing
 
-    composing = {WHOLE: whole_record_accountant, FEATURES: composed}
-    if accountant not in composing:
-        raise ValueError("normalize='dp-center' is accounted by composing its statistics release: "
-                         f"accountant must be one of {WHOLE}, {FEATURES}, got accountant={accountant!r}")
-    return float(composing[accountant].composed_epsilon(params, mu=mu))
+    return float(composing(accountant).composed_epsilon(params, mu=mu))
 
 
 @lru_cache(maxsize=64)

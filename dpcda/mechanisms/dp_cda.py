@@ -24,8 +24,9 @@ import numpy as np
 from dpcda.mechanisms._torch import resolve_device
 from dpcda.mechanisms.card import add_randomness, data_block, make_card
 from dpcda.mechanisms.decoding import DEFAULT_DECODER, check_decoder
-from dpcda.mechanisms.dp_cda_account import (BOUNDS_ACCOUNTANTS, COMPOSING_ACCOUNTANTS, account,  # noqa: F401
-                                             class_bounds_for, stats_float_cost)
+from dpcda.mechanisms.dp_cda_account import (BOUNDS_ACCOUNTANTS, COMPOSING_ACCOUNTANTS,  # noqa: F401
+                                             DEFAULT_STATS_SHARE, account, class_bounds_for,
+                                             release_stats_mu, stats_float_cost)
 from dpcda.mechanisms.mixing import Mixed, mix_classwise
 from dpcda.mechanisms.prepare import DP_NORMALIZE_CHOICES, affine_of, fit_preprocessor
 from dpcda.mechanisms.release import Release
@@ -45,10 +46,6 @@ DEFAULT_NORMALIZE = "scale"
 #: ``equal``: floor(T/K) per class, as published. Under the default ``whole-record`` accountant
 #: ``proportional`` is split by the public class bounds, never by the private class sizes.
 DEFAULT_ALLOCATION = "equal"
-#: ``normalize="dp-center"``: the statistics' Gaussian alone is (share x epsilon, delta)-DP; the
-#: release's epsilon composes both exactly, so the statistics cost much less than this share.
-#: With a fixed sigma_x (no target epsilon) the statistics are (share x 1, delta)-DP.
-DEFAULT_STATS_SHARE = 0.1
 
 def check_noise_choice(sigma_x, sigma_y, epsilon, ratio) -> tuple:
     """Exactly one of (sigma_x[, sigma_y]) or epsilon; sigma_y defaults to ratio * sigma_x."""
@@ -143,10 +140,7 @@ def generate_dpcda_traced(X, y, *, l: int, T: int, c: float = 1.0, sigma_x=None,
     check_decoder(decode)
     stats_mu = None
     if isinstance(normalize, str) and normalize in DP_NORMALIZE_CHOICES:
-        from dpcda.privacy.composed import stats_mu as _mu
-
-        share = check_float("stats_share", stats_share, lo=0.0, lo_open=True, hi=1.0, hi_open=True)
-        stats_mu = _mu(share * (cfg.epsilon if cfg.epsilon is not None else 1.0), cfg.delta)
+        stats_mu = release_stats_mu(cfg.epsilon, cfg.delta, stats_share)
     source = SecureRandom(seed)  # every private draw of this release; never stored
     pre = fit_preprocessor(X, normalize, c=cfg.c, bounds=bounds, stats_mu=stats_mu, rng=source)
     sx, sy, privacy = account(cfg, N=len(X), counts=counts, d=X.shape[1], K=K,

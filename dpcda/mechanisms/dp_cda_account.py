@@ -14,10 +14,38 @@ import math
 import numpy as np
 
 from dpcda.mechanisms.card import privacy_from_result
-from dpcda.mechanisms.validation import check_int
+from dpcda.mechanisms.validation import check_float, check_int
 
 #: The accountants that compose ``dp-center``'s Gaussian release of statistics exactly.
 COMPOSING_ACCOUNTANTS = ("whole-record", "class-aware-pld")
+#: ``normalize="dp-center"``: the statistics' Gaussian alone is (share x epsilon, delta)-DP; the
+#: release's epsilon composes both exactly, so the statistics cost much less than this share.
+#: With a fixed sigma_x (no target epsilon) the statistics are (share x 1, delta)-DP.
+DEFAULT_STATS_SHARE = 0.1
+
+
+def release_stats_mu(epsilon: float | None, delta: float, share: float = DEFAULT_STATS_SHARE) -> float:
+    """The GDP parameter of ``dp-center``'s statistics release in a release with target
+    ``epsilon`` (None: an explicit noise, the share of 1) at ``delta``: the one rule the
+    release, the pages and the candidates share."""
+    from dpcda.privacy.composed import stats_mu
+
+    share = check_float("stats_share", share, lo=0.0, lo_open=True, hi=1.0, hi_open=True)
+    return stats_mu(share * (1.0 if epsilon is None else epsilon), delta)
+
+
+def composing(accountant: str):
+    """The module whose ``composed_epsilon`` / ``calibrate_composed`` compose ``dp-center``'s
+    statistics under ``accountant`` (:mod:`dpcda.privacy.whole_record_accountant` or
+    :mod:`dpcda.privacy.composed`); a ValueError naming the allowed accountants otherwise."""
+    from dpcda.privacy import composed
+    from dpcda.privacy import whole_record_accountant as wr
+
+    if accountant not in COMPOSING_ACCOUNTANTS:
+        raise ValueError("normalize='dp-center' is accounted by composing its Gaussian release "
+                         "with the class-wise privacy loss distributions: accountant must be one "
+                         f"of {', '.join(COMPOSING_ACCOUNTANTS)}, got accountant={accountant!r}")
+    return wr if accountant == wr.NAME else composed
 
 #: Accountants whose relation keeps the class sizes private: they read ``class_counts`` as public
 #: lower bounds ``n_k`` (:mod:`dpcda.privacy.whole_record_accountant`).
@@ -130,22 +158,18 @@ def _account_with_stats(cfg, common: dict, mu: float):
     """:func:`account` when the normaliser released ``mu``-GDP statistics."""
     from dpcda.privacy import PrivacyParams
     from dpcda.privacy.accountants import EpsilonResult
-    from dpcda.privacy.composed import VALUE_INTERVAL, calibrate_composed, composed_epsilon
+    from dpcda.privacy.composed import VALUE_INTERVAL
 
     from dpcda.privacy import whole_record_accountant as wr
 
-    if cfg.accountant not in COMPOSING_ACCOUNTANTS:
-        raise ValueError("normalize='dp-center' is accounted by composing its Gaussian release "
-                         "with the class-wise privacy loss distributions: accountant must be one "
-                         f"of {', '.join(COMPOSING_ACCOUNTANTS)}, got accountant={cfg.accountant!r}")
-    whole = cfg.accountant == wr.NAME
+    how = composing(cfg.accountant)
+    whole = how is wr
     if cfg.epsilon is not None:
-        cal = wr.calibrate_composed if whole else calibrate_composed
-        sx, sy, eps = cal(epsilon=cfg.epsilon, mu=mu, ratio=cfg.ratio, **common)
+        sx, sy, eps = how.calibrate_composed(epsilon=cfg.epsilon, mu=mu, ratio=cfg.ratio, **common)
     else:
         sx, sy = cfg.sigma_x, cfg.sigma_y
-        eps = None if whole else composed_epsilon(PrivacyParams(sigma_x=sx, sigma_y=sy, **common),
-                                                  mu=mu)
+        eps = None if whole else how.composed_epsilon(PrivacyParams(sigma_x=sx, sigma_y=sy, **common),
+                                                      mu=mu)
     low, step = None, None if whole else VALUE_INTERVAL
     if whole:  # the discretisation lower bound too (docs/whole-record.md §7)
         upper, low, step = wr.composed_bounds(PrivacyParams(sigma_x=sx, sigma_y=sy, **common),

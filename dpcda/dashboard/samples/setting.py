@@ -48,22 +48,15 @@ def stats_mu_for(mode: str, value: float, *, normalize: str | None, delta: float
     or of 1 for an explicit noise); None for a normalisation that learns nothing under DP."""
     if normalize != "dp-center":
         return None
-    from dpcda.mechanisms.dp_cda import DEFAULT_STATS_SHARE
-    from dpcda.privacy.composed import stats_mu
+    from dpcda.mechanisms.dp_cda_account import release_stats_mu
 
-    return stats_mu(DEFAULT_STATS_SHARE * (value if mode == "epsilon" else 1.0), delta)
+    return release_stats_mu(value if mode == "epsilon" else None, delta)
 
 
 def _composing(accountant: str):
-    from dpcda.mechanisms.dp_cda import COMPOSING_ACCOUNTANTS
-    from dpcda.privacy import composed
-    from dpcda.privacy import whole_record_accountant as wr
+    from dpcda.mechanisms.dp_cda_account import composing
 
-    if accountant not in COMPOSING_ACCOUNTANTS:
-        raise ValueError("normalize='dp-center' is accounted by composing its statistics release "
-                         f"with the mixing: accountant must be one of {', '.join(COMPOSING_ACCOUNTANTS)}, "
-                         f"got accountant={accountant!r}")
-    return wr if accountant == wr.NAME else composed
+    return composing(accountant)
 
 
 def noise_for(mode: str, value: float, *, l: int, T: int, c: float, delta: float, n: int,
