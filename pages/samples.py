@@ -26,7 +26,7 @@ from pages.samples_release import show_downloads, show_statement, show_table
 from pages.setting_ui import address_problems, remember_noise, seed, shared_setting, update
 from pages.samples_setting import publish_samples, widget_values
 from pages.samples_views import (load_builtin, load_uploaded, make_release, noise_for, note, pictures,
-                                 show_hint, show_pictures, show_preview)
+                                 show_hint, show_pictures, show_preview, show_spent)
 
 UPLOAD = "upload"
 SETTING_KEYS = tuple(f"samples_{k}" for k in ("l", "mode", "eps", "sigma", "c", "T", "delta", "accountant",
@@ -84,6 +84,10 @@ sb.caption(f"{title}: N = {fmt_int(ds.n_train)} training rows, K = {ds.n_classes
            f"features; smallest class {fmt_int(smallest)}.")
 
 v = release_controls(name, ds, smallest)
+real = sb.checkbox("Show real records (not private)", key="samples_real", value=False,
+                   help="Adds the views of the real data: the mosaic's ε = ∞ column (real records, "
+                        "or means of them) and the real test split's class-mean images. They are "
+                        "not private: for the data holder's eyes only.")
 l, c, delta, accountant, normalize = v["l"], v["c"], v["delta"], v["accountant"], v["normalize"]
 
 # --- the setting, then the release (drawn at once when quick) or its live preview ----------------
@@ -113,6 +117,7 @@ if v["eps"] is not None:  # the setting remembers the σ that meets the target (
 quick = smp.is_quick(n=ds.n_train, d=ds.d_x, T=T, l=l)
 st.caption(smp.setting_text(l=l, T=T, c=c, noise=nz, accountant=accountant, delta=delta, normalize=normalize,
                             target=v["eps"]))
+spent_box = st.empty()  # what this server has shown from this data (filled once this run has drawn)
 secs = smp.estimate_release_seconds(n=ds.n_train, d=ds.d_x, T=T, l=l)
 if quick or ss.get("samples_generate"):  # drawn at once, or Generate was clicked (read before drawn)
     ss["samples_last"] = (source, settings)
@@ -121,14 +126,16 @@ if ss.get("samples_last") != (source, settings):  # no button beside its own rel
 if ss.get("samples_last") != (source, settings):  # no release at this setting yet: its preview
     if not ds.is_image:
         st.info("This release takes a few seconds: click **Generate** to draw it.")
+        show_spent(spent_box, source, facts, delta)
         st.stop()
     with st.spinner("Drawing a preview…"):
         show_preview(source, settings, ds, nz, v["per_class"], secs)
     if st.toggle("Show the l × ε mosaic (one sample per l and ε, this setting's among them; a few "
                  "seconds)", key="samples_mosaic"):
-        show_mosaic(source, dict(settings), ds, facts, nz)
+        show_mosaic(source, dict(settings), ds, facts, nz, real)
     else:  # its noise computed while the preview is looked at
         prefetch_mosaic(dict(settings), facts, nz)
+    show_spent(spent_box, source, facts, delta)
     st.stop()
 try:
     rel = make_release(source, settings, ds, facts)
@@ -145,10 +152,11 @@ else:
 show_statement(rel, ds)
 if ds.is_image and st.toggle("Show the l × ε mosaic (one sample per l and ε, this setting's among them; "
                              "a few seconds)", key="samples_mosaic"):
-    show_mosaic(source, rs, ds, facts, nz)
+    show_mosaic(source, rs, ds, facts, nz, real)
 elif ds.is_image:  # its noise computed while the release is looked at
     prefetch_mosaic(rs, facts, nz)
-show_fidelity(rel, ds)
+show_fidelity(rel, ds, real)
+show_spent(spent_box, source, facts, delta)
 st.subheader("Download")
 show_downloads(rel, ds)
 page_settings = smp.report_settings(source, rs)

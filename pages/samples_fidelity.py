@@ -16,9 +16,17 @@ from dpcda.util.messages import hide_paths
 MAX_CLASSES = 20
 
 
-def show_fidelity(rel, ds) -> None:
-    """Fidelity table (tables) or per-class mean images (images), with a warning where far off."""
+#: Said where the fidelity numbers are shown: they are not covered by the release's ε.
+OUTSIDE_EPSILON = ("**Computed on the real data, outside ε:** these numbers compare the release with "
+                   "the real test split, so they are not differentially private. They are for the "
+                   "data holder; do not publish them with the release.")
+
+
+def show_fidelity(rel, ds, real: bool = False) -> None:
+    """Fidelity table (tables) or per-class mean images (images), with a warning where far off;
+    the real test split's class-mean images only with ``real`` (the reader's opt-in)."""
     st.subheader("Fidelity: release against the real test split")
+    st.caption(OUTSIDE_EPSILON)
     try:
         rep = release_fidelity(rel, ds, preprocess=rel.preprocess)
     except ValueError as exc:
@@ -29,12 +37,16 @@ def show_fidelity(rel, ds) -> None:
                    + " ".join(f"{w.text}." for w in rep.warnings))
     if ds.is_image:
         K = min(ds.n_classes, MAX_CLASSES)
-        grid = mean_image_grid(rep, ds.image_shape, scale=viz.display_scale(
-            rel.preprocess.normalizer), max_classes=K)
-        big = viz.upscale(grid, viz.fit_factor(grid.shape[1], 160))
-        st.image(big, width=big.shape[1], output_format="PNG",
-                 caption="Per-class mean image: real test split (left), release by its hard "
-                         "label (right)")
+        if real:
+            grid = mean_image_grid(rep, ds.image_shape, scale=viz.display_scale(
+                rel.preprocess.normalizer), max_classes=K)
+            big = viz.upscale(grid, viz.fit_factor(grid.shape[1], 160))
+            st.image(big, width=big.shape[1], output_format="PNG",
+                     caption="Per-class mean image: real test split (left), release by its hard "
+                             "label (right)")
+        else:
+            st.caption("The real test split's class-mean images are left out: **Show real records "
+                       "(not private)** in the sidebar adds them.")
         st.markdown(markdown_table([  # a plain table: no data grid script on the first view
             {"class": name, "relative L2 distance": fmt_cell(float(d), "{:.3f}".format)}
             for name, d in zip(rep.class_names[:K], rep.distances[:K])]))

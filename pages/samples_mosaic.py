@@ -8,6 +8,7 @@ import math
 import streamlit as st
 
 from dpcda.dashboard import samples as smp
+from dpcda.dashboard import shown
 from dpcda.privacy import caveat
 from dpcda.report import viz
 from dpcda.report.formatting import fmt_eps
@@ -27,6 +28,20 @@ def cell_sigma(value):
     return value
 
 
+@st.cache_data(show_spinner=False, max_entries=16)
+def draw_cells(source: tuple, s: dict, cls: int, ls: tuple, eps: tuple, sigmas: tuple, _table,
+               n_classes: int):
+    """The cells at this setting, drawn once (the same mosaic for every view of it); every cell
+    drawn is a release from the private data, counted (:mod:`dpcda.dashboard.shown`)."""
+    sig = dict(sigmas)
+    cells = smp.mosaic_cells(_table, ls=ls, epsilons=eps, sigma_for=lambda l, e: cell_sigma(sig[(l, e)]))
+    for cell in cells:
+        if not cell.error:
+            shown.record(source, shown.cell_drawn(sigma=cell.sigma, l=cell.l, c=s["c"], k=cls,
+                                                  n_classes=n_classes, normalize=s["normalize"]))
+    return cells
+
+
 def _mosaic_privacy(s: dict, mu) -> dict:
     return {**{k: s[k] for k in ("T", "c", "delta", "accountant", "conversion", "max_alpha", "allocation")},
             "stats_mu": mu}
@@ -44,9 +59,10 @@ def prefetch_mosaic(s: dict, facts: dict, nz: smp.Noise) -> None:
              key=("mosaic", ls, eps, nz.sigma, *priv.items(), *facts.items()), delay=0.3)
 
 
-def show_mosaic(source: tuple, s: dict, ds, facts: dict, nz: smp.Noise) -> None:
+def show_mosaic(source: tuple, s: dict, ds, facts: dict, nz: smp.Noise, real: bool = False) -> None:
     """One sample of the chosen class for l in MOSAIC_L and epsilon in MOSAIC_EPS, plus the
-    setting's own l and ε (its cell at the setting's exact noise ``nz``)."""
+    setting's own l and ε (its cell at the setting's exact noise ``nz``); the ε = ∞ column (real
+    records, or means of them) only with ``real`` (the reader's opt-in)."""
     cls = st.selectbox("Class", range(ds.n_classes), format_func=lambda k: ds.class_names[k],
                        key="samples_class", width=240)
     pre, mu = setting_preprocessor(source, s, ds)
@@ -55,8 +71,17 @@ def show_mosaic(source: tuple, s: dict, ds, facts: dict, nz: smp.Noise) -> None:
     with st.spinner("Calibrating the noise of every cell…"):
         sig = smp.mosaic_sigmas_at(ls, eps, start=nz.sigma or 0.3, **_mosaic_privacy(s, mu), **facts)
         sig[(s["l"], nz.epsilon)] = nz.sigma  # the setting's own cell: its exact noise
-        cells = smp.mosaic_cells(table, ls=ls, epsilons=eps,
-                                 sigma_for=lambda l, e: cell_sigma(sig[(l, e)]))
+        eps = tuple(e for e in eps if real or math.isfinite(e))  # real records: only when asked
+        if not eps:
+            st.info("This setting's only column is ε = ∞ (no noise: real records): tick **Show "
+                    "real records (not private)** in the sidebar to see it.")
+            return
+        # the noisy columns and the real one drawn apart: opting in adds the real column only
+        noisy = tuple(e for e in eps if math.isfinite(e))
+        parts = [p for p in (noisy, tuple(e for e in eps if e not in noisy)) if p]
+        cells = sorted((c for p in parts for c in draw_cells(source, s, cls, ls, p, tuple(sig.items()), table,
+                                                             ds.n_classes)),
+                       key=lambda c: (c.l, eps.index(c.epsilon)))
     cols = st.columns(len(eps) + 1)
     for col, e in zip(cols[1:], eps):
         here = " · this setting" if e == nz.epsilon else ""
@@ -80,5 +105,7 @@ def show_mosaic(source: tuple, s: dict, ds, facts: dict, nz: smp.Noise) -> None:
                f"c = {s['c']:g}, "
                f"T = {fmt_int(s['T'])}, {NORMS[s['normalize']]}). The setting's own cell has its exact "
                "σ; the other cells' σ meet their ε by an upper bound. Rows stop at the smallest class. "
-               "The ε = ∞ column is the private data itself (l = 1: one real record; larger l: "
-               "a mean of real records): for the data holder's eyes, not a room.")
+               + ("The ε = ∞ column is the private data itself (l = 1: one real record; larger l: "
+                  "a mean of real records): for the data holder's eyes, not a room." if real else
+                  "The ε = ∞ column (real records) is left out: **Show real records (not "
+                  "private)** in the sidebar adds it."))

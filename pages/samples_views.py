@@ -9,6 +9,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dpcda.dashboard import samples as smp
+from dpcda.dashboard import shown
 from dpcda.report import viz
 from pages.common import POWERS_OF_TWO, explain, explain_on, fmt_int
 
@@ -61,14 +62,19 @@ def make_release(source: tuple, settings: tuple, _ds, facts: dict):
     mode, value = s.pop("noise")
     nz = noise_for(mode, value, **s, **facts)
     s.pop("sigma_y", None)  # in nz
-    return smp.generate_release(_ds, nz, target_epsilon=value if mode == "epsilon" else None, **s)
+    rel = smp.generate_release(_ds, nz, target_epsilon=value if mode == "epsilon" else None, **s)
+    shown.record(source, shown.release_drawn(rel.card, normalize=s["normalize"]))  # a draw: counted
+    return rel
 
 
 @st.cache_resource(show_spinner="Fitting the normalisation…", max_entries=4)
 def normalizer(source: tuple, normalize: str, mu, _ds):
     """The release's normalisation at this setting, without the clip (for ``dp-center`` one DP
     statistics release, kept for the previews and the mosaic; it does not depend on c)."""
-    return smp.release_preprocessor(_ds, normalize, None, mu)
+    pre = smp.release_preprocessor(_ds, normalize, None, mu)
+    if mu is not None:  # one DP statistics release from the private data: counted
+        shown.record(source, shown.statistics_drawn(mu=mu, n_classes=_ds.n_classes))
+    return pre
 
 
 def setting_preprocessor(source: tuple, s: dict, ds):
@@ -84,7 +90,10 @@ def setting_preprocessor(source: tuple, s: dict, ds):
 def preview_pictures(source: tuple, settings: tuple, per_class: int, _ds, _nz) -> smp.SamplePictures:
     s = dict(settings)
     pre, _ = setting_preprocessor(source, s, _ds)
-    return smp.preview_pictures(_ds, pre, l=s["l"], c=s["c"], noise=_nz, per_class=per_class)
+    pics = smp.preview_pictures(_ds, pre, l=s["l"], c=s["c"], noise=_nz, per_class=per_class)
+    shown.record(source, shown.preview_drawn(sigma=_nz.sigma, l=s["l"], c=s["c"], per_class=per_class,
+                                             n_classes=_ds.n_classes, normalize=s["normalize"]))
+    return pics
 
 
 def show_preview(source: tuple, settings: tuple, ds, nz: smp.Noise, per_class: int, seconds: float) -> None:
@@ -146,3 +155,10 @@ def show_hint(sigma: float, rs: dict, facts: dict, smallest: int) -> None:
                       privacy=tuple({**facts, **priv}.items()))
     if hint.static:
         st.info(hint.hint)
+
+
+def show_spent(box, source: tuple, facts: dict, delta: float) -> None:
+    """What this server has drawn from the data of ``source`` so far, composed
+    (:mod:`dpcda.dashboard.shown`), in ``box``."""
+    box.info(shown.spent_text(source, lower_counts=facts["class_counts"], delta=delta),
+             icon=":material/visibility:")

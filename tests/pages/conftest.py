@@ -65,3 +65,14 @@ def datasets_offered(monkeypatch, tiny_data_dir):
 
     if not dataset_availability("mnist").present:
         monkeypatch.setenv("DPCDA_DATA_DIR", str(tiny_data_dir))
+
+
+@pytest.fixture(autouse=True)
+def _no_draws_shown():
+    """The Samples page's tally of draws (dpcda.dashboard.shown) is process-wide, like the
+    caches: start every test with nothing shown."""
+    from dpcda.dashboard import shown
+
+    shown.reset()
+    yield
+    shown.reset()

@@ -1,0 +1,121 @@
+"""What the dashboard's server process has drawn from each dataset's private data, and its
+privacy spend (:func:`dpcda.privacy.shown_compose.compose_shown`).
+
+**Which tally, and why the process's.** The Samples page caches its previews, mosaic cells and
+releases with ``st.cache_data``: one draw per setting, shown to every tab that asks for that
+setting, in every session, until the cache lets it go (then the next view draws a fresh one).
+What one tab has seen is therefore a part of what the server has released, and anyone with
+the address can see any cached draw. The ledger counts every draw the process makes, recorded
+where the draw happens (inside the cached function: a cache hit draws nothing and records
+nothing; a draw evicted and drawn again is a new release and counts again), keyed by the data
+source. Its epsilon is an upper bound on what any one viewer, or all of them together, learnt
+from those draws. It is kept in memory: a restarted server starts from zero (and so does the
+cache: nothing drawn before is still shown).
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections import Counter
+
+from dpcda.privacy.shown_compose import RELATION, Composed, Drawn, compose_shown
+
+_lock = threading.Lock()
+_drawn: dict[tuple, list[Drawn]] = {}
+
+#: Plural names of the kinds, in the order the text lists them.
+KINDS = {"preview": "previews", "mosaic cell": "mosaic cells", "release": "full releases",
+         "statistics": "statistics releases"}
+
+
+def record(source: tuple, drawn: Drawn) -> None:
+    """Count one draw from the private data of ``source`` (a hashable key of the data)."""
+    if not isinstance(drawn, Drawn):
+        raise ValueError(f"drawn must be a Drawn record, got {type(drawn).__name__}")
+    with _lock:
+        _drawn.setdefault(tuple(source), []).append(drawn)
+
+
+def drawn(source: tuple) -> tuple[Drawn, ...]:
+    """Every draw recorded for ``source``, oldest first."""
+    with _lock:
+        return tuple(_drawn.get(tuple(source), ()))
+
+
+def reset() -> None:
+    """Forget every draw (tests; a fresh process starts empty)."""
+    with _lock:
+        _drawn.clear()
+
+
+def preview_drawn(*, sigma: float, l: int, c: float, per_class: int, n_classes: int,
+                  normalize: str | None) -> Drawn:
+    """A live preview: ``per_class`` samples of every class."""
+    return Drawn("preview", float(sigma), int(l), (int(per_class),) * int(n_classes), float(c),
+                 covered=normalize != "zscore")
+
+
+def cell_drawn(*, sigma: float, l: int, c: float, k: int, n_classes: int,
+               normalize: str | None) -> Drawn:
+    """One mosaic cell: one sample of class ``k``."""
+    steps = tuple(1 if j == int(k) else 0 for j in range(int(n_classes)))
+    return Drawn("mosaic cell", float(sigma), int(l), steps, float(c), covered=normalize != "zscore")
+
+
+def release_drawn(card: dict, *, normalize: str | None) -> Drawn:
+    """A full release, from its data card: its noise, ``l``, ``c``, the samples per class
+    (``T_per_class``) and the ``dp-center`` statistics it released itself (if any)."""
+    par, priv = card["parameters"], card.get("privacy") or {}
+    mu = (priv.get("composed_with") or {}).get("mu_gdp") or 0.0
+    return Drawn("release", float(par["sigma_x"]), int(par["l"]),
+                 tuple(int(t) for t in par["T_per_class"]), float(par["c"]), mu=float(mu),
+                 covered=normalize != "zscore")
+
+
+def statistics_drawn(*, mu: float, n_classes: int) -> Drawn:
+    """One ``mu``-GDP release of normalisation statistics (``dp-center``), kept for the previews
+    and the mosaic."""
+    return Drawn("statistics", 0.0, 1, (0,) * int(n_classes), mu=float(mu))
+
+
+def spent(source: tuple, *, lower_counts, delta: float) -> Composed:
+    """The composition of every draw of ``source`` at ``delta``."""
+    return compose_shown(drawn(source), lower_counts=lower_counts, delta=delta)
+
+
+def spent_text(source: tuple, *, lower_counts, delta: float) -> str:
+    """One line for the page: "Shown so far ... ε = … (whole-record, δ = …), composed over N
+    releases", with the counts by kind, or why it is infinite."""
+    from dpcda.report.formatting import fmt_delta, fmt_eps
+
+    ds = drawn(source)
+    if not ds:
+        return ("**Shown so far** by this server's Samples page from this data: nothing drawn yet "
+                f"(ε = 0, {RELATION}).")
+    try:
+        r = spent(source, lower_counts=lower_counts, delta=delta)
+    except ValueError as exc:
+        return (f"**Shown so far** by this server's Samples page from this data: {len(ds)} releases, not "
+                f"accounted under the {RELATION} relation ({exc}).")
+    counts = Counter(d.kind for d in ds)
+    kinds = ", ".join(f"{counts[k]} {name if counts[k] != 1 else k}" for k, name in KINDS.items()
+                      if counts[k])
+    head = ("**Shown so far** by this server's Samples page from this data (all tabs together: "
+            "its draws are cached and shared): ")
+    n_ok = r.releases - r.real - r.uncovered
+
+    def bound(eps: float, n: int) -> str:
+        return (f"ε = {fmt_eps(eps)} ({RELATION}, δ = {fmt_delta(r.delta)}), composed over {n} "
+                f"release{'s' if n != 1 else ''}")
+
+    how = (" Rényi DP summed over the releases and converted once: an upper bound, looser than "
+           "the privacy-loss-distribution ε a release's card states.")
+    if math.isinf(r.epsilon) and (r.real or r.uncovered):
+        why = "; ".join(w for w in (
+            f"{r.real} views of real records, not private" if r.real else "",
+            f"{r.uncovered} draws normalised by z-score statistics of the private data (not "
+            "covered)" if r.uncovered else "") if w)
+        return (head + f"ε = ∞ ({why}; {kinds} in all). The noisy, covered releases alone: "
+                + bound(r.noisy_epsilon, n_ok) + "." + how)
+    return head + bound(r.epsilon, r.releases) + (f" ({kinds})" if len(counts) > 1 else "") + "." + how
