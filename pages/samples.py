@@ -117,7 +117,6 @@ if v["eps"] is not None:  # the setting remembers the σ that meets the target (
 quick = smp.is_quick(n=ds.n_train, d=ds.d_x, T=T, l=l)
 st.caption(smp.setting_text(l=l, T=T, c=c, noise=nz, accountant=accountant, delta=delta, normalize=normalize,
                             target=v["eps"]))
-spent_box = st.empty()  # what this server has shown from this data (filled once this run has drawn)
 secs = smp.estimate_release_seconds(n=ds.n_train, d=ds.d_x, T=T, l=l)
 if quick or ss.get("samples_generate"):  # drawn at once, or Generate was clicked (read before drawn)
     ss["samples_last"] = (source, settings)
@@ -126,10 +125,11 @@ if ss.get("samples_last") != (source, settings):  # no button beside its own rel
 if ss.get("samples_last") != (source, settings):  # no release at this setting yet: its preview
     if not ds.is_image:
         st.info("This release takes a few seconds: click **Generate** to draw it.")
-        show_spent(spent_box, source, facts, delta)
+        show_spent(st, source, facts, delta)
         st.stop()
     with st.spinner("Drawing a preview…"):
         show_preview(source, settings, ds, nz, v["per_class"], secs)
+    spent_box = st.empty()  # what this server has shown from this data, once this run has drawn
     if st.toggle("Show the l × ε mosaic (one sample per l and ε, this setting's among them; a few "
                  "seconds)", key="samples_mosaic"):
         show_mosaic(source, dict(settings), ds, facts, nz, real)
@@ -150,6 +150,7 @@ if ds.is_image:
 else:
     show_table(rel, ds)
 show_statement(rel, ds)
+spent_box = st.empty()  # what this server has shown from this data, once this run has drawn
 if ds.is_image and st.toggle("Show the l × ε mosaic (one sample per l and ε, this setting's among them; "
                              "a few seconds)", key="samples_mosaic"):
     show_mosaic(source, rs, ds, facts, nz, real)

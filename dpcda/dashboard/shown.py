@@ -24,9 +24,10 @@ from dpcda.privacy.shown_compose import RELATION, Composed, Drawn, compose_shown
 _lock = threading.Lock()
 _drawn: dict[tuple, list[Drawn]] = {}
 
-#: Plural names of the kinds, in the order the text lists them.
-KINDS = {"preview": "previews", "mosaic cell": "mosaic cells", "release": "full releases",
-         "statistics": "statistics releases"}
+#: The kinds' names (one, several), in the order the text lists them.
+KINDS = {"preview": ("preview", "previews"), "mosaic cell": ("mosaic cell", "mosaic cells"),
+         "release": ("full release", "full releases"),
+         "statistics": ("statistics release", "statistics releases")}
 
 
 def record(source: tuple, drawn: Drawn) -> None:
@@ -91,26 +92,25 @@ def spent_text(source: tuple, *, lower_counts, delta: float) -> str:
 
     ds = drawn(source)
     if not ds:
-        return ("**Shown so far** by this server's Samples page from this data: nothing drawn yet "
+        return ("**Shown so far** from this data by this server's Samples page: nothing drawn yet "
                 f"(ε = 0, {RELATION}).")
     try:
         r = spent(source, lower_counts=lower_counts, delta=delta)
     except ValueError as exc:
-        return (f"**Shown so far** by this server's Samples page from this data: {len(ds)} releases, not "
+        return (f"**Shown so far** from this data by this server's Samples page: {len(ds)} releases, not "
                 f"accounted under the {RELATION} relation ({exc}).")
     counts = Counter(d.kind for d in ds)
-    kinds = ", ".join(f"{counts[k]} {name if counts[k] != 1 else k}" for k, name in KINDS.items()
+    kinds = ", ".join(f"{counts[k]} {names[counts[k] != 1]}" for k, names in KINDS.items()
                       if counts[k])
-    head = ("**Shown so far** by this server's Samples page from this data (all tabs together: "
-            "its draws are cached and shared): ")
+    head = ("**Shown so far** from this data by this server's Samples page, all tabs together "
+            "(its draws are cached and shared): ")
     n_ok = r.releases - r.real - r.uncovered
 
     def bound(eps: float, n: int) -> str:
         return (f"ε = {fmt_eps(eps)} ({RELATION}, δ = {fmt_delta(r.delta)}), composed over {n} "
                 f"release{'s' if n != 1 else ''}")
 
-    how = (" Rényi DP summed over the releases and converted once: an upper bound, looser than "
-           "the privacy-loss-distribution ε a release's card states.")
+    how = " (Rényi DP summed and converted once: an upper bound, looser than a card's ε.)"
     if math.isinf(r.epsilon) and (r.real or r.uncovered):
         why = "; ".join(w for w in (
             f"{r.real} views of real records, not private" if r.real else "",

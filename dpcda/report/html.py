@@ -216,6 +216,34 @@ def caveats_for(inp: ReportInputs) -> list[str]:
     return out + list(inp.caveats)
 
 
+def scope_lines(inp: ReportInputs) -> str:
+    """The report's first lines: what ε covers, which numbers are outside it (measured on the
+    real data) and why a seeded release is not private (its draws can be replayed)."""
+    measured = [w for w, shown in (
+        ("the fidelity distances (the release compared with the real test split)", inp.fidelity),
+        ("the accuracies (models tested on the real test split)",
+         inp.accuracy_vs_l or inp.frontier or inp.compare)) if shown]
+    measured = measured or ["fidelity and accuracy figures (measured on the real data)"]
+    out = ['<p class="scope"><b>What ε covers.</b> The ε below covers the released samples and '
+           "their data card only. <b>Outside ε:</b> " + escape("; ".join(measured)) + " are "
+           "computed on the real data and are not differentially private: they are for the data "
+           "holder, and publishing them reveals something about the real data that ε does not "
+           "bound.</p>"]
+    seeded = bool((inp.privacy or {}).get("seeded"))
+    if seeded:
+        out.append('<p class="warn"><b>NOT PRIVATE: a seeded release.</b> Its random draws (which '
+                   "records were mixed, the noise added) follow from its seed: anyone who knows or "
+                   "guesses the seed replays every draw, takes the noise off and recovers the means "
+                   "of real records, whatever the noise's size. Its ε is what the same noise gives "
+                   "when drawn unseeded.</p>")
+    else:
+        out.append('<p class="scope">A release is private only unseeded (as here: its draws come '
+                   "from a fresh secret key). A seeded release (<code>seed=</code>, "
+                   "<code>--seed</code>) is reproducible and not private: anyone who knows or "
+                   "guesses the seed replays its draws, noise included.</p>")
+    return "".join(out)
+
+
 def build_report(inp: ReportInputs, *, lead: str = "") -> str:
     """The report as one HTML string (UTF-8, no outside reference). ``lead``: HTML put first,
     before the sections, which then follow as "details" (a choice's summary page,
@@ -248,7 +276,7 @@ def build_report(inp: ReportInputs, *, lead: str = "") -> str:
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
             f"<title>{escape(inp.title)}: {escape(inp.dataset)}</title><style>{STYLE}</style></head>"
-            f"<body><h1>{escape(inp.title)}</h1><p>Dataset <b>{escape(inp.dataset)}</b>. "
+            f"<body><h1>{escape(inp.title)}</h1>{scope_lines(inp)}<p>Dataset <b>{escape(inp.dataset)}</b>. "
             "Written by dpcda; this file is self-contained (no network).</p>"
             + (f'{lead}<div class="details"><h1>Details of the chosen setting</h1>' if lead else "")
             + f"<nav>{nav}</nav>{sections}" + ("</div>" if lead else "") + "</body></html>\n")

@@ -29,21 +29,24 @@ def free_port() -> int:
 
 
 def start_server(home: Path, root: Path = ROOT, wait_s: float = 90,
-                 file_watcher: str | None = "none") -> tuple[subprocess.Popen, str]:
+                 file_watcher: str | None = "none",
+                 address: str | None = "127.0.0.1") -> tuple[subprocess.Popen, str]:
     """Start the dashboard of ``root`` and wait until it is healthy; ``(process, url)``. Its
     job store (and worker log) is ``home/dpcda-home``, never the user's ~/.dpcda; offline, so
     that picking a dataset whose files are missing never starts a download; its output goes to
     ``home/server.log``. ``file_watcher``: ``--server.fileWatcherType``, or ``None`` to start
-    it as a user does, with only the shipped ``.streamlit/config.toml``. Raises RuntimeError,
+    it as a user does, with only the shipped ``.streamlit/config.toml`` (``address=None``:
+    the address too). Raises RuntimeError,
     with that log, if it exits or is not healthy in ``wait_s`` seconds."""
     port = free_port()
     env = dict(os.environ, DPCDA_HOME=str(home / "dpcda-home"), DPCDA_OFFLINE="1")
     log_path = home / "server.log"
     watcher = [] if file_watcher is None else ["--server.fileWatcherType", file_watcher]
+    where = [] if address is None else ["--server.address", address]
     with log_path.open("w") as log:
         proc = subprocess.Popen(
             [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-             "--server.port", str(port), "--server.address", "127.0.0.1",
+             "--server.port", str(port), *where,
              "--browser.gatherUsageStats", "false", *watcher],
             cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"

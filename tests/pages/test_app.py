@@ -107,3 +107,16 @@ def test_missing_page_files_are_not_listed():
     labels = " ".join(link.label for link in at.page_link)
     for file, title in STEP_PAGES:
         assert (f"**{title}**" in labels) == (ROOT / file).exists()
+
+
+def test_the_shipped_config_listens_on_this_machine_only():
+    """README's command 1 (`streamlit run app.py`, no flags) serves on 127.0.0.1 only: the
+    dashboard has no login and shows what is drawn from the private data (docs/security.md)."""
+    import tomllib
+
+    from streamlit import config
+
+    conf = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
+    assert conf["server"]["address"] == "127.0.0.1"
+    # (tests/browser/test_dashboard_exposure_browser.py starts the server with this file alone
+    # and checks the socket it listens on)

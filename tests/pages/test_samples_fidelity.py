@@ -87,9 +87,22 @@ def test_upload_fidelity_table_and_warning_only_when_far_off():
     assert "a: the released marginal is far" in warning and "Wasserstein" in warning
 
 
+def _mean_images(at) -> list:
+    return [im for im in at.image if any("Per-class mean image" in c
+                                         for c in im.proto.imgs[0].caption.split("\n"))]
+
+
 def test_digits_shows_mean_images_and_class_distances():
     at = run(digits_link(AppTest.from_file(PAGE, default_timeout=60)))
     generate(at)
+    # Off by default: the real test split's mean images are not drawn, the distances are, and
+    # the numbers say they are computed on the real data, outside ε.
+    assert _mean_images(at) == []
+    assert any(c.value.startswith("**Computed on the real data, outside ε:**") for c in at.caption)
+    assert any("Show real records (not private)" in c.value for c in at.caption)
+    assert len(markdown_tables(at, "class")) == 1
+    at.sidebar.checkbox(key="samples_real").check()
+    run(at)
     means = next(im for im in at.image if any("Per-class mean image" in c
                                              for c in im.proto.imgs[0].caption.split("\n")))
     assert means.proto.imgs[0].caption.endswith("(right)")

@@ -78,17 +78,17 @@ def test_the_mosaic_has_a_column_at_the_settings_own_epsilon(slow):
     run(at)
     heads = [m.value for m in at.markdown if m.value.startswith("**ε = ")]
     here = [h for h in heads if "this setting" in h]
-    assert len(heads) == 5 and len(here) == 1  # inf, 20, 10, 5 and the setting's
+    assert len(heads) == 4 and len(here) == 1  # 20, 10, 5 and the setting's (inf: opt-in only)
     eps_here = float(re.search(r"ε = ([0-9.]+)", here[0]).group(1))
     assert 2.9 <= eps_here <= 3.0
     rows = [m.value for m in at.markdown if m.value.startswith("**l = ")]
     assert rows == ["**l = 1**", "**l = 4**", "**l = 8** · this setting", "**l = 16**", "**l = 64**"]
     cells = [im.proto.imgs[0].caption for im in at.image if im.proto.imgs[0].caption.startswith("σ = ")]
-    assert len(cells) == 5 * 5
-    own = cells[2 * 5 + 4]  # row l = 8, the last column (ε = 3 is the smallest)
+    assert len(cells) == 5 * 4
+    own = cells[2 * 4 + 3]  # row l = 8, the last column (ε = 3 is the smallest)
     sigma = float(re.search(r"σ_x = σ_y = ([0-9.]+)", _setting_line(at)).group(1))
     assert float(own.split("= ")[1]) == pytest.approx(sigma, rel=5e-3)  # the setting's exact noise
-    assert float(cells[2 * 5 + 3].split("= ")[1]) < float(own.split("= ")[1])  # ε = 5 needs less
+    assert float(cells[2 * 4 + 2].split("= ")[1]) < float(own.split("= ")[1])  # ε = 5 needs less
 
 
 def test_dp_center_is_offered_and_its_epsilon_composes_the_statistics(media):  # noqa: F811

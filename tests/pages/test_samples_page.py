@@ -160,7 +160,8 @@ def test_preview_shows_grid_statement_and_downloads_without_seed(media):
     assert any("assumes" in e.label for e in at.expander)
 
     # The grid: one image whose rows are the 10 classes, 8 samples each (8x8 cells, 1 px pads).
-    assert len(at.image) == 3  # grid, class means, fidelity means; the mosaic waits for its toggle
+    # grid, class means; the mosaic waits for its toggle, the real class means for their opt-in
+    assert len(at.image) == 2
     pngs = [Image.open(io.BytesIO(f.data)) for f in media.stored if f.mimetype == "image/png"]
     grid = pngs[0]  # the first image drawn
     w, h = grid.size
@@ -217,10 +218,15 @@ def test_mosaic_draws_a_cell_per_l_and_epsilon_when_asked():
     at.toggle(key="samples_mosaic").set_value(True)
     run(at)
     cells = [im for im in at.image if im.proto.imgs[0].caption.startswith("σ = ")]
-    assert len(cells) == 4 * 4  # l in 1, 4, 16, 64 (all <= 131) x epsilon in inf, 20, 10, 5
+    assert len(cells) == 4 * 3  # l in 1, 4, 16, 64 (all <= 131) x epsilon in 20, 10, 5 (no real records)
     sig = [float(c.proto.imgs[0].caption.split("= ")[1].split(" ")[0]) for c in cells]
-    assert sig[0] == 0 and sig[1] < sig[2] < sig[3]  # less epsilon, more noise (row l = 1)
-    assert sig[5] < sig[1]  # l = 4 needs less noise than l = 1 for the same epsilon
+    assert 0 < sig[0] < sig[1] < sig[2]  # less epsilon, more noise (row l = 1)
+    assert sig[3] < sig[0]  # l = 4 needs less noise than l = 1 for the same epsilon
+    at.sidebar.checkbox(key="samples_real").check()  # the opt-in adds the real column, first
+    run(at)
+    cells = [im for im in at.image if im.proto.imgs[0].caption.startswith("σ = ")]
+    sig2 = [float(c.proto.imgs[0].caption.split("= ")[1].split(" ")[0]) for c in cells]
+    assert len(cells) == 4 * 4 and sig2[0] == 0 and sig2[1:4] == sig[:3]  # the same noisy cells
 
 
 def test_bad_settings_give_st_error_not_a_traceback():

@@ -318,3 +318,26 @@ def test_the_privacy_pages_report_is_its_headline_release():
     got = settings_for_report(dict(dataset="mnist", l=4, sigma_x=0.3, epsilon=10.0), "privacy")
     assert got == dict(dataset="mnist", l=4, sigma_x=0.3, allocation="equal", T=60000)
     assert "T" not in settings_for_report(dict(dataset="mnist", l=4, sigma_x=0.3), "samples")
+
+
+def _first_text(html: str, chars: int = 1200) -> str:
+    """The report's opening, as a reader sees it (tags dropped)."""
+    body = html.split("<body>", 1)[1]
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", body))[:chars]
+
+
+def test_the_first_lines_say_what_is_outside_epsilon_and_why_a_seeded_release_is_not_private():
+    from report_data import PRIVACY
+
+    text = _first_text(build_report(full_inputs()))
+    assert "Outside ε:" in text
+    outside = text.split("Outside ε:", 1)[1]
+    assert "fidelity" in outside and "accuracies" in outside and "real test split" in outside
+    assert "not differentially private" in outside
+    assert "replays its draws" in text and "σ = 0" not in text
+    text = _first_text(build_report(full_inputs(privacy={**PRIVACY, "seeded": True})))
+    assert "NOT PRIVATE: a seeded release" in text and "replays every draw" in text
+    assert "σ = 0" not in text
+    # only what the report holds is named: no accuracy section, no accuracies named
+    text = _first_text(build_report(full_inputs(accuracy_vs_l=None, frontier=None, compare=None)))
+    assert "fidelity" in text.split("Outside ε:", 1)[1] and "accuracies" not in text

@@ -1,0 +1,59 @@
+"""The process-wide tally of what the Samples page has drawn (dpcda.dashboard.shown)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from dpcda.dashboard import shown
+from dpcda.privacy.shown_compose import compose_shown
+from dpcda.report.formatting import fmt_eps
+
+N = (178, 182, 177, 183, 181, 182, 181, 179, 174, 180)
+DIGITS = ("builtin", "digits")
+
+
+@pytest.fixture(autouse=True)
+def _empty():
+    shown.reset()
+    yield
+    shown.reset()
+
+
+def card(sigma=0.3, mu=None):
+    priv = {"composed_with": {"mu_gdp": mu}} if mu else {}
+    return {"parameters": {"l": 4, "c": 1.0, "sigma_x": sigma, "T_per_class": [134] * 10},
+            "privacy": priv}
+
+
+def test_draws_are_kept_per_source_and_composed():
+    assert "nothing drawn yet" in shown.spent_text(DIGITS, lower_counts=N, delta=1e-5)
+    r = shown.release_drawn(card(mu=0.2), normalize="dp-center")
+    assert r.steps == (134,) * 10 and r.mu == 0.2 and r.covered
+    shown.record(DIGITS, r)
+    shown.record(DIGITS, shown.preview_drawn(sigma=0.3, l=4, c=1.0, per_class=8, n_classes=10,
+                                             normalize="scale"))
+    shown.record(("upload", "abc", "t.csv"), r)  # another dataset: its own tally
+    assert len(shown.drawn(DIGITS)) == 2
+    want = compose_shown(shown.drawn(DIGITS), lower_counts=N, delta=1e-5).epsilon
+    text = shown.spent_text(DIGITS, lower_counts=N, delta=1e-5)
+    got = re.search(r"ε = ([0-9.]+) \(whole-record, δ = 1e-5\), composed over 2 releases",
+                    text).group(1)
+    assert got == fmt_eps(want) and "1 preview, 1 full release" in text
+
+
+def test_real_records_shown_make_the_tally_infinite_and_say_so():
+    shown.record(DIGITS, shown.release_drawn(card(), normalize="scale"))
+    shown.record(DIGITS, shown.cell_drawn(sigma=0.0, l=1, c=1.0, k=3, n_classes=10,
+                                          normalize="scale"))
+    text = shown.spent_text(DIGITS, lower_counts=N, delta=1e-5)
+    assert text.count("ε = ∞") == 1 and "1 views of real records, not private" in text
+    assert "The noisy, covered releases alone: ε = " in text and "composed over 1 release" in text
+    z = shown.preview_drawn(sigma=0.3, l=4, c=1.0, per_class=8, n_classes=10, normalize="zscore")
+    assert not z.covered
+
+
+def test_record_refuses_what_is_not_a_draw():
+    with pytest.raises(ValueError, match="drawn must be a Drawn record"):
+        shown.record(DIGITS, {"sigma": 0.3})
