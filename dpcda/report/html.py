@@ -237,8 +237,10 @@ def scope_lines(inp: ReportInputs) -> str:
                    "of real records, whatever the noise's size. Its ε is what the same noise gives "
                    "when drawn unseeded.</p>")
     else:
-        out.append('<p class="scope">A release is private only unseeded (as here: its draws come '
-                   "from a fresh secret key). A seeded release (<code>seed=</code>, "
+        here = ((inp.privacy or {}).get("seeded") is False
+                and " (as here: its draws come from a fresh secret key)")
+        out.append(f'<p class="scope">A release is private only unseeded{here or ""}. A seeded '
+                   "release (<code>seed=</code>, "
                    "<code>--seed</code>) is reproducible and not private: anyone who knows or "
                    "guesses the seed replays its draws, noise included.</p>")
     return "".join(out)
