@@ -114,7 +114,6 @@ def test_the_shipped_config_listens_on_this_machine_only():
     dashboard has no login and shows what is drawn from the private data (docs/security.md)."""
     import tomllib
 
-
     conf = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
     assert conf["server"]["address"] == "127.0.0.1"
     # (tests/browser/test_dashboard_exposure_browser.py starts the server with this file alone
