@@ -84,10 +84,10 @@ sb.caption(f"{title}: N = {fmt_int(ds.n_train)} training rows, K = {ds.n_classes
            f"features; smallest class {fmt_int(smallest)}.")
 
 v = release_controls(name, ds, smallest)
-real = sb.checkbox("Show real records (not private)", key="samples_real", value=False,
-                   help="Adds the views of the real data: the mosaic's ε = ∞ column (real records, "
-                        "or means of them) and the real test split's class-mean images. They are "
-                        "not private: for the data holder's eyes only.")
+real = ds.is_image and sb.checkbox("Show real records (not private)", key="samples_real", value=False,
+                                   help="Adds the views of the real data: the mosaic's ε = ∞ column (real "
+                                        "records, or means of them) and the real test split's class-mean "
+                                        "images. They are not private: for the data holder's eyes only.")
 l, c, delta, accountant, normalize = v["l"], v["c"], v["delta"], v["accountant"], v["normalize"]
 
 # --- the setting, then the release (drawn at once when quick) or its live preview ----------------
