@@ -113,6 +113,7 @@ BAD = [
     (["--l", "4", "--sigma-x", "0.3", "--c", "0"], "c must be a finite number > 0"),
     (["--l", "4", "--sigma-x", "0.3", "--T", "5"], "T must be an integer >= 10"),
     (["--l", "4", "--epsilon", "ten"], "expected a number"),
+    (["--l", "4", "--epsilon", "10", "--label-share", "1"], "label_share must be a finite number in (0, 1)"),
     (["--l", "4", "--epsilon", "10", "--accountant", "magic"], "invalid choice"),
     (["--epsilon", "10"], "needs --l"),
     (["--l", "4", "--epsilon", "10", "--dataset", "nope"], "nope"),

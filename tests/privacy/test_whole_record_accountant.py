@@ -152,6 +152,8 @@ def test_a_built_in_dataset_uses_its_published_counts():
     rel = generate_from_dataset(ds, "dp-cda", l=4, epsilon=5.0, T=200)
     assert rel.card["data"]["class_bounds"] == list(np.bincount(ds.y_train))
     assert "class_sizes_from_data" not in [n["code"] for n in rel.card["privacy"]["notices"]]
+    assert "label_histogram" not in rel.card["privacy"]  # public counts: no epsilon on labels
+    assert rel.card["parameters"]["allocation"] == "proportional"
 
 
 def test_the_card_brackets_the_exact_epsilon_and_says_when_a_claim_understates_it():
