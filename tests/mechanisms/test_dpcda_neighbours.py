@@ -30,7 +30,7 @@ def _neighbour(y, sizes):
 
 
 def _card(X, y, **kw) -> str:
-    card = dict(generate_dpcda(X, y, T=1000, epsilon=10.0, **kw).card)
+    card = dict(generate_dpcda(X, y, T=200, epsilon=10.0, **kw).card)
     card.pop("created_at")
     return json.dumps(card, sort_keys=True)
 
@@ -66,13 +66,13 @@ def test_errors_are_worded_from_the_public_bounds_never_from_a_class_size(digits
     top = int(sizes.min()) - 1
     with pytest.raises(ValueError, match=f"l must be an integer from 1 to {top} under the "
                                          "whole-record relation") as exc:
-        generate_dpcda(X, _neighbour(y, sizes), l=top + 1, T=1000, epsilon=10.0,
+        generate_dpcda(X, _neighbour(y, sizes), l=top + 1, T=200, epsilon=10.0,
                        class_bounds=bounds)
     # data two records below a bound (outside the guarantee): a defensive error naming no size
     k = int(np.argmin(sizes))
     y3 = y.copy()
     y3[np.flatnonzero(y == k)[:2]] = (k + 1) % len(sizes)
     with pytest.raises(ValueError, match="class_bounds must be lower bounds") as exc:
-        generate_dpcda(X, y3, l=top, T=1000, epsilon=10.0, class_bounds=bounds)
+        generate_dpcda(X, y3, l=top, T=200, epsilon=10.0, class_bounds=bounds)
     msg = str(exc.value)
     assert not any(ch.isdigit() for ch in msg), msg
