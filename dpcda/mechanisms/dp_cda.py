@@ -242,7 +242,9 @@ def generate_dpcda(X, y, *, l: int, T: int, c: float = 1.0, sigma_x=None, sigma_
     class sizes, treated as public, and the card says so, where the noise is given as
     ``sigma_x``; with a target ``epsilon``, lower confidence bounds from a DP histogram of the
     labels, :mod:`dpcda.privacy.label_histogram`; :func:`generate_from_dataset` passes a
-    built-in dataset's published class counts, and nothing is spent on a histogram).
+    built-in dataset's published class counts, and nothing is spent on a histogram; ``"data"``:
+    the data's own class sizes, treated as public, whatever the noise). The bounds are never
+    compared with the class sizes: a class one record below its bound is released.
     ``label_share``: the share of ``epsilon`` the DP label histogram spends (default 0.05); the
     rest, at half of ``delta``, goes to the mixing (docs/whole-record.md §11).
     """
