@@ -16,7 +16,7 @@ import argparse
 # Command-line options that map onto a generator parameter of the same name (when declared).
 _OPTIONS = {"l": "--l", "T": "--T", "c": "--c", "p": "--p", "ratio": "--ratio",
             "conversion": "--conversion", "max_alpha": "--max-alpha", "allocation": "--allocation",
-            "decode": "--decode"}
+            "decode": "--decode", "label_share": "--label-share"}
 
 
 def _number(text: str) -> float:
@@ -64,9 +64,13 @@ def register(sub) -> None:
                         "paper: as published (for reproducing the paper's tables), not a bound "
                         "for this implementation")
     p.add_argument("--allocation", default=None, choices=("equal", "proportional"),
-                   help="dp-cda: samples per class, equal (floor(T/K)) or proportional to the "
-                        "public class counts (floor(T N_k / N)); default: "
+                   help="dp-cda: samples per class, proportional to the public class bounds "
+                        "(floor(T n_k / sum n)) or equal (floor(T/K)); default: "
                         + MECHANISMS.get("dp-cda").param("allocation").default)
+    p.add_argument("--label-share", type=_number, default=None,
+                   help="dp-cda, whole-record, data without published class counts: the share "
+                        "of epsilon spent on a DP label histogram (in (0, 1); default "
+                        f"{MECHANISMS.get('dp-cda').param('label_share').default})")
     decoders = [m for m in MECHANISMS if "decode" in MECHANISMS.get(m).param_names]
     p.add_argument("--decode", default=None,
                    choices=sorted({c for m in decoders for c in MECHANISMS.get(m).param("decode").choices}),

@@ -26,7 +26,9 @@ from dpcda.util.checks import CheckError, check_choice, check_float, check_int
 #: The one range of T on every page: 1 to a billion; ``None`` is T = N (the paper's choice).
 T_RANGE = dict(lo=1, hi=10**9)
 #: The one allocation of T over the classes the dashboard uses by default: floor(T/K) per class,
-#: as published (the whole-record accountant needs it).
+#: as published; the experiments' stored results and the shipped frontier were measured with it.
+#: (A release from the library or ``dpcda generate`` splits T by the public class bounds by
+#: default since issue 26: ``dpcda.mechanisms.DEFAULT_ALLOCATION``.)
 DEFAULT_ALLOCATION = "equal"
 #: Query parameter names (the command line's flags without ``--``, ``-`` as ``_``), in order.
 FIELDS = ("dataset", "l", "sigma_x", "sigma_y", "epsilon", "c", "T", "delta", "accountant",

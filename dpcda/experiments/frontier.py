@@ -45,10 +45,11 @@ def _release_defaults(dataset: str) -> dict:
     ``dp-center`` release also spends ε on its centre and is not matched)."""
     from dpcda.mechanisms import MECHANISMS
     from dpcda.data.presets import default_clip_norm
+    from dpcda.experiments.run import EXPERIMENT_ALLOCATION
 
     mech = MECHANISMS.get("dp-cda")
     return dict(c=default_clip_norm(dataset), normalization=mech.default_normalize,
-                allocation=mech.param("allocation").default)
+                allocation=EXPERIMENT_ALLOCATION)
 
 
 def summarize(accuracies) -> dict:

@@ -102,7 +102,10 @@ def data_block(*, dataset, N, class_counts, class_names, image_shape, d, class_b
     if class_bounds is not None:
         out["class_bounds"] = [int(k) for k in class_bounds]
         out["class_bounds_source"] = {"data": "the data's class sizes", "given": "given (public)",
-                                      "published": "the dataset's published class counts"
+                                      "published": "the dataset's published class counts",
+                                      "dp-histogram": "lower confidence bounds from a DP "
+                                                      "histogram of the labels (privacy."
+                                                      "label_histogram)",
                                       }.get(bounds_source, bounds_source)
     return out
 

@@ -25,14 +25,16 @@ from dpcda.mechanisms._torch import resolve_device
 from dpcda.mechanisms.card import add_randomness, data_block, make_card
 from dpcda.mechanisms.decoding import DEFAULT_DECODER, check_decoder
 from dpcda.mechanisms.dp_cda_account import (BOUNDS_ACCOUNTANTS, COMPOSING_ACCOUNTANTS,  # noqa: F401
-                                             DEFAULT_STATS_SHARE, account, class_bounds_for,
-                                             release_stats_mu, stats_float_cost)
+                                             DEFAULT_STATS_SHARE, account, check_l_bounds,
+                                             class_bounds_for, release_stats_mu, stats_float_cost)
 from dpcda.mechanisms.mixing import Mixed, mix_classwise
 from dpcda.mechanisms.prepare import DP_NORMALIZE_CHOICES, affine_of, fit_preprocessor
 from dpcda.mechanisms.release import Release
 from dpcda.randomness.secure import SecureRandom
 from dpcda.mechanisms.segments import segment_spans, snap_segments
 from dpcda.privacy.allocation import ALLOCATION_TITLES
+from dpcda.privacy.label_histogram import DEFAULT_LABEL_SHARE
+from dpcda.randomness.noise import float_cost
 from dpcda.util.notices import notice
 from dpcda.mechanisms.validation import (check_delta, check_features, check_float, check_int,
                                          check_l_classwise, check_labels, check_release_size,
@@ -43,9 +45,12 @@ DECODE_TEXT = {"argmax": "argmax", "sample": "a category drawn from the mixture 
 
 #: Defaults of a DP-CDA release, chosen by measurement (README, "Honest defaults").
 DEFAULT_NORMALIZE = "scale"
-#: ``equal``: floor(T/K) per class, as published. Under the default ``whole-record`` accountant
-#: ``proportional`` is split by the public class bounds, never by the private class sizes.
-DEFAULT_ALLOCATION = "equal"
+#: ``proportional``: floor(T n_k / sum n) per class, so the release keeps the class balance. Under
+#: the default ``whole-record`` accountant n_k are the public class bounds (a built-in dataset's
+#: published counts, or lower bounds from a DP label histogram), never the private class sizes;
+#: under the accountants that treat the sizes as public, the sizes. ``equal``: floor(T/K), as
+#: published (issue 26: equal left UCI Adult at its majority class).
+DEFAULT_ALLOCATION = "proportional"
 
 def check_noise_choice(sigma_x, sigma_y, epsilon, ratio) -> tuple:
     """Exactly one of (sigma_x[, sigma_y]) or epsilon; sigma_y defaults to ratio * sigma_x."""
@@ -115,7 +120,8 @@ def generate_dpcda_traced(X, y, *, l: int, T: int, c: float = 1.0, sigma_x=None,
                           return_indices: bool = False,
                           decode: str = DEFAULT_DECODER,
                           stats_share: float = DEFAULT_STATS_SHARE,
-                          class_bounds=None) -> tuple[Release, Mixed]:
+                          class_bounds=None,
+                          label_share: float = DEFAULT_LABEL_SHARE) -> tuple[Release, Mixed]:
     """:func:`generate_dpcda` that also returns the raw :class:`Mixed` output (source class of
     each row and, with ``return_indices``, the rows mixed). For tests: never publish the trace."""
     cfg = DPCDAConfig(l=l, T=T, c=c, sigma_x=sigma_x, sigma_y=sigma_y, epsilon=epsilon,
@@ -127,30 +133,48 @@ def generate_dpcda_traced(X, y, *, l: int, T: int, c: float = 1.0, sigma_x=None,
     if class_names is not None and len(class_names) != K:
         raise ValueError(f"class_names must name the K={K} classes, got {len(class_names)} names")
     counts = np.bincount(y, minlength=K)
-    check_l_classwise(cfg.l, counts, class_names)
+    whole = cfg.accountant in BOUNDS_ACCOUNTANTS
+    if not whole:  # the class sizes are public under the other accountants' relations
+        check_l_classwise(cfg.l, counts, class_names)
     n_bounds, bounds_source = class_bounds_for(counts, class_bounds)
     check_T(cfg.T, K)
-    from dpcda.privacy import samples_per_class
-
-    whole = cfg.accountant in BOUNDS_ACCOUNTANTS
-    # Under whole-record the class sizes are private: the split comes from the public bounds.
-    t_k = samples_per_class(cfg.T, n_bounds if whole else counts, cfg.allocation)  # ValueError names T
-    check_release_size(int(t_k.sum()), X.shape[1])
+    check_release_size(cfg.T, X.shape[1])
     spans = segment_spans(segments, X.shape[1]) if segments else []
     check_decoder(decode)
+    from dpcda.privacy import samples_per_class
+    from dpcda.privacy.label_histogram import check_label_share, label_plan, noisy_bounds, useful
+
+    check_label_share(label_share)
+    # Whole-record without public bounds and with a target epsilon: the bounds come from a DP
+    # histogram of the labels (a share of epsilon; docs/whole-record.md §11).
+    plan = (label_plan(cfg.epsilon, cfg.delta, K, label_share)
+            if whole and class_bounds is None and cfg.epsilon is not None else None)
+    if plan is not None and not useful(plan, len(X), K, cfg.l):  # public: too small a dataset
+        plan = None
     stats_mu = None
     if isinstance(normalize, str) and normalize in DP_NORMALIZE_CHOICES:
-        stats_mu = release_stats_mu(cfg.epsilon, cfg.delta, stats_share)
+        stats_mu = (release_stats_mu(cfg.epsilon, cfg.delta, stats_share) if plan is None else
+                    release_stats_mu(plan.epsilon_rest, plan.delta_rest, stats_share))
     source = SecureRandom(seed)  # every private draw of this release; never stored
+    hist_cost = None
+    if plan is not None:
+        _, n_bounds, grid = noisy_bounds(counts, plan, source)
+        bounds_source, hist_cost = "dp-histogram", float_cost((K, grid))
+    if whole:  # worded from the public bounds only
+        check_l_bounds(cfg.l, n_bounds, counts, bounds_source)
+    # Under whole-record the class sizes are private: the split comes from the public bounds.
+    t_k = samples_per_class(cfg.T, n_bounds if whole else counts, cfg.allocation)  # ValueError names T
     pre = fit_preprocessor(X, normalize, c=cfg.c, bounds=bounds, stats_mu=stats_mu, rng=source)
     sx, sy, privacy = account(cfg, N=len(X), counts=counts, d=X.shape[1], K=K,
-                              compare=compare_accountants, stats_mu=pre.stats_mu, bounds=n_bounds)
+                              compare=compare_accountants, stats_mu=pre.stats_mu, bounds=n_bounds,
+                              plan=plan)
     if whole and bounds_source == "data" and privacy.get("private"):
         privacy["warnings"] = [*privacy.get("warnings", []), notice("class_sizes_from_data")]
     dev = resolve_device(device)
     mixed = mix_classwise(pre(X), y, K, cfg.l, t_k, sx, sy, generator=source, device=dev,
                           bound=cfg.c, return_indices=return_indices)
-    add_randomness(privacy, source, mixed.float_cost + stats_float_cost(pre))
+    cost = mixed.float_cost + stats_float_cost(pre)
+    add_randomness(privacy, source, cost if hist_cost is None else cost + hist_cost)
     Xs = mixed.X
     post = []
     if spans:
@@ -189,7 +213,7 @@ def generate_dpcda(X, y, *, l: int, T: int, c: float = 1.0, sigma_x=None, sigma_
                    class_names=None, image_shape=None, dataset: str | None = None, device=None,
                    seed: int | None = None, compare_accountants: bool = True,
                    decode: str = DEFAULT_DECODER, stats_share: float = DEFAULT_STATS_SHARE,
-                   class_bounds=None) -> Release:
+                   class_bounds=None, label_share: float = DEFAULT_LABEL_SHARE) -> Release:
     """A DP-CDA release of raw features ``X`` (N x d) with labels ``y`` in 0..K-1.
 
     Noise: ``sigma_x`` (and ``sigma_y``, default ``ratio * sigma_x``) or a target ``epsilon``
@@ -202,8 +226,9 @@ def generate_dpcda(X, y, *, l: int, T: int, c: float = 1.0, sigma_x=None, sigma_
     one Gaussian release that alone is ``(stats_share * epsilon, delta)``-DP, composed exactly
     into the reported epsilon; see :mod:`dpcda.data.dp_normalize`) or a fitted normalizer;
     rows are then clipped to norm ``c``. ``allocation``:
-    ``"equal"`` (floor(T/K) samples per class, as published) or ``"proportional"``
-    (floor(T N_k / N), the public class balance); accounted per class. ``segments``: one-hot column ranges
+    ``"proportional"`` (default: floor(T n_k / sum n) of the public class bounds under
+    ``whole-record``, of the class sizes under the other accountants) or ``"equal"`` (floor(T/K)
+    samples per class, as published); accounted per class. ``segments``: one-hot column ranges
     (``Dataset.segments``), decoded and re-encoded after mixing. ``device``: torch device
     (default cuda, then mps, then cpu). ``seed``: for tests and teaching only: the release is
     then reproducible and *not private* (its card says ``privacy.seeded: true``); by default
@@ -214,8 +239,14 @@ def generate_dpcda(X, y, *, l: int, T: int, c: float = 1.0, sigma_x=None, sigma_
     :mod:`dpcda.mechanisms.decoding`): ``"posterior"`` (default), ``"sample"`` or ``"argmax"``.
     ``class_bounds``: public lower bounds ``n_k`` on the class sizes, for the default
     ``whole-record`` accountant, under which the class sizes are private (None: the data's own
-    class sizes, treated as public, and the card says so; :func:`generate_from_dataset` passes a
-    built-in dataset's published class counts).
+    class sizes, treated as public, and the card says so, where the noise is given as
+    ``sigma_x``; with a target ``epsilon``, lower confidence bounds from a DP histogram of the
+    labels, :mod:`dpcda.privacy.label_histogram`; :func:`generate_from_dataset` passes a
+    built-in dataset's published class counts, and nothing is spent on a histogram; ``"data"``:
+    the data's own class sizes, treated as public, whatever the noise). The bounds are never
+    compared with the class sizes: a class one record below its bound is released.
+    ``label_share``: the share of ``epsilon`` the DP label histogram spends (default 0.05); the
+    rest, at half of ``delta``, goes to the mixing (docs/whole-record.md §11).
     """
     rel, _ = generate_dpcda_traced(
         X, y, l=l, T=T, c=c, sigma_x=sigma_x, sigma_y=sigma_y, epsilon=epsilon, delta=delta,
@@ -223,7 +254,7 @@ def generate_dpcda(X, y, *, l: int, T: int, c: float = 1.0, sigma_x=None, sigma_
         normalize=normalize, bounds=bounds, allocation=allocation, segments=segments,
         n_classes=n_classes, class_names=class_names, image_shape=image_shape, dataset=dataset,
         device=device, seed=seed, compare_accountants=compare_accountants, decode=decode,
-        stats_share=stats_share, class_bounds=class_bounds)
+        stats_share=stats_share, class_bounds=class_bounds, label_share=label_share)
     return rel
 
 
@@ -249,8 +280,13 @@ def _register() -> None:
          Param("stats_share", "float", DEFAULT_STATS_SHARE, lo=0.0, lo_open=True, hi=1.0,
                hi_open=True, doc="dp-center only: the statistics' Gaussian alone is (stats_share x "
                                  "epsilon, delta)-DP; the epsilon composes both exactly"),
+         Param("label_share", "float", DEFAULT_LABEL_SHARE, lo=0.0, lo_open=True, hi=1.0,
+               hi_open=True, doc="whole-record without public class bounds (not a built-in "
+                                 "dataset) and a target epsilon: the share of epsilon spent on a "
+                                 "DP histogram of the labels, whose lower bounds split T"),
          Param("allocation", "str", DEFAULT_ALLOCATION, choices=ALLOCATIONS,
-               doc="samples per class: equal (floor(T/K)) or proportional (floor(T N_k / N))"),
+               doc="samples per class: proportional (floor(T n_k / sum n), n_k the public class "
+                   "bounds under whole-record) or equal (floor(T/K))"),
          Param("decode", "str", DEFAULT_DECODER, choices=DECODERS,
                doc="one-hot segments (tabular data): how each category is chosen after mixing "
                    "(post-processing): posterior (calibrated), sample, or argmax (the paper's)")),

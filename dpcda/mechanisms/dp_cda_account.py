@@ -64,29 +64,90 @@ def class_bounds_for(counts, class_bounds) -> tuple[np.ndarray, str]:
     """``(n_k, source)``: the public lower bounds on the class sizes the ``whole-record``
     accountant uses. ``class_bounds=None``: the class sizes of the data themselves (``source
     "data"``: the guarantee then also treats them as public, and the card says so); else the
-    given public bounds (``"given"``), which must not exceed the data's class sizes (a contract
-    on the input: the check can only fail on data the bounds were not made for)."""
+    given public bounds (``"given"``). The bounds are never compared with the private class
+    sizes here: the guarantee covers every pair of neighbours of which one meets them
+    (docs/whole-record.md §1, §6), so a dataset one record below a bound is released like any
+    other (:func:`check_l_bounds` is the only check, and it reads no private size's value)."""
     counts = np.asarray(counts)
-    if class_bounds is None:
+    if class_bounds is None or (isinstance(class_bounds, str) and class_bounds == "data"):
         return counts.copy(), "data"
+    if isinstance(class_bounds, str):
+        raise ValueError("class_bounds must be a sequence of positive integers (public lower "
+                         "bounds on the records of each class) or 'data' (the class sizes, "
+                         f"treated as public), got class_bounds={class_bounds!r}")
     try:
         b = np.asarray([check_int("class_bounds", k, 1) for k in class_bounds], dtype=np.int64)
     except TypeError:
         raise ValueError("class_bounds must be a sequence of positive integers (a public lower "
-                         f"bound on the records of each class), got class_bounds={class_bounds!r}") from None
+                         "bound on the records of each class)") from None
     if len(b) != len(counts):
         raise ValueError(f"class_bounds must have one entry per class (K={len(counts)}), got "
                          f"{len(b)}")
-    if (b > counts).any():
-        k = int(np.nonzero(b > counts)[0][0])
-        raise ValueError(f"class_bounds must be lower bounds on the class sizes: class {k} holds "
-                         f"fewer records than its bound {int(b[k])} (the bounds were made for "
-                         "other data)")
     return b, "given"
 
 
+def check_l_bounds(l: int, bounds, counts, source: str = "given") -> int:
+    """``l`` against the public bounds (``1 <= l <= min n_k - 1``: a class keeps ``l`` records
+    after losing one, docs/whole-record.md §6), worded from the bounds only; then a defensive
+    check that every class holds ``l`` records, which can only fail on data at least two records
+    below a bound (outside the guarantee) and names no size."""
+    b = np.asarray(bounds, dtype=np.int64)
+    top = int(b.min()) - 1
+    l = check_int("l", l, 1)
+    if l > top and source == "dp-histogram":
+        raise ValueError(f"l={l} is too large for the lower bounds of the DP label histogram "
+                         f"(l must be at most the smallest bound minus one, here {top}): give "
+                         "class_bounds (public lower bounds, or 'data' to treat the class sizes as "
+                         "public), a larger label_share or a smaller l")
+    if l > top:
+        raise ValueError(f"l must be an integer from 1 to {top} under the whole-record relation "
+                         f"(the smallest public class bound minus one: a class must keep l records "
+                         f"after losing one), got l={l}")
+    if (np.asarray(counts) < l).any():
+        raise ValueError("class_bounds must be lower bounds on these data's class sizes (to within "
+                         "one record): a class holds fewer than l records, so the bounds were made "
+                         "for other data")
+    return l
+
+
 def account(cfg, *, N: int, counts, d: int, K: int, compare: bool = True,
-            stats_mu: float | None = None, bounds=None):
+            stats_mu: float | None = None, bounds=None, plan=None):
+    """:func:`account_parts`, with a label histogram's :class:`~dpcda.privacy.label_histogram.
+    LabelPlan` (``plan``) composed in: the rest is calibrated to ``(plan.epsilon_rest,
+    plan.delta_rest)`` on the DP bounds, and the card reports the total (basic composition plus
+    the failure probability, docs/whole-record.md §11); no compared accountants then."""
+    if plan is None:
+        return account_parts(cfg, N=N, counts=counts, d=d, K=K, compare=compare,
+                             stats_mu=stats_mu, bounds=bounds)
+    from dataclasses import replace
+
+    from dpcda.mechanisms.release import epsilon_text
+
+    rest = replace(cfg, epsilon=plan.epsilon_rest, delta=plan.delta_rest)
+    sx, sy, block = account_parts(rest, N=N, counts=counts, d=d, K=K, compare=False,
+                                  stats_mu=stats_mu, bounds=bounds, bracket=False)
+    if block.get("epsilon") is None:
+        return sx, sy, block
+    total = float(block["epsilon"]) + plan.epsilon_hist
+    block.update(epsilon=total, delta=plan.delta, calibrated_to_epsilon=plan.epsilon,
+                 label_histogram=plan.card())
+    block["epsilon_text"] = (epsilon_text(total) + " (label histogram, mixing"
+                             + (" and normalisation statistics" if stats_mu is not None else "")
+                             + " together)")
+    if block.get("epsilon_discretisation_lower") is not None:
+        block["epsilon_discretisation_lower"] = min(
+            total, block["epsilon_discretisation_lower"] + plan.epsilon_hist)
+    from dpcda.privacy import PrivacyParams
+
+    common = _params_for(cfg.accountant, dict(delta=plan.delta, l=cfg.l, c=cfg.c, T=cfg.T,
+                                              d_x=int(d), d_y=int(K), allocation=cfg.allocation),
+                         N, counts, bounds)
+    return sx, sy, _with_bracket(block, PrivacyParams(sigma_x=sx, sigma_y=sy, **common),
+                                 cfg.accountant)
+
+
+def account_parts(cfg, *, N: int, counts, d: int, K: int, compare: bool = True,
+                  stats_mu: float | None = None, bounds=None, bracket: bool = True):
     """``(sigma_x, sigma_y, privacy card block)``: calibrate to ``cfg.epsilon`` or account for
     the given sigmas (with n = N, class_counts = counts, d_x = d, d_y = K, the allocation).
     ``compare``: also record the epsilon of the same noise under
@@ -96,11 +157,13 @@ def account(cfg, *, N: int, counts, d: int, K: int, compare: bool = True,
     from dpcda.privacy import PrivacyParams, calibrate, compared_accountants, compute_epsilon
 
     bounds = counts if bounds is None else bounds
+    if cfg.accountant in BOUNDS_ACCOUNTANTS:  # the class sizes are private: every accountant
+        counts, N = bounds, int(sum(int(k) for k in bounds))  # compared reads the public bounds
     base = dict(delta=cfg.delta, l=cfg.l, c=cfg.c, T=cfg.T, d_x=int(d), d_y=int(K),
                 allocation=cfg.allocation)
     common = _params_for(cfg.accountant, base, N, counts, bounds)
     if stats_mu is not None:
-        return _account_with_stats(cfg, common, stats_mu)
+        return _account_with_stats(cfg, common, stats_mu, bracket)
     if cfg.epsilon is not None:
         cal = calibrate(epsilon=cfg.epsilon, accountant=cfg.accountant, conversion=cfg.conversion,
                         ratio=cfg.ratio, max_alpha=cfg.max_alpha, **common)
@@ -124,6 +187,8 @@ def account(cfg, *, N: int, counts, d: int, K: int, compare: bool = True,
                     continue
                 others[name] = {"epsilon": float(o.epsilon), "alpha": o.alpha}
     block = privacy_from_result(res, calibrated_to=cfg.epsilon, others=others, mechanism="dp-cda")
+    if not bracket:
+        return sx, sy, block
     return sx, sy, _with_bracket(block, PrivacyParams(sigma_x=sx, sigma_y=sy, **common),
                                  cfg.accountant)
 
@@ -154,7 +219,7 @@ def _with_bracket(block: dict, p, accountant: str) -> dict:
     return block
 
 
-def _account_with_stats(cfg, common: dict, mu: float):
+def _account_with_stats(cfg, common: dict, mu: float, bracket: bool = True):
     """:func:`account` when the normaliser released ``mu``-GDP statistics."""
     from dpcda.privacy import PrivacyParams
     from dpcda.privacy.accountants import EpsilonResult
@@ -189,6 +254,8 @@ def _account_with_stats(cfg, common: dict, mu: float):
         "mu_gdp": float(mu), "method": "privacy loss distributions convolved, maximum over "
                                        "classes (docs/dp_normalisation.md)"}
     block["epsilon_text"] += " (mixing and normalisation statistics together)"
+    if not bracket:
+        return sx, sy, block
     return sx, sy, _with_bracket(block, PrivacyParams(sigma_x=sx, sigma_y=sy, **common),
                                  cfg.accountant)
 

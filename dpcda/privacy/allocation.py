@@ -1,7 +1,9 @@
 """How the T synthetic samples of a DP-CDA release are split over the K classes.
 
 Both rules use only public facts (T and the class counts N_k, which the class-aware relation
-treats as public), so the split itself costs no privacy:
+treats as public; under ``whole-record`` the public lower bounds n_k in their place: a built-in
+dataset's published counts or a DP label histogram's bounds), so the split itself costs no
+privacy. DP-CDA's default is ``proportional`` (issue 26):
 
 - ``"equal"`` (docs/specification.md §1, Algorithm 1 as published): ``T_k = floor(T / K)`` for every class;
 - ``"proportional"``: ``T_k = floor(T * N_k / N)``, so the release keeps the class balance of the

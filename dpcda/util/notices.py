@@ -62,8 +62,8 @@ NOTICES: dict[str, NoticeKind] = {
                    "n_k, and the card publishes them: a change of one record's label changes them "
                    "visibly, so this release protects a record's features only, among datasets "
                    "with these class sizes (the features-only promise), whatever the whole-record "
-                   "epsilon says; give class_bounds (public lower bounds) for the whole-record "
-                   "promise",
+                   "epsilon says; give class_bounds (public lower bounds), or a target epsilon "
+                   "on data large enough for a DP label histogram, for the whole-record promise",
         "whole-record: the class sizes were read from the data (treated as public)"),
     # fidelity of a release against the real data (dpcda.evaluation.fidelity)
     "marginal-far": NoticeKind(

@@ -64,17 +64,20 @@ def test_generate_defaults_to_the_valid_accountant_and_takes_an_allocation(tmp_p
     card = json.loads(out.with_suffix(".json").read_text())
     assert card["privacy"]["accountant"] == DEFAULT_ACCOUNTANT and card["privacy"]["valid_bound"]
     assert card["privacy"]["relation"] == ACCOUNTANT_INFO[DEFAULT_ACCOUNTANT].relation
-    assert card["parameters"]["allocation"] == "equal"
-    assert card["parameters"]["T_per_class"] == [100] * 10
+    assert card["parameters"]["allocation"] == "proportional"  # issue 26: by the public bounds
+    assert card["parameters"]["T_per_class"] == samples_per_class(
+        1000, card["data"]["class_bounds"], "proportional").tolist()
     text = capsys.readouterr().out
     assert NOT_A_BOUND not in text.split("Under the")[0]
     assert ACCOUNTANT_INFO[DEFAULT_ACCOUNTANT].relation in text
     assert main(["generate", "--dataset", "digits", "--l", "4", "--epsilon", "10", "--T", "1000",
-                 "--allocation", "proportional", "--out", str(out)]) == 0
+                 "--allocation", "equal", "--out", str(out)]) == 0
     card = json.loads(out.with_suffix(".json").read_text())
     assert card["privacy"]["accountant"] == DEFAULT_ACCOUNTANT and card["privacy"]["epsilon"] <= 10
-    assert card["parameters"]["T_per_class"] == samples_per_class(1000, card["data"]["class_bounds"],
-                                                                  "proportional").tolist()
+    assert card["parameters"]["T_per_class"] == [100] * 10
+    assert main(["generate", "--dataset", "digits", "--l", "4", "--epsilon", "10", "--T", "1000",
+                 "--out", str(out)]) == 0
+    card = json.loads(out.with_suffix(".json").read_text())
     assert "public class bounds" in card["release"]["allocation"]
     capsys.readouterr()
     assert main(["generate", "--dataset", "digits", "--l", "4", "--epsilon", "10", "--T", "1000",
@@ -105,11 +108,12 @@ BAD = [
     (["--l", "4"], "one of the arguments --epsilon --sigma-x is required"),
     (["--l", "4", "--epsilon", "10", "--sigma-x", "0.3"], "not allowed with argument"),
     (["--l", "0", "--epsilon", "10"], "l must be an integer >= 1, got l=0"),
-    (["--l", "500", "--epsilon", "10"], "fewer than l=500"),
+    (["--l", "500", "--epsilon", "10"], "l must be an integer from 1 to 130 under the whole-record"),
     (["--l", "4", "--sigma-x", "-1"], "sigma_x must be a finite number >= 0"),
     (["--l", "4", "--sigma-x", "0.3", "--c", "0"], "c must be a finite number > 0"),
     (["--l", "4", "--sigma-x", "0.3", "--T", "5"], "T must be an integer >= 10"),
     (["--l", "4", "--epsilon", "ten"], "expected a number"),
+    (["--l", "4", "--epsilon", "10", "--label-share", "1"], "label_share must be a finite number in (0, 1)"),
     (["--l", "4", "--epsilon", "10", "--accountant", "magic"], "invalid choice"),
     (["--epsilon", "10"], "needs --l"),
     (["--l", "4", "--epsilon", "10", "--dataset", "nope"], "nope"),

@@ -90,7 +90,8 @@ def test_a_release_states_the_relation_and_where_the_bounds_came_from():
     rel = generate_dpcda(X, y, l=4, T=300, epsilon=3.0)
     priv, data = rel.card["privacy"], rel.card["data"]
     assert priv["accountant"] == wra.NAME and priv["relation"] == wra.RELATION_WHOLE
-    assert rel.card["parameters"]["T_per_class"] == [100, 100, 100]  # the public equal split
+    # too small for a DP label histogram (public N): the data's sizes, treated as public, said so
+    assert rel.card["parameters"]["T_per_class"] == [92, 107, 100]
     assert data["class_bounds"] == [60, 70, 65] and data["class_counts"] == [60, 70, 65]
     assert [n["code"] for n in priv["notices"]].count("class_sizes_from_data") == 1
     # public bounds below the sizes: used, and the private sizes are not published
@@ -104,8 +105,8 @@ def test_a_release_states_the_relation_and_where_the_bounds_came_from():
                                            class_counts=(60, 70, 65), delta=1e-5),
                              accountant=wra.NAME).epsilon
     assert looser < rel.card["privacy"]["epsilon"] <= 3.0  # smaller bounds: more noise for 3.0
-    with pytest.raises(ValueError, match="class_bounds must be lower bounds"):
-        generate_dpcda(X, y, l=4, T=300, epsilon=3.0, class_bounds=[61, 50, 50])
+    # a class one record below its bound is released like any other (issue 26, item 2)
+    assert generate_dpcda(X, y, l=4, T=300, epsilon=3.0, class_bounds=[61, 50, 50]).card
     with pytest.raises(ValueError, match="class_bounds must have one entry per class"):
         generate_dpcda(X, y, l=4, T=300, epsilon=3.0, class_bounds=[50, 50])
 
@@ -151,6 +152,8 @@ def test_a_built_in_dataset_uses_its_published_counts():
     rel = generate_from_dataset(ds, "dp-cda", l=4, epsilon=5.0, T=200)
     assert rel.card["data"]["class_bounds"] == list(np.bincount(ds.y_train))
     assert "class_sizes_from_data" not in [n["code"] for n in rel.card["privacy"]["notices"]]
+    assert "label_histogram" not in rel.card["privacy"]  # public counts: no epsilon on labels
+    assert rel.card["parameters"]["allocation"] == "proportional"
 
 
 def test_the_card_brackets_the_exact_epsilon_and_says_when_a_claim_understates_it():
@@ -168,7 +171,8 @@ def test_the_card_brackets_the_exact_epsilon_and_says_when_a_claim_understates_i
     y = np.repeat(np.arange(10), counts)
     X = np.random.default_rng(0).random((len(y), 2)).astype(np.float32)
     paper = generate_dpcda(X, y, l=64, T=60000, sigma_x=0.10196, accountant="paper",
-                           normalize="none", compare_accountants=False).card["privacy"]
+                           normalize="none", compare_accountants=False,
+                           allocation="equal").card["privacy"]
     assert paper["valid_bound"] is False and paper["epsilon"] == pytest.approx(1.0, abs=0.01)
     assert paper["epsilon_realised_lower"] > 1.07
     assert paper["understates_by_at_least"] == pytest.approx(1 - paper["epsilon"] /

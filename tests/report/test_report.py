@@ -298,7 +298,8 @@ def test_the_current_setting_is_marked_on_the_frontier_when_measured():
     from dpcda.data import load_dataset
     from dpcda.mechanisms import generate_from_dataset
 
-    rel = generate_from_dataset(load_dataset("digits"), "dp-cda", l=16, epsilon=10.0, T=64)
+    rel = generate_from_dataset(load_dataset("digits"), "dp-cda", l=16, epsilon=10.0, T=64,
+                                allocation="equal")  # as the measured jobs below
     card = json.loads(rel.card_json())
     card["parameters"]["T"] = 1347  # as if T = N: what the runs below measured
     sigma = card["parameters"]["sigma_x"]

@@ -61,17 +61,18 @@ def _composing(accountant: str):
 
 def noise_for(mode: str, value: float, *, l: int, T: int, c: float, delta: float, n: int,
               class_counts, d_x: int, d_y: int, accountant: str, conversion: str = "mironov",
-              max_alpha: int = 256, allocation: str = "equal", normalize: str | None = None,
+              max_alpha: int = 256, allocation: str | None = None, normalize: str | None = None,
               sigma_y: float | None = None) -> Noise:
     """``mode="epsilon"``: the smallest noise meeting the target ``value``; ``mode="sigma"``:
     the epsilon of noise ``value`` (``sigma_y``: the label noise, None for the same; with a
     target, sigma_x = sigma_y). ``normalize="dp-center"``: the epsilon composes its statistics
     release, as the release's card does (:func:`stats_mu_for`). Raises ``ValueError`` (from the
     accountant) when the setting cannot be met."""
+    from dpcda.dashboard.setting import DEFAULT_ALLOCATION
     from dpcda.privacy import PrivacyParams, calibrate, compute_epsilon
 
     common = dict(l=l, T=T, c=c, delta=delta, n=n, class_counts=class_counts and tuple(class_counts), d_x=d_x,
-                  d_y=d_y, allocation=allocation)
+                  d_y=d_y, allocation=allocation or DEFAULT_ALLOCATION)
     if mode not in ("epsilon", "sigma"):
         raise ValueError(f"mode must be 'epsilon' or 'sigma', got mode={mode!r}")
     mu = stats_mu_for(mode, value, normalize=normalize, delta=delta)
@@ -164,8 +165,11 @@ def generate_release(dataset, noise: Noise, *, target_epsilon: float | None = No
     :func:`noise_for`, so it is not calibrated twice); ``target_epsilon`` is recorded on the
     card as the target that noise was calibrated to. ``settings``: the other arguments of
     :func:`dpcda.mechanisms.generate_dpcda` (l, T, c, delta, accountant, ...)."""
+    from dpcda.dashboard.setting import DEFAULT_ALLOCATION
     from dpcda.mechanisms import generate_from_dataset
 
+    # the dashboard's allocation where the setting names none, as noise_for accounts it
+    settings = {**settings, "allocation": settings.get("allocation") or DEFAULT_ALLOCATION}
     if target_epsilon is not None and settings.get("normalize") == "dp-center":
         # its statistics' share depends on the target: calibrated as the page's noise was
         rel = generate_from_dataset(dataset, "dp-cda", epsilon=target_epsilon, **settings)
