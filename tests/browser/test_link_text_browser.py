@@ -69,3 +69,42 @@ def test_a_crafted_link_draws_its_text_as_typed_and_fetches_nothing(server, brow
     finally:
         page.close()
     assert outside == [] and errors == []
+
+
+LABELS = PAYLOADS[:3]  # an uploaded file's labels (a picture from another host among them)
+UPLOAD_NAME = "__b__ [Click here](https:evil.example) $x$ :smile: <img src=x>.csv"
+
+
+@pytest.mark.browser
+def test_an_uploads_name_and_labels_draw_as_typed_and_fetch_nothing(server, browser):  # noqa: F811
+    rows = [f"{LABELS[k]},{i % 3},{(i + k) % 5},{i % 2},{k}" for k in range(3) for i in range(8)]
+    page = browser.new_page(viewport={"width": 1024, "height": 768})
+    outside: list[str] = []
+    page.on("request", lambda r: outside.append(r.url)
+            if not r.url.startswith((server, "data:", "blob:")) else None)
+    try:
+        page.goto(f"{server}/samples?dataset=digits&l=1&sigma_x=0.5", timeout=LOAD_MS)
+        page.wait_for_selector(IDLE, timeout=LOAD_MS)
+        page.get_by_test_id("stSelectbox").filter(has_text="Dataset").first.click()
+        page.get_by_role("option", name="upload a CSV / NPZ").click()
+        page.wait_for_selector(IDLE, timeout=LOAD_MS)
+        shape = page.get_by_label("Image shape C,H,W (CSV only; empty = tabular)")
+        shape.fill("1,2,2")
+        shape.press("Enter")
+        page.wait_for_selector(IDLE, timeout=LOAD_MS)
+        page.locator("input[type=file]").set_input_files(files=[{
+            "name": UPLOAD_NAME, "mimeType": "text/csv", "buffer": ("\n".join(rows) + "\n").encode()}])
+        page.get_by_text("Rows, top to bottom").first.wait_for(timeout=LOAD_MS)
+        page.wait_for_selector(IDLE, timeout=LOAD_MS)
+        shown = page.evaluate(f"""() => [...document.querySelectorAll('[data-testid=stCaptionContainer]')]
+          .filter(c => /top to bottom|training rows/.test(c.innerText)).map(c => ({{
+            text: c.innerText.replaceAll('\\u2060', ''),
+            foreign: [...c.querySelectorAll({FOREIGN!r})].map(e => e.outerHTML.slice(0, 200))}}))""")
+        text = " ".join(" ".join(c["text"].split()) for c in shown)
+        for p in (*LABELS, UPLOAD_NAME):
+            assert seen(p) in text, (p, text)
+        assert [c["foreign"] for c in shown if c["foreign"]] == []
+        assert page.get_by_test_id("stException").count() == 0
+    finally:
+        page.close()
+    assert outside == []
