@@ -49,10 +49,14 @@ def read_address(store=None) -> None:
 
 
 def address_problems() -> None:
-    """The link's refused candidates in plain words (until the list changes)."""
+    """The link's refused candidates in plain words (until the list changes), the link's text
+    shown as typed, never as Markdown."""
+    from dpcda.util.verbatim import verbatim
+
     said = st.session_state.get(_PROBLEMS)
     if said:
-        st.error("**The link's candidates were partly refused; the rest is kept.** " + " ".join(said))
+        st.error("**The link's candidates were partly refused; the rest is kept.** "
+                 + " ".join(verbatim(p) for p in said))
 
 
 def write_address() -> None:

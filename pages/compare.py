@@ -31,7 +31,8 @@ from pages.compare_setting import epsilon_list, note, publish_compare, seed_comp
 from pages.common import (DELTA_VALUES, POWERS_OF_TWO, REFUSED, InputRefused, absent_datasets_note,
                           accountant_assumptions, ensure_app_navigation, explain, explain_toggle,
                           float_input, fmt_delta, int_input, privacy_footnote, step_intro, typed)
-from pages.jobs_ui import executor_choice, open_job_store, start_worker, sweep_progress
+from pages.jobs_ui import executor_choice, open_job_store, start_worker, sweep_from_address, sweep_progress
+from pages.setting_ui import address_problems
 from pages.report_ui import page_tools
 
 DATASETS = tuple(n for n in compare_datasets() if dataset_availability(n).present)  # files here only
@@ -41,6 +42,7 @@ ensure_app_navigation()
 seed_compare(DATASETS, MECHANISMS.get("dp-cda").accountants)  # the shared setting, on arrival
 st.title("Compare: every mechanism at equal ε")
 step_intro("pages/compare.py")
+address_problems()  # a refused value of the link, in words, as on the other pages
 st.caption("On the left: a dataset and a target ε, then **Launch comparison**; every mechanism gets "
            "the same budget, each accounted by a bound valid for it.")
 explain_toggle()
@@ -133,12 +135,7 @@ sweeps = {s.id: s for s in reversed(store.sweeps()) if (s.config or {}).get("pag
 if new_id is not None:
     st.session_state["compare_sweep"] = new_id
 elif st.session_state.get("compare_sweep") not in sweeps:
-    wanted = st.query_params.get("compare", "")
-    if wanted.isdigit() and int(wanted) in sweeps:
-        st.session_state["compare_sweep"] = int(wanted)
-    elif "compare" in st.query_params:
-        st.warning(f"Comparison {wanted!r} (from the address) is not in the job store.")
-        del st.query_params["compare"]
+    sweep_from_address("compare", sweeps, "compare_sweep", "Comparison")
 sid = st.selectbox("Comparison (every session's, newest first)", list(sweeps), index=None,
                    key="compare_sweep", format_func=lambda i: f"#{i} · {sweeps[i].name}",
                    placeholder="None: the paper's numbers at the setting on the left")

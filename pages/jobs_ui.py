@@ -135,3 +135,21 @@ def measurement_progress(store, dataset: str, l: int, sigma_x: float, n_pending:
                    else " (waiting for the worker)") + ".")
 
     poll()
+
+
+def sweep_from_address(param: str, sweeps, key: str, noun: str) -> None:
+    """Select the stored sweep whose id the address's ``param`` carries (a refreshed tab finds
+    it again) in the selectbox ``key``; an id that is not among ``sweeps`` is said once, quoted
+    as typed (never as Markdown), and removed from the address."""
+    import re
+
+    from dpcda.util.verbatim import quoted
+
+    wanted = st.query_params.get(param)
+    if wanted is None:
+        return
+    if re.fullmatch(r"[0-9]{1,18}", wanted) and int(wanted) in sweeps:  # ASCII digits only
+        st.session_state[key] = int(wanted)
+        return
+    st.warning(f"{noun} {quoted(wanted)} (from the address) is not in the job store.")
+    del st.query_params[param]

@@ -16,6 +16,7 @@ import streamlit as st
 from dpcda.dashboard import samples as smp
 from dpcda.data import MAX_UPLOAD_BYTES, DatasetUnavailable, available_datasets
 from dpcda.util.messages import hide_paths
+from dpcda.util.verbatim import verbatim
 from pages.common import (REFUSED, ensure_app_navigation, explain_toggle, fmt_int, missing_data_note,
                           privacy_footnote, show_problem, step_intro)
 from pages.report_ui import report_download, reproduce_expander
@@ -66,9 +67,9 @@ if name == UPLOAD:
         shape = smp.parse_image_shape(shape_txt) if up.name.lower().endswith(".csv") else None
         ds = load_uploaded(digest, up.name, shape, up.getvalue())
     except ValueError as exc:
-        st.error(f"Upload rejected: {hide_paths(exc)}")
+        st.error("Upload rejected: " + verbatim(hide_paths(exc)))  # the file's text as typed
         st.stop()
-    source, title = (UPLOAD, digest, up.name), up.name
+    source, title = (UPLOAD, digest, up.name), verbatim(up.name)
 else:
     try:
         ds = load_builtin(name)

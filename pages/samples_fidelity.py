@@ -12,6 +12,7 @@ from dpcda.evaluation.fidelity import IMAGE_THRESHOLD, TV_THRESHOLD, W1_THRESHOL
 from dpcda.report.fidelity_display import fidelity_frame, mean_image_grid
 from dpcda.report.formatting import fmt_cell, markdown_table
 from dpcda.util.messages import hide_paths
+from dpcda.util.verbatim import verbatim
 
 MAX_CLASSES = 20
 
@@ -30,11 +31,11 @@ def show_fidelity(rel, ds, real: bool = False) -> None:
     try:
         rep = release_fidelity(rel, ds, preprocess=rel.preprocess)
     except ValueError as exc:
-        st.error(f"No fidelity report for this release: {hide_paths(exc)}")
+        st.error("No fidelity report for this release: " + verbatim(hide_paths(exc)))
         return
     if rep.warnings:
         st.warning("**Some marginals of this release are far from the real data.** "
-                   + " ".join(f"{w.text}." for w in rep.warnings))
+                   + " ".join(f"{verbatim(w.text)}." for w in rep.warnings))  # names as typed
     if ds.is_image:
         K = min(ds.n_classes, MAX_CLASSES)
         if real:
@@ -48,7 +49,7 @@ def show_fidelity(rel, ds, real: bool = False) -> None:
             st.caption("The real test split's class-mean images are left out: **Show real records "
                        "(not private)** in the sidebar adds them.")
         st.markdown(markdown_table([  # a plain table: no data grid script on the first view
-            {"class": name, "relative L2 distance": fmt_cell(float(d), "{:.3f}".format)}
+            {"class": verbatim(name), "relative L2 distance": fmt_cell(float(d), "{:.3f}".format)}
             for name, d in zip(rep.class_names[:K], rep.distances[:K])]))
         st.caption(f"Distance ‖mean release − mean real‖ / ‖mean real‖ in the release's space "
                    f"({rep.space}); flagged above {IMAGE_THRESHOLD:g}.")

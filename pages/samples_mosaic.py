@@ -12,6 +12,7 @@ from dpcda.dashboard import shown
 from dpcda.privacy import caveat
 from dpcda.report import viz
 from dpcda.report.formatting import fmt_eps
+from dpcda.util.verbatim import verbatim
 from pages.common import fmt_delta, fmt_int, fmt_sigma
 from pages.samples_views import NORMS, setting_preprocessor
 
@@ -100,7 +101,7 @@ def show_mosaic(source: tuple, s: dict, ds, facts: dict, nz: smp.Noise, real: bo
     bound = caveat(s["accountant"]) and f" ({caveat(s['accountant'])})"
     stats = " and the `dp-center` statistics of this setting composed in" if mu is not None else ""
     st.caption(f"Each cell is a sample of its own release (l records of class "
-               f"{ds.class_names[cls]} mixed, plus the noise σ that meets the column's ε under the "
+               f"{verbatim(ds.class_names[cls])} mixed, plus the noise σ that meets the column's ε under the "
                f"`{s['accountant']}` accountant{bound}{stats} at δ = {fmt_delta(s['delta'])}, "
                f"c = {s['c']:g}, "
                f"T = {fmt_int(s['T'])}, {NORMS[s['normalize']]}). The setting's own cell has its exact "

@@ -11,6 +11,7 @@ import streamlit as st
 from dpcda.dashboard import samples as smp
 from dpcda.dashboard import shown
 from dpcda.report import viz
+from dpcda.util.verbatim import verbatim
 from pages.common import POWERS_OF_TWO, explain, explain_on, fmt_int
 
 NORMS = {"scale": "fixed public range (data-independent, covered by the guarantee)",
@@ -103,7 +104,7 @@ def show_preview(source: tuple, settings: tuple, ds, nz: smp.Noise, per_class: i
     left, words = st.columns(smp.picture_columns(pics.grid.shape, None), gap="medium")
     left.image(viz.upscale(pics.grid, f), width="stretch", output_format="PNG",
                caption="Preview: fresh samples, one row per class")
-    words.caption(smp.preview_text(per_class=per_class, class_names=pics.class_names,
+    words.caption(smp.preview_text(per_class=per_class, class_names=[verbatim(n) for n in pics.class_names],
                                    n_classes=ds.n_classes, T=dict(settings)["T"], seconds=seconds))
 
 
@@ -134,7 +135,7 @@ def show_pictures(pics: smp.SamplePictures, ds) -> None:
     right.image(viz.upscale(pics.means_tile, f), width="stretch",
                 output_format="PNG", caption="Class means · denoised")
     K = len(pics.class_names)
-    words.caption(f"Rows, top to bottom: {', '.join(pics.class_names)}"
+    words.caption(f"Rows, top to bottom: {', '.join(map(verbatim, pics.class_names))}"
                + (f" (the first {K} of {ds.n_classes} classes)" if K < ds.n_classes else "")
                + ". Right: each class's mean, what a learner can recover from the release, and that "
                  f"mean denoised. Each mean averages {fmt_int(int(pics.counts.min()))}–"

@@ -51,12 +51,15 @@ def chosen() -> bool:
 
 def address_problems(container=None) -> None:
     """Say, once and in plain words, which values of the address were refused (in the main
-    area, where the reader looks)."""
+    area, where the reader looks); the link's text is shown as typed, never as Markdown."""
+    from dpcda.util.verbatim import verbatim
+
+    shared_setting()  # read from the address on the session's first run, if not yet
     problems = st.session_state.pop(_PROBLEMS, None)
     if problems:
         (container or st).error(
             "**The link's setting was partly refused; the rest is kept.** "
-            + " ".join(p.plain for p in problems))
+            + " ".join(verbatim(p.plain) for p in problems))
 
 
 def seed(page: str, values: dict) -> bool:

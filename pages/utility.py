@@ -22,7 +22,7 @@ from dpcda.report.utility_results import (EXPERIMENTS, baseline_notes, calibrati
                                           sweep_x)
 from pages.common import (accountant_assumptions, ensure_app_navigation, explain_toggle,
                           privacy_footnote, show_problem, step_intro)
-from pages.jobs_ui import executor_choice, open_job_store, start_worker, sweep_progress
+from pages.jobs_ui import executor_choice, open_job_store, start_worker, sweep_from_address, sweep_progress
 from pages.report_ui import page_tools
 from pages.setting_ui import address_problems, seed, shared_setting
 from pages.utility_form import sweep_form
@@ -67,14 +67,7 @@ sweeps = {s.id: s for s in reversed(store.sweeps()) if "ls" in (s.config or {})}
 if new_id is not None:
     st.session_state["utility_sweep"] = new_id
 elif st.session_state.get("utility_sweep") not in sweeps:
-    wanted = st.query_params.get("sweep")
-    if wanted is not None:
-        wanted_id = int(wanted) if wanted.isdigit() else None
-        if wanted_id in sweeps:
-            st.session_state["utility_sweep"] = wanted_id
-        else:
-            st.warning(f"Sweep {wanted!r} (from the address) is not in the job store.")
-            del st.query_params["sweep"]
+    sweep_from_address("sweep", sweeps, "utility_sweep", "Sweep")
 sid = st.selectbox("Sweep (every session's sweeps, newest first)", list(sweeps), index=None,
                    key="utility_sweep",
                    format_func=lambda i: f"#{i} · {EXPERIMENTS[sweep_x(sweeps[i].config)].split(' (')[0]}"

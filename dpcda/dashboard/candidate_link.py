@@ -27,8 +27,13 @@ from typing import Iterable
 
 from dpcda.dashboard.setting import FIELDS, Setting
 from dpcda.report.choice import LETTERS, MAX_CANDIDATES
+from dpcda.util.verbatim import shorten
 
 PARAM, CHOSEN = "candidates", "chosen"  # the query parameters
+#: A link's ``candidates`` is read up to this many characters (issue 29); at most
+#: :data:`~dpcda.report.choice.MAX_CANDIDATES` candidates are read (kept or refused, one by one),
+#: and what is beyond is said in one sentence.
+MAX_LINK_CHARS = 2000
 SEP, LABEL, PAIRS, VALUE = ";", "~", ",", ":"
 FORM = (f"up to {MAX_CANDIDATES} settings separated by '{SEP}', each written "
         f"[A{LABEL}]name{VALUE}value{PAIRS}name{VALUE}value with the names {', '.join(FIELDS)} "
@@ -48,7 +53,7 @@ def encode(labelled: Iterable[tuple[str, Setting]]) -> str:
 
 
 def _refused(text: str, why: str) -> ValueError:
-    return ValueError(f"{PARAM} must be {FORM}; the candidate {text!r} is refused: {why}")
+    return ValueError(f"{PARAM} must be {FORM}; the candidate {shorten(text)!r} is refused: {why}")
 
 
 def decode_setting(text: str, shown: str | None = None) -> Setting:
@@ -61,7 +66,8 @@ def decode_setting(text: str, shown: str | None = None) -> Setting:
         name, sep, value = pair.partition(VALUE)
         name = name.strip()
         if not sep or name not in FIELDS:
-            raise _refused(shown, f"{pair!r} is not name{VALUE}value with a name among them")
+            raise _refused(shown, f"{shorten(pair)!r} is not name{VALUE}value with a name among "
+                                  "them")
         if name in values:
             raise _refused(shown, f"{name} is given twice")
         values[name] = value.strip()
@@ -74,20 +80,24 @@ def decode_setting(text: str, shown: str | None = None) -> Setting:
 def decode(text: str | None) -> tuple[list[tuple[str, Setting]], list[ValueError]]:
     """``(label, setting)`` of each well-formed candidate of a ``candidates`` value, in order,
     and a ValueError for each refused one (a bad label or setting, a label or setting given
-    twice, one beyond :data:`~dpcda.report.choice.MAX_CANDIDATES`); empty parts are skipped."""
+    twice); empty parts are skipped.
+    Bounded: the first :data:`MAX_LINK_CHARS` characters are read, and the first
+    :data:`~dpcda.report.choice.MAX_CANDIDATES` candidates in them; the rest is one ValueError
+    ("N more ignored")."""
     out: list[tuple[str, Setting]] = []
     problems: list[ValueError] = []
     written = set()  # every label written, kept or refused: a refused A is no other's A
-    parts = [p.strip() for p in (text or "").split(SEP) if p.strip()]
-    for part in parts:
+    parts, ignored = _parts(text or "")
+    for i, part in enumerate(parts):
+        if i >= MAX_CANDIDATES:
+            ignored += len(parts) - i
+            break
         label, sep, body = part.rpartition(LABEL)
         label = label.strip()
         written.add(label)
         try:
-            if len(out) >= MAX_CANDIDATES:
-                raise _refused(part, f"at most {MAX_CANDIDATES} candidates are compared")
             if sep and label not in LETTERS[:MAX_CANDIDATES]:
-                raise _refused(part, f"its label {label!r} is not one of the letters")
+                raise _refused(part, f"its label {shorten(label, 12)!r} is not one of the letters")
             if label and label in (x for x, _ in out):
                 raise _refused(part, f"the label {label} is given twice")
             setting = decode_setting(body, part)
@@ -97,10 +107,26 @@ def decode(text: str | None) -> tuple[list[tuple[str, Setting]], list[ValueError
             problems.append(exc)
             continue
         out.append((label, setting))
+    if ignored:
+        problems.append(ValueError(
+            f"{PARAM}: {ignored:,} more {'candidate' if ignored == 1 else 'candidates'} ignored "
+            f"(at most {MAX_CANDIDATES} are read from a link, in its first {MAX_LINK_CHARS:,} "
+            "characters)"))
     kept = {x for x, _ in out if x}
     letters = [x for x in LETTERS[:MAX_CANDIDATES] if x not in kept]
     free = iter(sorted(letters, key=lambda x: x in written))  # a refused one's letter last
     return sorted(((x or next(free), s) for x, s in out), key=lambda p: p[0]), problems
+
+
+def _parts(text: str) -> tuple[list[str], int]:
+    """The non-empty parts of a ``candidates`` value within :data:`MAX_LINK_CHARS` characters
+    (a part cut there is left out), and how many parts are beyond."""
+    head, beyond = text, 0
+    if len(text) > MAX_LINK_CHARS:
+        cut = text.rfind(SEP, 0, MAX_LINK_CHARS + 1)
+        head, rest = text[:max(cut, 0)], text[max(cut, 0):]
+        beyond = sum(1 for p in rest.split(SEP) if p.strip())
+    return [p.strip() for p in head.split(SEP) if p.strip()], beyond
 
 
 def check_chosen(text: str | None, labels: Iterable[str]) -> str | None:
@@ -111,5 +137,5 @@ def check_chosen(text: str | None, labels: Iterable[str]) -> str | None:
         return None
     if text.strip() not in labels:
         raise ValueError(f"{CHOSEN} must be one of {', '.join(labels) or '(no candidates)'}, "
-                         f"got {CHOSEN}={text!r}")
+                         f"got {CHOSEN}={shorten(text)!r}")
     return text.strip()

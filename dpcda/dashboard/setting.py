@@ -30,6 +30,9 @@ T_RANGE = dict(lo=1, hi=10**9)
 #: (A release from the library or ``dpcda generate`` splits T by the public class bounds by
 #: default since issue 26: ``dpcda.mechanisms.DEFAULT_ALLOCATION``.)
 DEFAULT_ALLOCATION = "equal"
+#: The most characters of one value a link's setting is read with (issue 29): a longer value is
+#: read as its first ones and an ellipsis, so it is refused in the usual words, quoted short.
+MAX_VALUE_CHARS = 64
 #: Query parameter names (the command line's flags without ``--``, ``-`` as ``_``), in order.
 FIELDS = ("dataset", "l", "sigma_x", "sigma_y", "epsilon", "c", "T", "delta", "accountant",
           "allocation", "normalize", "conversion", "max_alpha")
@@ -145,6 +148,8 @@ def _parse(name: str, text):
         return None
     if not isinstance(text, str):
         return text
+    if len(text) > MAX_VALUE_CHARS:  # never a setting: refused as read, at a bounded cost
+        text = text[:MAX_VALUE_CHARS] + "…"
     if name in ("l", "T", "max_alpha"):  # the range named as typed (1e308, not its 309 digits)
         return parse_int_text(text, name=name, **_int_range(name))
     if name in ("sigma_x", "sigma_y", "epsilon", "c", "delta"):

@@ -27,6 +27,7 @@ import numpy as np
 
 from dpcda.data.dataset import Dataset
 from dpcda.data.digits import stratified_split
+from dpcda.util.verbatim import shorten
 
 if TYPE_CHECKING:
     pass
@@ -117,8 +118,9 @@ def parse_csv(data: bytes) -> tuple[np.ndarray, np.ndarray, tuple[str, ...] | No
         raw = raw if isinstance(raw, str) else ("" if pd.isna(raw) else str(raw))
         kind = "missing" if raw.strip() == "" else ("not a finite number" if _is_number(raw)
                                                      else "not a number")
-        raise ValueError(f"CSV upload: row {i + first_row}, column {j + 2} ({feats.columns[j]!s}) is "
-                         f"{kind}: {raw!r}; every feature cell must be a finite number")
+        raise ValueError(f"CSV upload: row {i + first_row}, column {j + 2} "
+                         f"({shorten(feats.columns[j], 40)}) is {kind}: {shorten(raw, 40)!r}; every "
+                         "feature cell must be a finite number")
     labels = df.iloc[:, 0].str.strip().to_numpy(dtype=object)
     empty = np.flatnonzero(labels == "")
     if empty.size:
@@ -182,7 +184,8 @@ def encode_labels(labels: np.ndarray) -> tuple[np.ndarray, tuple[str, ...]]:
     if np.isfinite(as_num).all():
         if not np.all(as_num == np.round(as_num)):
             i = int(np.flatnonzero(as_num != np.round(as_num))[0])
-            raise ValueError(f"labels must be integers or text, got {labels[i]!r} (row {i + 1}); "
+            raise ValueError(f"labels must be integers or text, got {shorten(labels[i], 40)!r} "
+                             f"(row {i + 1}); "
                              "continuous targets are not classes")
         values, y = np.unique(as_num.astype(np.int64), return_inverse=True)
         names = tuple(str(int(v)) for v in values)
@@ -190,7 +193,7 @@ def encode_labels(labels: np.ndarray) -> tuple[np.ndarray, tuple[str, ...]]:
         values, y = np.unique(labels.astype(str), return_inverse=True)
         names = tuple(str(v) for v in values)
     if len(names) < 2:
-        raise ValueError(f"labels must contain at least 2 classes, got only {names[0]!r}")
+        raise ValueError(f"labels must contain at least 2 classes, got only {shorten(names[0], 40)!r}")
     if len(names) > MAX_CLASSES:
         raise ValueError(f"labels must contain at most {MAX_CLASSES} classes, got {len(names)} "
                          "(is the first column really the label?)")
@@ -206,10 +209,10 @@ def load_upload(file_or_bytes: Upload, filename: str, *,
     Every problem raises ``ValueError`` saying what is wrong and where.
     """
     if not isinstance(filename, str) or not filename:
-        raise ValueError(f"filename must be a non-empty string, got {filename!r}")
+        raise ValueError(f"filename must be a non-empty string, got {shorten(filename)!r}")
     ext = Path(filename).suffix.lower()
     if ext not in FORMATS:
-        raise ValueError(f"filename must end in one of {', '.join(FORMATS)}, got {filename!r}")
+        raise ValueError(f"filename must end in one of {', '.join(FORMATS)}, got {shorten(filename)!r}")
     data = _read_bytes(file_or_bytes)
     names = None
     if ext == ".csv":

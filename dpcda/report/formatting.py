@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import math
 
+from dpcda.util.verbatim import Verbatim
+
 #: What an empty cell reads in every table (never "None" or "nan").
 EMPTY = "—"
 
@@ -84,7 +86,8 @@ def markdown_table(rows, columns: list[str] | None = None) -> str:
     """A GitHub-flavoured markdown table of row dicts (or of a DataFrame's rows, its columns by
     default); ``columns`` (default: every key, in order of appearance) gives the header even
     when there are no rows. Missing, None and NaN cells are
-    :data:`EMPTY`. Cells are rendered as markdown (`code` stays code), so pass trusted text; "|"
+    :data:`EMPTY`. Cells are rendered as markdown (`code` stays code), so pass trusted text (or
+    text from outside through :func:`dpcda.util.verbatim.verbatim`, put in as it is); "|"
     and "$" are escaped and line breaks become spaces, so no cell can break the table or start
     a formula. Streamlit draws it as a wrapped HTML table, with none of a data grid's script."""
     if hasattr(rows, "to_dict"):  # a DataFrame
@@ -97,6 +100,8 @@ def markdown_table(rows, columns: list[str] | None = None) -> str:
             missing = v is None or v == "" or bool(v != v)  # NaN (and pandas' NA) != itself
         except TypeError:  # pandas.NA: its comparisons are NA, whose truth value is ambiguous
             missing = True
+        if isinstance(v, Verbatim):  # outside text, already escaped (issue 29)
+            return str(v)
         text = EMPTY if missing else str(v)
         return (" ".join(text.split()).replace("\\", "\\\\").replace("|", "\\|")
                 .replace("$", "\\$"))

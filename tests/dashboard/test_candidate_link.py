@@ -71,3 +71,26 @@ def test_chosen_is_one_of_the_labels():
     assert check_chosen("B", ["A", "B"]) == "B" and check_chosen(None, ["A"]) is None
     with pytest.raises(ValueError, match=rf"{CHOSEN} must be one of A, B, got {CHOSEN}='D'"):
         check_chosen("D", ["A", "B"])
+
+
+def test_a_long_link_is_read_up_to_a_bound_and_the_rest_said_in_one_sentence():
+    """Issue 29: 5,000 candidates were 5,000 refusals (1.6 MB on the page)."""
+    from dpcda.dashboard.candidate_link import MAX_LINK_CHARS
+
+    got, problems = decode(encode([("A", A)]) + ";dataset:digits,l:0" * 5000)
+    assert got == [("A", A)] and len(problems) == 3  # two refused, then one sentence
+    assert str(problems[-1]) == (f"{PARAM}: 4,998 more candidates ignored (at most 3 are read "
+                                 f"from a link, in its first {MAX_LINK_CHARS:,} characters)")
+    got, problems = decode("A~dataset:" + "x" * 100_000)  # one candidate past the bound
+    assert got == [] and [str(p) for p in problems] == [
+        f"{PARAM}: 1 more candidate ignored (at most 3 are read from a link, in its first "
+        f"{MAX_LINK_CHARS:,} characters)"]
+
+
+def test_a_refusal_quotes_a_long_value_short():
+    got, problems = decode("Z" * 500 + "~dataset:" + "y" * 1000 + ";B~dataset:digits,l:" + "9" * 1500)
+    assert got == [] and len(problems) == 2
+    assert all(len(str(p)) < 800 for p in problems), [len(str(p)) for p in problems]
+    with pytest.raises(ValueError) as exc:
+        check_chosen("Q" * 10_000, ["A"])
+    assert len(str(exc.value)) < 120

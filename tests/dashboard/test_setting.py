@@ -60,3 +60,14 @@ def test_other_accountants_in_words_not_ratios():
     assert "3 times larger" in text and "×" not in text
     assert "about the same" in other_accountant_words("paper", {"epsilon": 10.2}, 10.0)
     assert math.isfinite(Setting().sigma_x)
+
+
+def test_a_long_value_of_a_link_is_read_short_and_refused():
+    """Issue 29: a value past MAX_VALUE_CHARS is refused as read, quoted short."""
+    from dpcda.dashboard.setting import MAX_VALUE_CHARS
+
+    setting, problems = Setting.from_query({"dataset": "![x](http://e.example/t.png)" * 40_000,
+                                            "sigma_x": "1" * 100_000, "l": "16"})
+    assert setting.l == 16 and setting.dataset == Setting().dataset
+    assert [p.name for p in problems] == ["dataset", "sigma_x"]
+    assert all(len(str(p)) < 200 + MAX_VALUE_CHARS for p in problems), [len(str(p)) for p in problems]

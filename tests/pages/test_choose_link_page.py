@@ -12,6 +12,7 @@ from dpcda.dashboard.candidate_link import decode, encode
 from dpcda.dashboard.candidates import measure
 from dpcda.dashboard.setting import Setting
 from page_util import run
+from tests.markdown_check import shown_text
 
 from pages.report_ui import CANDIDATES
 
@@ -44,7 +45,7 @@ def test_a_link_with_candidates_measures_and_shows_them():
 
 def test_a_malformed_candidate_is_refused_in_words_and_the_rest_kept():
     at = open_page(dataset="digits", candidates="A~dataset:digits,l:0;B~" + encode([("B", B)])[2:])
-    (err,) = [e.value for e in at.error]
+    (err,) = [shown_text(e.value) for e in at.error]  # as the reader sees it (issue 29)
     assert "Candidates must be up to 3 settings" in err  # the parameter and what it allows
     assert "'A~dataset:digits,l:0' is refused: l must be an integer in [1, 512]" in err
     assert "refused" in err and "rest is kept" in err
