@@ -45,10 +45,11 @@ def _front(rows: list[dict], **kw) -> list[dict]:
 
 def accuracy_section(*, dataset: str, facts: dict, l: int, sigma_x: float, ratio: float,
                      c: float, T: int, delta: float, accountant: str, conversion: str,
-                     max_alpha: int, eps_now: float | None, allocation: str = "equal") -> None:
+                     max_alpha: int, eps_now: float | None, allocation: str = fr.MEASURED_ALLOCATION) -> None:
     """What accuracy this ε buys: the measured readout (or one click to measure it) and the
-    privacy-utility frontier of every measured release of ``dataset`` (T split equally: a
-    setting with another ``allocation`` is not matched to them, and is measured on Utility)."""
+    privacy-utility frontier of every measured release of ``dataset`` (T split as the measured
+    releases: a setting with another ``allocation`` is not matched to them, and is measured on
+    Utility)."""
     from dpcda.data.availability import dataset_availability
     from pages.jobs_ui import measurement_progress, open_job_store, start_worker
 
@@ -76,10 +77,10 @@ def accuracy_section(*, dataset: str, facts: dict, l: int, sigma_x: float, ratio
         flag = bl.flag_words(base, *(shown[k] for k in ("mean", "std", "runs"))) if shown else ""
         if flag:
             st.warning(f"**Within noise of the majority class:** {flag}.")
-    if allocation != "equal":  # the one-click measurement and the frontier split T equally
+    if allocation != fr.MEASURED_ALLOCATION:  # the one-click measurement's and the frontier's split
         st.caption(f"This setting splits T {allocation}ly; the accuracies here are of releases "
-                   "with T split equally. Measure this split on **Utility** (a sweep with the "
-                   "same allocation).")
+                   f"with T split {fr.MEASURED_ALLOCATION}ly. Measure this split on **Utility** (a "
+                   "sweep with the same allocation).")
     elif here is None or here["runs"] < fr.MEASURE_RUNS:
         if pending:
             measurement_progress(store, dataset, l, sigma_x, len(pending))

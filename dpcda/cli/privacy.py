@@ -44,10 +44,11 @@ def _common(p: argparse.ArgumentParser, *, sigma: bool) -> None:
                    help=f"which accountant (default: {DEFAULT_ACCOUNTANT}, a valid bound for DP-CDA "
                         f"as implemented; paper: {PAPER_CHOICE}, not a bound for this "
                         "implementation)")
-    p.add_argument("--allocation", default="equal", choices=("equal", "proportional"),
-                   help="how T is split over the classes: equal (floor(T/K) each, default) or "
-                        "proportional (floor(T N_k / N)); the class-aware accountants need "
-                        "--class-counts or --preset")
+    p.add_argument("--allocation", default=None, choices=("equal", "proportional"),
+                   help="how T is split over the classes: proportional (floor(T n_k / sum n), "
+                        "the release's default where class counts or bounds are given by "
+                        "--class-counts or --preset) or equal (floor(T/K) each; the default "
+                        "without them)")
     p.add_argument("--conversion", default="mironov", choices=_CONVERSIONS,
                    help="RDP -> (eps, delta) conversion (default: mironov, as published)")
     if sigma:
@@ -130,7 +131,7 @@ def _setting(args) -> dict:
         check_int("n", n, 1, T_MAX)
     return dict(c=args.c, T=T, delta=args.delta, n=n,
                 class_counts=tuple(counts) if counts else None, d_x=d_x, d_y=d_y,
-                allocation=args.allocation)
+                allocation=args.allocation or ("proportional" if counts else "equal"))
 
 
 def _finite(x):

@@ -55,7 +55,7 @@ def _keys(rows, accountant, n, class_counts, d_x, d_y, delta, conversion, max_al
 
 def epsilons(rows: list[dict], *, accountant: str, n: int, class_counts=None, d_x=None,
              d_y=None, delta: float, conversion: str = "mironov", max_alpha: int = 256,
-             allocation: str | None = "equal") -> list[dict]:
+             allocation: str | None = None) -> list[dict]:
     """:func:`dpcda.experiments.frontier.attach_epsilons` (same arguments, same result), computing only the
     releases whose epsilon is not remembered yet."""
     keys = _keys(rows, accountant, n, class_counts, d_x, d_y, delta, conversion, max_alpha,
@@ -82,7 +82,7 @@ def epsilons(rows: list[dict], *, accountant: str, n: int, class_counts=None, d_
 
 def remembered(rows: list[dict], *, accountant: str, n: int, class_counts=None, d_x=None,
                d_y=None, delta: float, conversion: str = "mironov", max_alpha: int = 256,
-               allocation: str | None = "equal") -> bool:
+               allocation: str | None = None) -> bool:
     """Whether :func:`epsilons` would compute nothing for these releases."""
     keys = _keys(rows, accountant, n, class_counts, d_x, d_y, delta, conversion, max_alpha,
                  allocation)

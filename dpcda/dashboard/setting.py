@@ -25,11 +25,10 @@ from dpcda.util.checks import CheckError, check_choice, check_float, check_int
 
 #: The one range of T on every page: 1 to a billion; ``None`` is T = N (the paper's choice).
 T_RANGE = dict(lo=1, hi=10**9)
-#: The one allocation of T over the classes the dashboard uses by default: floor(T/K) per class,
-#: as published; the experiments' stored results and the shipped frontier were measured with it.
-#: (A release from the library or ``dpcda generate`` splits T by the public class bounds by
-#: default since issue 26: ``dpcda.mechanisms.DEFAULT_ALLOCATION``.)
-DEFAULT_ALLOCATION = "equal"
+#: The one allocation of T over the classes the dashboard uses by default: the library's and the
+#: experiments' (issue 26): proportional to the public class bounds (a built-in dataset's
+#: published counts), so a release keeps the class balance without reading private sizes.
+DEFAULT_ALLOCATION = "proportional"
 #: The most characters of one value a link's setting is read with (issue 29): a longer value is
 #: read as its first ones and an ellipsis, so it is refused in the usual words, quoted short.
 MAX_VALUE_CHARS = 64

@@ -26,9 +26,11 @@ import math
 import statistics
 from pathlib import Path
 
-from dpcda.experiments.config import ExperimentConfig, job_config
+from dpcda.experiments.config import EXPERIMENT_ALLOCATION, ExperimentConfig, job_config
 
 TABLE_PATH = Path(__file__).with_name("accuracy_table.csv")
+#: How the releases of the shipped table and of a one-click measurement split T over the classes.
+MEASURED_ALLOCATION = EXPERIMENT_ALLOCATION
 #: Relative tolerance when matching a noise scale: a quarter of a step of the dashboard's
 #: log-spaced sigma grid (40 values a decade, 5.9% apart), so one slider position matches.
 SIGMA_RTOL = 0.025
@@ -45,8 +47,6 @@ def _release_defaults(dataset: str) -> dict:
     ``dp-center`` release also spends ε on its centre and is not matched)."""
     from dpcda.mechanisms import MECHANISMS
     from dpcda.data.presets import default_clip_norm
-    from dpcda.experiments.run import EXPERIMENT_ALLOCATION
-
     mech = MECHANISMS.get("dp-cda")
     return dict(c=default_clip_norm(dataset), normalization=mech.default_normalize,
                 allocation=EXPERIMENT_ALLOCATION)
@@ -158,16 +158,14 @@ def lookup(rows: list[dict], **setting) -> dict | None:
 
 def attach_epsilons(rows: list[dict], *, accountant: str, n: int, class_counts=None, d_x=None,
                     d_y=None, delta: float, conversion: str = "mironov", max_alpha: int = 256,
-                    allocation: str | None = "equal") -> list[dict]:
+                    allocation: str | None = None) -> list[dict]:
     """Copies of ``rows`` with ``epsilon``: what ``accountant`` charges for each release (its l,
     sigma_x, ratio, c, T (None: N)); inf for sigma_x = 0; a row it cannot account gets NaN and
     its reason in ``epsilon_error``. One vectorised call per (ratio, c, T, allocation).
 
-    ``allocation="equal"`` (default) accounts every release as the Privacy page's headline does,
-    T split equally over the classes; ``None`` uses each row's own split. For the proportional
-    releases of the shipped table the equal split's epsilon is the larger (its smallest class
-    gets more mixtures per record; measured on digits: 0.2-1% larger) and about 4x faster to
-    compute (class-aware and class-aware-pld)."""
+    ``allocation=None`` (default) accounts each release with its own split of T (the shipped
+    table's: :data:`MEASURED_ALLOCATION`); ``"equal"`` or ``"proportional"`` accounts every
+    release with that split instead."""
     from dpcda.privacy import epsilon_grid
 
     out = [dict(r, epsilon=math.inf if r["sigma_x"] == 0 else math.nan) for r in rows]
@@ -256,12 +254,12 @@ def frontier_rows(dataset: str, accountant: str, store=None, *, delta: float = 1
                   table: str | Path | None = None) -> list[dict]:
     """The privacy-utility frontier of ``dataset`` under ``accountant`` (the stakeholder
     report's entry point): :func:`release_rows` with their ``epsilon`` at ``delta``,
-    ``conversion``, ``max_alpha`` (T split equally, as the page's headline); sorted by
+    ``conversion``, ``max_alpha`` (each release with its own split of T); sorted by
     epsilon, each row the best mean accuracy so far (keys: epsilon, l, sigma_x, mean, std,
     min, max, runs, learner, source)."""
     rows = release_rows(dataset, store, c=c, T=T, ratio=ratio, table=table)
     return frontier(attach_epsilons(rows, accountant=accountant, delta=delta, conversion=conversion,
-                             max_alpha=max_alpha, allocation="equal", **public_facts(dataset)))
+                             max_alpha=max_alpha, allocation=None, **public_facts(dataset)))
 
 
 def fast_config(dataset: str, *, l: int, sigma_x: float, ratio: float = 1.0,

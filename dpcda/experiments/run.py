@@ -17,20 +17,16 @@ import math
 import time
 from typing import Any
 
-from dpcda.experiments.config import DEFAULT_MECHANISM, ExperimentConfig
+from dpcda.experiments.config import DEFAULT_MECHANISM, EXPERIMENT_ALLOCATION, ExperimentConfig
 from dpcda.jobs.kinds import JobContext, register_kind
 
 # Bump when the meaning of a config or the experiment pipeline changes: results stored under
 # an older version are then not reused for new submissions.
-EXPERIMENT_VERSION = 4  # 2: noise-aware LDA also undoes DP-CDA's label noise; 3: DPMix/local
+EXPERIMENT_VERSION = 5  # 2: noise-aware LDA also undoes DP-CDA's label noise; 3: DPMix/local
 # clip to c under dpmix-clipped, DPPro's valid gaussian accountant, defaults from the registry;
-# 4: DP-CDA's default accountant is whole-record and its default allocation equal
+# 4: DP-CDA's default accountant is whole-record and its default allocation equal; 5: its
+# default allocation proportional (to the public class bounds under whole-record; issue 26)
 
-#: The allocation of an experiment that names none. The experiments keep ``equal``: their stored
-#: results and the shipped frontier table (accuracy_table.csv) were measured with it and are
-#: looked up by it. The library's and the CLI's default became ``proportional`` (issue 26);
-#: moving the experiments too is a version bump plus a re-measured table (not done yet).
-EXPERIMENT_ALLOCATION = "equal"
 
 DEFAULTS: dict[str, Any] = {
     "dataset": None, "mechanism": DEFAULT_MECHANISM, "epsilon": math.inf, "delta": 1e-5, "l": 1, "run": 0,

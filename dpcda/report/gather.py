@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from typing import Sequence
 
+from dpcda.experiments.config import EXPERIMENT_ALLOCATION
 from dpcda.report.inputs import ReportInputs, rows_of
 from dpcda.report.measured import (_open_store, accuracy_cells, accuracy_from_sweep,
                                    accuracy_rows, latest_comparison, measured_frontier)
@@ -77,7 +78,7 @@ def privacy_without_data(dataset: str, *, l, epsilon, sigma_x, T, c, delta, acco
     pre = get_preset(dataset)
     facts = dict(c=1.0 if c is None else c, T=T or pre.n, delta=delta, n=pre.n,
                  class_counts=tuple(pre.class_counts), d_x=pre.d_x, d_y=pre.d_y,
-                 allocation=allocation or "equal")
+                 allocation=allocation or EXPERIMENT_ALLOCATION)
     if epsilon is not None:
         res = calibrate(epsilon=epsilon, l=l, accountant=accountant, conversion=conversion,
                         **facts).result
@@ -130,7 +131,7 @@ def settings_for_report(settings, page: str | None = None) -> dict:
     if page == "privacy":
         from dpcda.data.presets import PRESETS
 
-        out.setdefault("allocation", "equal")
+        out.setdefault("allocation", EXPERIMENT_ALLOCATION)
         if out["dataset"] in PRESETS:
             out.setdefault("T", PRESETS.get(out["dataset"]).n)
     return {k: v for k, v in out.items() if v is not None}

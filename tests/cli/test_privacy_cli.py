@@ -50,7 +50,8 @@ def test_epsilon_subprocess_json_matches_library():
     # The default is the valid bound (DEFAULT_ACCOUNTANT), with its neighbouring relation.
     res = compute_epsilon(PrivacyParams(l=4, sigma_x=0.5, sigma_y=0.5, T=60000,
                                         class_counts=get_preset("mnist").class_counts,
-                                        delta=1e-5), accountant=DEFAULT_ACCOUNTANT)
+                                        delta=1e-5, allocation="proportional"),
+                         accountant=DEFAULT_ACCOUNTANT)  # with class counts: proportional (issue 26)
     assert got["epsilon"] == res.epsilon and got["alpha"] == res.alpha
     conv = "mironov" if get_accountant(DEFAULT_ACCOUNTANT).uses_rdp else None  # PLD: no conversion
     assert (got["accountant"], got["conversion"], got["delta"], got["T"], got["n"]) == (
@@ -74,11 +75,12 @@ def test_epsilon_subprocess_json_matches_library():
           accountant="paper", conversion="improved")),
     (["--l", "4", "--sigma-x", "0.5", "--preset", "mnist", "--accountant", "class-aware"],
      dict(p=dict(l=4, sigma_x=0.5, sigma_y=0.5, class_counts=get_preset("mnist").class_counts,
-                 T=60000, delta=1e-5), accountant="class-aware", conversion="mironov")),
+                 T=60000, delta=1e-5, allocation="proportional"), accountant="class-aware",
+          conversion="mironov")),
     (["--l", "16", "--sigma-x", "2", "--class-counts", "24720,7841", "--accountant",
       "class-aware", "--max-alpha", "64"],
      dict(p=dict(l=16, sigma_x=2.0, sigma_y=2.0, class_counts=(24720, 7841), T=32561,
-                 delta=1e-5), accountant="class-aware", conversion="mironov", max_alpha=64)),
+                 delta=1e-5, allocation="proportional"), accountant="class-aware", conversion="mironov", max_alpha=64)),
     (["--l", "4", "--sigma-x", "3", "--n", "60000", "--dx", "784", "--dy", "10",
       "--accountant", "dpmix-low"],
      dict(p=dict(l=4, sigma_x=3.0, sigma_y=3.0, n=60000, T=60000, delta=1e-5, d_x=784, d_y=10),
@@ -129,7 +131,7 @@ def test_calibrate_json_matches_library(capsys):
                    "--accountant", "class-aware", "--conversion", "improved", "--ratio", "2")
     cal = calibrate(epsilon=1, delta=1e-5, l=64, T=60000,
                     class_counts=get_preset("mnist").class_counts, accountant="class-aware",
-                    conversion="improved", ratio=2.0)
+                    conversion="improved", ratio=2.0, allocation="proportional")
     assert got["sigma_x"] == cal.sigma_x and got["sigma_y"] == cal.sigma_y == 2 * cal.sigma_x
     assert got["epsilon"] == cal.epsilon
 

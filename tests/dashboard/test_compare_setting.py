@@ -29,7 +29,8 @@ def test_a_sigma_becomes_its_epsilon_under_the_settings_accountant():
     pre = get_preset("digits")
     p = PrivacyParams(l=16, sigma_x=0.5, sigma_y=0.5, c=default_clip_norm("digits"), T=pre.n,
                       delta=1e-6, n=pre.n, class_counts=tuple(pre.class_counts), d_x=pre.d_x,
-                      d_y=pre.d_y)
+                      d_y=pre.d_y, allocation=s.allocation)
+    assert s.allocation == "proportional"  # the dashboard's default (issue 26)
     expected = compute_epsilon(p, accountant="class-aware").epsilon
     values, _ = widget_values(s, OFFERED, accountants=ACCOUNTANTS)
     assert values[EPS] == setting_epsilon(s) == float(f"{expected:.3g}")

@@ -38,7 +38,7 @@ def test_a_refused_value_is_named_and_the_rest_kept():
 
 def test_defaults_are_the_pages_one_range_and_allocation():
     s = Setting()
-    assert s.allocation == "equal" and s.T is None and s.T_for(60000) == 60000
+    assert s.allocation == "proportional" and s.T is None and s.T_for(60000) == 60000
     assert s.clip_norm() == 1.0 and Setting(dataset="adult").clip_norm() == 3.0
     assert Setting.from_query({"T": "1000000000"})[0].T == 10**9
     assert Setting.from_query({"T": "1000000001"})[1]

@@ -14,21 +14,22 @@ from dpcda.training import TrainConfig
 
 # The deduplication keys of these configs (first pinned at commit fa39405, before
 # ExperimentConfig existed; re-pinned with EXPERIMENT_VERSION 4, when DP-CDA's defaults became
-# the whole-record accountant and the equal allocation). A change here means stored results are
+# the whole-record accountant and the equal allocation; with 5, when the default allocation
+# became proportional). A change here means stored results are
 # no longer reused: only ever together with a bump of EXPERIMENT_VERSION.
 PINNED = [
     ({"dataset": "digits", "epsilon": 10, "l": 4},
-     "bcafaea3b89b64031da32fb72208032ddc11392d7783b164184261c6a91db3ca"),
+     "a83bcf4119ad7f55fae66d2d742291ecbc2e1bb5d3845acd55dd1433503edebc"),
     ({"dataset": "digits", "sigma": 0.5, "l": 2, "model": "linear", "epochs": 2},
-     "2213939daf258d9a7f9ca37afaf11281ad8bba1d14ec7b23ca6365028b6d7b1f"),
+     "643686ba8b017257a7802a139f9b8a78b9cfe53ac522b12f51c05e7f5ec7cff3"),
     ({"dataset": "digits", "mechanism": "local", "epsilon": 5},
-     "f090b57749b0328db8f51e7006899db69278a81541f3f5699d61520bc4a70c36"),
+     "43ab7cfeb203649e0f1a541a380a1dda6d0485bc6e09b405b5af17b3d3e87147"),
     ({"dataset": "digits", "epsilon": 10, "l": 4, "allocation": "proportional", "T": 500},
-     "4bd06ac03967a5935b193b619cb7781debbe2b55d7c6c800fdfdba3a596e97e6"),
+     "d125e27409bd421d8ee42087b4c08239823b51153e42793e9e0626955f326053"),
     ({"dataset": "digits", "epsilon": "inf", "l": 3},
-     "e20ff984264d8ba26a47c76469ac12114f55aa7b816f363dc2d31aa4f34b0f97"),
+     "a97d13cc3735abc341cd46f8132ee405f7947e230789b91152278448e08830da"),
     ({"dataset": "digits", "mechanism": "random-projection", "epsilon": 8, "p": 20},
-     "07c05034f7522da049223a2fb075bd274bb063df20695ce80273f902de8c4d07"),
+     "9aca04c5bad23001ccbb1bc90e2610fe74b234e5e97e74075102f12eaa017f2a"),
 ]
 
 
@@ -45,7 +46,9 @@ def test_typed_config_keeps_the_stored_json_and_its_hash(raw, key):
 def test_attributes_say_what_the_json_said():
     cfg = experiment_config({"dataset": "digits", "sigma": 0.5, "l": 2})
     assert (cfg.sigma, cfg.epsilon, cfg.private, cfg.l, cfg.mechanism) == (0.5, None, True, 2, "dp-cda")
-    assert cfg.allocation is None and cfg.allocation_or_default == "equal"  # the default: not stored
+    # the default (issue 26): proportional, stored (a stored config without it means equal)
+    assert cfg.allocation == cfg.allocation_or_default == "proportional"
+    assert cfg.to_json()["allocation"] == "proportional"
     equal = experiment_config({"dataset": "digits", "epsilon": 4, "allocation": "equal"})
     assert equal.allocation is None and equal.allocation_or_default == "equal"  # not stored
     assert "allocation" not in equal.to_json()

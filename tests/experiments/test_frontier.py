@@ -12,7 +12,7 @@ from dpcda.privacy import epsilon_grid
 
 def _row(l, sigma, mean, *, runs=3, learner="ncm", T=None, c=1.0, dataset="digits", spread=0.01):
     return dict(dataset=dataset, l=l, sigma_x=sigma, ratio=1.0, c=c, T=T, normalization="scale",
-                allocation="equal", learner=learner, runs=runs, mean=mean, std=spread,
+                allocation=fr.MEASURED_ALLOCATION, learner=learner, runs=runs, mean=mean, std=spread,
                 min=mean - spread, max=mean + spread)
 
 
@@ -56,6 +56,24 @@ def test_shipped_table_has_digits_with_learner_and_runs():
     assert all(r["min"] <= r["mean"] <= r["max"] for r in rows)
     # The page's default setting (l = 4, sigma nearest 0.25) is measured.
     assert fr.lookup(rows, l=4, sigma_x=0.251189, dataset="digits") is not None
+
+
+def test_every_shipped_row_is_of_the_measured_allocation():
+    """The table speaks for the default release (issue 26: T split by the public class bounds).
+    Fashion-MNIST's rows were measured with the equal split, which is the same release there:
+    every class has 6,000 records and T = N, so both give T_k = 6,000 (checked here)."""
+    from dpcda.data.presets import get_preset
+    from dpcda.privacy import samples_per_class
+
+    assert fr.MEASURED_ALLOCATION == "proportional"
+    rows = fr.load_table()
+    assert {r["allocation"] for r in rows} == {fr.MEASURED_ALLOCATION}
+    fm = get_preset("fashion-mnist")
+    assert list(samples_per_class(fm.n, fm.class_counts, "proportional")) == \
+        list(samples_per_class(fm.n, fm.class_counts, "equal"))
+    mn = get_preset("mnist")  # where they differ, the rows were measured again
+    assert list(samples_per_class(mn.n, mn.class_counts, "proportional")) != \
+        list(samples_per_class(mn.n, mn.class_counts, "equal"))
 
 
 def test_lookup_matches_a_slider_position_not_a_neighbour(table):

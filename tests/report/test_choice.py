@@ -111,7 +111,9 @@ def test_a_candidate_states_epsilon_under_both_relations_as_the_accountants_do()
     s = Setting(dataset="digits", l=4, sigma_x=1.0)
     c = cand.measure(s, "A", release=False)
     p = PrivacyParams(l=4, sigma_x=1.0, sigma_y=1.0, c=1.0, T=1347, delta=1e-5, n=1347,
-                      class_counts=tuple(c_ for c_ in _digits_counts()), d_x=64, d_y=10)
+                      class_counts=tuple(c_ for c_ in _digits_counts()), d_x=64, d_y=10,
+                      allocation=s.allocation)
+    assert s.allocation == "proportional"  # the dashboard's default (issue 26)
     assert math.isclose(c.numbers.eps_whole, compute_epsilon(p, accountant="whole-record").epsilon)
     assert math.isclose(c.numbers.eps_features,
                         compute_epsilon(p, accountant="class-aware-pld").epsilon)

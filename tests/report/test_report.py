@@ -116,7 +116,7 @@ def _job(eps, l, acc, *, accountant="whole-record", status="done", dataset="digi
         result={"accuracy": acc, "epsilon": eps, "sigma_x": sigma},
         config={"dataset": dataset, "mechanism": "dp-cda", "epsilon": eps, "l": l, "c": 1.0,
                 "accountant": accountant, "delta": 1e-5, "train": {"model": model},
-                "normalization": "scale", "allocation": "equal"})
+                "normalization": "scale", "allocation": "proportional"})
 
 
 def fake_store(jobs, sweeps=()):
@@ -299,7 +299,7 @@ def test_the_current_setting_is_marked_on_the_frontier_when_measured():
     from dpcda.mechanisms import generate_from_dataset
 
     rel = generate_from_dataset(load_dataset("digits"), "dp-cda", l=16, epsilon=10.0, T=64,
-                                allocation="equal")  # as the measured jobs below
+                                allocation="proportional")  # as the measured jobs below
     card = json.loads(rel.card_json())
     card["parameters"]["T"] = 1347  # as if T = N: what the runs below measured
     sigma = card["parameters"]["sigma_x"]
@@ -317,7 +317,8 @@ def test_the_privacy_pages_report_is_its_headline_release():
     from dpcda.report.gather import settings_for_report
 
     got = settings_for_report(dict(dataset="mnist", l=4, sigma_x=0.3, epsilon=10.0), "privacy")
-    assert got == dict(dataset="mnist", l=4, sigma_x=0.3, allocation="equal", T=60000)
+    # the default split (issue 26): by the public class bounds
+    assert got == dict(dataset="mnist", l=4, sigma_x=0.3, allocation="proportional", T=60000)
     assert "T" not in settings_for_report(dict(dataset="mnist", l=4, sigma_x=0.3), "samples")
 
 
