@@ -36,14 +36,14 @@ def _train(release, ds, X_test, cfg, model: str) -> float:
 
 def run_sites(*, dataset: str, sites: int, split: str = "iid", epsilon: float, runs: int = 1,
               l: int = 4, T: int | None = None, delta: float = 1e-5, alpha: float = 0.5,
-              mask_ratio: float | None = None, column: int | None = None,
+              column: int | None = None,
               modes=SITES_MODES) -> dict:
     """``{mode: {"accuracy", "epsilon", "accountant", "threat_models", "release_seconds", ...}}``
     (and the setting: learner, sites, split, l, T, runs)."""
     from dpcda.data import load_dataset
     from dpcda.data.presets import default_clip_norm
     from dpcda.experiments.run import experiment_config, resolve_model
-    from dpcda.mechanisms.cape import DEFAULT_MASK_RATIO, generate_sites
+    from dpcda.mechanisms.cape import generate_sites
     from dpcda.mechanisms.sites import check_sites_for, split_sites
     from dpcda.mechanisms.validation import check_int
 
@@ -68,7 +68,7 @@ def run_sites(*, dataset: str, sites: int, split: str = "iid", epsilon: float, r
             t0 = time.perf_counter()
             rel = generate_sites(placed, mode=mode, l=cfg.l, T=T, epsilon=epsilon, delta=delta,
                                  c=default_clip_norm(dataset), normalize="scale", bounds=bounds,
-                                 mask_ratio=mask_ratio or DEFAULT_MASK_RATIO, dataset=dataset)
+                                 dataset=dataset)
             out[mode]["release_seconds"].append(time.perf_counter() - t0)
             out[mode]["accuracies"].append(_train(rel, ds, X_test, cfg, model))
             p = rel.card["privacy"]

@@ -11,10 +11,10 @@
   parallel composition, the epsilon is the largest site's).
 * ``cape``: every synthetic sample of class k mixes ``l`` records drawn across the sites so that
   the l-subset is uniform over the pooled class (:func:`~dpcda.mechanisms.cape_masks.pooled_counts`);
-  site s sends its partial mean ``P_s`` plus ``e_s + g_s`` (zero-sum pairwise masks, and
-  ``g_s ~ N(0, sigma^2/S I)``), the aggregator sums the messages and rounds to the public grid:
-  the release has the centralized law up to the masks' float64 cancellation error
-  (docs/decentral.md, Theorems 1-2).
+  site s sends its partial mean ``P_s`` plus its share ``g_s ~ N(0, sigma^2/S I)``, in public
+  fixed point and masked by ``e_s`` (pairwise modular masks that cancel exactly); the aggregator
+  sums the messages and rounds to the public grid: the release has the centralized law, up to a
+  floating-point term accounted on the card (docs/decentral.md, Theorems 1-3).
 
 A standalone function, not a registry entry: the registry's generators take one ``(X, y)``
 (:class:`~dpcda.mechanisms.spec.Mechanism`), its pages, jobs and CLI offer them on a single
@@ -35,8 +35,6 @@ from dpcda.randomness.secure import SecureRandom
 
 MODES = ("centralized", "local", "cape")
 SITE_NORMALIZE = ("scale", "none")
-#: Pairwise mask std over the aggregate noise std: the masks hide each message (docs/decentral.md).
-DEFAULT_MASK_RATIO = 1000.0
 
 
 def default_colluding(S: int) -> list[int]:
@@ -46,9 +44,8 @@ def default_colluding(S: int) -> list[int]:
 
 def generate_sites(sites: Sites, *, mode: str, l: int, T: int, epsilon=None, sigma_x=None,
                    delta: float = 1e-5, c: float = 1.0, normalize: str = "scale", bounds=None,
-                   accountant: str | None = None, mask_ratio: float = DEFAULT_MASK_RATIO,
-                   colluding=None, dataset: str | None = None, seed: int | None = None,
-                   drop=()) -> Release:
+                   accountant: str | None = None, colluding=None, dataset: str | None = None,
+                   seed: int | None = None, drop=()) -> Release:
     """A release of DP-CDA over ``sites`` in ``mode`` (see the module docstring); noise from a
     target ``epsilon`` at ``delta`` (under ``accountant``, default the project's) or ``sigma_x``.
     ``colluding``: the ``t`` reported for threat model (c) (default :func:`default_colluding`).
@@ -77,8 +74,7 @@ def generate_sites(sites: Sites, *, mode: str, l: int, T: int, epsilon=None, sig
         return _local(sites, T, seed, common, ts)
     from dpcda.mechanisms.cape_run import run_cape
 
-    return run_cape(sites, l=int(l), T=int(T), common=common, mask_ratio=mask_ratio, ts=ts,
-                    seed=seed, drop=tuple(drop))
+    return run_cape(sites, l=int(l), T=int(T), common=common, ts=ts, seed=seed, drop=tuple(drop))
 
 
 def _local(sites: Sites, T: int, seed, common: dict, ts) -> Release:
@@ -113,4 +109,4 @@ def _local(sites: Sites, T: int, seed, common: dict, ts) -> Release:
                  extra={"T_per_site": T_s, "sigma_x_per_site": sx, "seeded": bool(master.seeded)})
 
 
-__all__ = ["DEFAULT_MASK_RATIO", "MODES", "SiteDropout", "default_colluding", "generate_sites"]
+__all__ = ["MODES", "SiteDropout", "default_colluding", "generate_sites"]

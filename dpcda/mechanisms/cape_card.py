@@ -30,7 +30,9 @@ def sites_card(rel: Release, sites: Sites, mode: str, threats, privacy: dict, ex
                     "accountant": privacy.get("accountant"), "relation": privacy.get("relation"),
                     "private": privacy.get("private", True),
                     "seeded": bool(privacy.get("seeded", extra.get("seeded", False))),
-                    "threat_models": threats},
+                    "threat_models": threats,
+                    **{k: privacy[k] for k in ("floating_point", "randomness", "warnings")
+                       if k in privacy}},
         "reference_card": rel.card if mode == "centralized" else None,
     }
     return Release(X=rel.X, y=rel.y, y_soft=rel.y_soft, card=card, preprocess=rel.preprocess)

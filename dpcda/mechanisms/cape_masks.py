@@ -8,9 +8,13 @@
   must know the per-site class sizes ``n_{k,s}``.
 * :class:`PairMasks`: every pair ``i < j`` of sites shares a 256-bit key (the key agreement,
   e.g. Diffie-Hellman, simulated here by drawing the key from the secure source) and expands it
-  with ChaCha20 into Gaussian masks ``m_ij`` (:func:`dpcda.randomness.noise.standard_normal`,
-  float64). Site s adds ``e_s = sum_{j>s} m_sj - sum_{j<s} m_js``; the ``e_s`` sum to zero up
-  to float64 rounding (:func:`cancellation_bound`).
+  with ChaCha20 into uniform 64-bit masks ``m_ij``. Site s quantises its noisy partial mean to
+  the public fixed point ``2^-F`` (:func:`to_fixed`) and adds ``e_s = sum_{j>s} m_sj -
+  sum_{j<s} m_js`` mod 2^64: the ``e_s`` cancel *exactly* in the ring, and each message alone
+  (indeed any set of fewer than all messages) is uniform (secure aggregation, Bonawitz et al.
+  2017). Why not float64 Gaussian masks (CAPE's real-valued ``e_s``): their cancellation error
+  grows with the masks and, at MNIST scale, costs more epsilon than it saves
+  (docs/decentral.md, "Why modular masks", measured).
 
 Dropouts: a site that leaves after the masks were fixed leaves its masks uncancelled; this
 implementation aborts the release (:class:`SiteDropout`) and publishes nothing. The survivors
@@ -20,12 +24,11 @@ implemented.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from dpcda.randomness.noise import standard_normal
 from dpcda.randomness.secure import KEY_BYTES, SecureRandom
-
-_U = 2.0 ** -53
 
 
 class SiteDropout(RuntimeError):
@@ -63,40 +66,41 @@ def site_subsets(n_site: int, counts, *, generator) -> list[tuple[np.ndarray, np
 
 
 class PairMasks:
-    """The pairwise mask streams of ``S`` sites: pair ``(i, j)``, ``i < j``, draws from a
-    ChaCha20 stream keyed by the key the two sites agreed on (drawn from ``key_source`` here).
-    ``drop``: sites that leave after masking (the release then aborts)."""
+    """The pairwise mask streams of ``S`` sites: pair ``(i, j)``, ``i < j``, draws uniform 64-bit
+    words from a ChaCha20 stream keyed by the key the two sites agreed on (drawn from
+    ``key_source`` here, simulating the key agreement)."""
 
-    def __init__(self, S: int, key_source: SecureRandom, scale: float) -> None:
-        self.S, self.scale = int(S), float(scale)
+    def __init__(self, S: int, key_source: SecureRandom) -> None:
+        self.S = int(S)
         self._streams = {(i, j): SecureRandom.from_key(key_source.bytes(KEY_BYTES).tobytes())
                          for i in range(self.S) for j in range(i + 1, self.S)}
 
-    def masks(self, shape) -> tuple[np.ndarray, np.ndarray]:
-        """``(e, abs_sum)``: ``e[s]`` of the given shape for every site (float64, zero-sum up to
-        rounding) and ``sum_{j != s} |m_sj|`` per site (for :func:`cancellation_bound`)."""
+    def masks(self, shape) -> np.ndarray:
+        """``e[s]`` (uint64) of the given shape for every site: ``e_s = sum_{j>s} m_sj -
+        sum_{j<s} m_js`` mod 2^64 with uniform ``m``, so ``sum_s e_s = 0`` mod 2^64 exactly."""
         n = int(np.prod(shape))
-        e = np.zeros((self.S, n))
-        a = np.zeros((self.S, n))
+        e = np.zeros((self.S, n), dtype=np.uint64)
         for (i, j), stream in self._streams.items():
-            m = standard_normal(stream, n)
-            m *= self.scale
-            e[i] += m
+            m = stream.words(n)
+            e[i] += m  # uint64 arithmetic wraps: mod 2^64
             e[j] -= m
-            np.abs(m, out=m)
-            a[i] += m
-            a[j] += m
-        return e.reshape((self.S, *shape)), a.reshape((self.S, *shape))
+        return e.reshape((self.S, *shape))
 
 
-def cancellation_bound(abs_terms) -> np.ndarray:
-    """Elementwise bound on ``|fl(sum_s M_s) - sum_s (P_s + g_s)|`` where every site's message
-    ``M_s = (P_s + e_s) + g_s`` is formed in float64 (``e_s`` a running sum of ``S - 1``
-    masks) and the aggregator sums the ``S`` messages in order: at most ``2S`` roundings lie on
-    any path, so the error is below ``gamma_{2S} sum |terms|`` with ``gamma_n = n u/(1 - n u)``.
-    ``abs_terms``: ``(S, ...)`` per site ``|P_s| + |g_s| + sum_j |m_sj|``, summed over sites here
-    (times 2 for the intermediate partial sums, a safe over-estimate)."""
-    a = np.asarray(abs_terms, dtype=np.float64)
-    S = a.shape[0]
-    n = 2 * S
-    return 2.0 * (n * _U / (1.0 - n * _U)) * a.sum(axis=0)
+def fixed_point_bits(S: int, value_bound: float) -> int:
+    """The public fixed-point scale ``2^F`` of the messages: the largest ``F`` with
+    ``S * value_bound * 2^F <= 2^62``, so that the S quantised values sum without overflow
+    in int64 (and in the uint64 ring)."""
+    return int(math.floor(62 - math.log2(int(S) * float(value_bound))))
+
+
+def to_fixed(x, F: int, value_bound: float) -> np.ndarray:
+    """``round(x 2^F)`` as uint64 (two's complement), ``x`` clipped to ``+-value_bound`` first
+    (a tail event: :func:`dpcda.mechanisms.cape_float.cape_float_cost` counts it)."""
+    q = np.rint(np.ldexp(np.clip(x, -value_bound, value_bound), F))
+    return q.astype(np.int64).view(np.uint64)
+
+
+def from_fixed(total, F: int) -> np.ndarray:
+    """The ring sum back to float64: ``int64(total) 2^-F`` (one rounding, relative 2^-53)."""
+    return np.ldexp(np.asarray(total, dtype=np.uint64).view(np.int64).astype(np.float64), -F)

@@ -4,9 +4,10 @@ process, each with its own secure source; the messages are float64 throughout.
 
 Per class k, in chunks of samples: the coordinator's pooled-subset counts ``l_s``; each site's
 partial mean ``P_s`` (its ``l_s`` records summed in float64, over ``l``) and soft-label share
-``(l_s/l) onehot(k)``; its mask ``e_s`` (pairwise ChaCha20 streams) and share
-``g_s ~ N(0, sigma^2/S)``; the message ``M_s = (P_s + e_s) + g_s``; the aggregator's
-``sum_s M_s`` rounded to the release's public grid. Rows are shuffled, hard labels are the
+``(l_s/l) onehot(k)``; its share ``g_s ~ N(0, sigma^2/S)``; the message
+``M_s = fixed(P_s + g_s) + e_s`` mod 2^64 (public fixed point ``2^-F``, modular masks ``e_s``
+from the pairwise ChaCha20 streams); the aggregator's ``sum_s M_s`` (the masks cancel exactly)
+back in float64, rounded to the release's public grid. Rows are shuffled, hard labels are the
 argmax of the soft labels (as in :func:`dpcda.mechanisms.mixing.mix_classwise`).
 """
 
@@ -18,8 +19,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from dpcda.mechanisms.cape_card import sites_card, threat
-from dpcda.mechanisms.cape_masks import PairMasks, SiteDropout, cancellation_bound, pooled_counts
-from dpcda.mechanisms.cape_masks import site_subsets
+from dpcda.mechanisms.cape_float import METHOD, band, cape_float_cost, value_bound
+from dpcda.mechanisms.cape_masks import PairMasks, SiteDropout, fixed_point_bits, from_fixed
+from dpcda.mechanisms.cape_masks import pooled_counts, site_subsets, to_fixed
 from dpcda.mechanisms.release import Release
 from dpcda.randomness.noise import standard_normal
 from dpcda.randomness.secure import KEY_BYTES, SecureRandom
@@ -29,8 +31,8 @@ _CHUNK_VALUES = 1 << 21  # message values per site in one chunk
 
 @dataclass
 class CapeTrace:
-    """What a test or a benchmark checks and no release carries: the largest cancellation error
-    over its bound, and over the aggregate noise std."""
+    """What a test or a benchmark checks and no release carries: the largest error of the
+    aggregate against the float64 sum of the shares, over its bound and over the noise std."""
 
     err_over_bound: float = 0.0
     err_over_sigma: float = 0.0
@@ -66,20 +68,19 @@ def _calibrate(sites, l: int, T: int, common: dict):
     return cfg, sx, sy, privacy, t_k, counts, pre
 
 
-def run_cape(sites, *, l: int, T: int, common: dict, mask_ratio: float, ts, seed, drop,
+def run_cape(sites, *, l: int, T: int, common: dict, ts, seed, drop,
              trace: CapeTrace | None = None) -> Release:
     """The ``cape`` release (see the module docstring); ``trace`` (tests) records the error."""
     from dpcda.mechanisms.mixing import grids, hard_labels, shrink_factor
-    from dpcda.mechanisms.validation import check_float
+    from dpcda.mechanisms.card import add_randomness
     from dpcda.privacy.decentral import ACCOUNTANT, RELATION, view_epsilon
 
-    rho = check_float("mask_ratio", mask_ratio, lo=0.0, lo_open=True)
     if any(not 0 <= int(s) < sites.S for s in drop):
         raise ValueError(f"drop must name sites in 0..{sites.S - 1}")
     cfg, sx, sy, privacy, t_k, counts, pre = _calibrate(sites, l, T, common)
     S, K, d = sites.S, sites.n_classes, sites.d
     coord, site_src, key_src = _sources(S, seed)
-    masks = PairMasks(S, key_src, 1.0)
+    masks = PairMasks(S, key_src)
     noisy = sx > 0
     shrink = shrink_factor(l) if noisy else 1.0
     tables = []  # per site, per class: its rows as the kernel mixes them (float32, shrunk), float64
@@ -89,6 +90,9 @@ def run_cape(sites, *, l: int, T: int, common: dict, mask_ratio: float, ts, seed
         tables.append([rows[s.y == k] for k in range(K)])
     sig = np.concatenate([np.full(d, sx), np.full(K, sy)])
     gx, gy = grids(sx, sy, cfg.c)
+    A = value_bound(cfg.c, sx, sy, S)
+    F = fixed_point_bits(S, A)
+    fx = dict(F=F, A=A, bound=max(band(S, float(max(sx, sy)), A, F), 0.0))
     total = int(t_k.sum())
     out = np.empty((total, d + K))
     trace = trace if trace is not None else CapeTrace()
@@ -98,8 +102,8 @@ def run_cape(sites, *, l: int, T: int, common: dict, mask_ratio: float, ts, seed
         C = pooled_counts(per_site[:, k], l, int(t_k[k]), generator=coord)
         for a in range(0, int(t_k[k]), step):
             b = min(int(t_k[k]), a + step)
-            out[first + a:first + b] = _chunk(C[a:b], k, tables, site_src, masks, sig, rho, l, S,
-                                                d, K, drop, trace)
+            out[first + a:first + b] = _chunk(C[a:b], k, tables, site_src, masks, sig, l, S, d,
+                                                K, drop, trace, fx)
         first += int(t_k[k])
     X = _round(out[:, :d], gx)
     y_soft = _round(out[:, d:], gy)
@@ -108,7 +112,7 @@ def run_cape(sites, *, l: int, T: int, common: dict, mask_ratio: float, ts, seed
     y = hard_labels(y_soft, gy.gamma if gy else 0.0, coord)
     eps_a = privacy.get("epsilon") if privacy.get("private") else None
     kw = dict(S=S, sigma=sx, c=cfg.c, l=l, per_class=t_k, class_counts=counts, delta=cfg.delta,
-              mask_ratio=rho)
+              mask_ratio=math.inf)
     threats = [threat("a", "outside reader of the release (the centralized law)", eps_a,
                        privacy.get("accountant"), privacy.get("relation"), 0),
                threat("b", "honest-but-curious aggregator and coordinator (every message)",
@@ -117,16 +121,17 @@ def run_cape(sites, *, l: int, T: int, common: dict, mask_ratio: float, ts, seed
                              "records at colluding sites are not protected from them)",
                         view_epsilon(t=t, **kw) if noisy else None, ACCOUNTANT, RELATION, t)
                 for t in ts if 1 <= t <= S - 1]
-    privacy = dict(privacy, seeded=bool(coord.seeded))
+    add_randomness(privacy, coord, cape_float_cost(S, A, F, (total * d, gx), (total * K, gy)))
+    if "floating_point" in privacy:
+        privacy["floating_point"]["method"] = METHOD
     extra = {"l": cfg.l, "T": cfg.T, "T_per_class": [int(t) for t in t_k], "c": cfg.c,
-             "sigma_x": sx, "sigma_y": sy, "delta": cfg.delta, "mask_ratio": rho,
+             "sigma_x": sx, "sigma_y": sy, "delta": cfg.delta,
+             "masks": "pairwise, uniform mod 2^64 from ChaCha20 keyed per pair (exact cancellation)",
+             "fixed_point_bits": F,
              "aggregate_noise": "sum of S shares N(0, sigma^2/S): N(0, sigma^2), as centralized",
              "reveals": "the coordinator learns every site's class sizes and draws each sample's "
                         "per-site counts; no party but a site sees its records",
-             "dropouts": "a site leaving after masking aborts the release (nothing published)",
-             "floating_point": "masks cancel up to float64 rounding (docs/decentral.md, "
-                               "Theorem 3); the sampler's floating-point term of the centralized "
-                               "card is not yet accounted for the sum of shares"}
+             "dropouts": "a site leaving after masking aborts the release (nothing published)"}
     base = Release(X=X, y=y, y_soft=y_soft, card={}, preprocess=pre)
     return sites_card(base, sites, "cape", threats, privacy, extra=extra)
 
@@ -137,14 +142,12 @@ def _round(v, grid):
     return np.rint(v / grid.gamma) * grid.gamma
 
 
-def _chunk(C, k, tables, site_src, masks, sig, rho, l, S, d, K, drop, trace):
+def _chunk(C, k, tables, site_src, masks, sig, l, S, d, K, drop, trace, fx):
     """The aggregate of one chunk of samples of class k (``C``: their per-site counts)."""
     m = len(C)
     width = d + K
-    e, a = masks.masks((m, width))
-    e *= sig * rho
-    a *= sig * rho
-    agg = np.zeros((m, width))
+    e = masks.masks((m, width))
+    total = np.zeros((m, width), dtype=np.uint64)
     ideal = np.zeros((m, width))
     for s in range(S):
         P = np.zeros((m, width))
@@ -154,18 +157,18 @@ def _chunk(C, k, tables, site_src, masks, sig, rho, l, S, d, K, drop, trace):
         P[:, d + k] = C[:, s] / l
         g = standard_normal(site_src[s], m * width).reshape(m, width)
         g *= sig / math.sqrt(S)
-        M = (P + e[s]) + g
+        x = P + g
+        M = to_fixed(x, fx["F"], fx["A"])
+        M += e[s]  # the message: uniform mod 2^64 on its own
         if s in drop:  # its message never arrives: the masks cannot cancel
             raise SiteDropout("a site left after masking: the masks cannot cancel, so the "
                               "release is aborted and nothing is published")
-        agg += M
-        ideal += P + g
-        a[s] += np.abs(P) + np.abs(g)
+        total += M
+        ideal += x
+    agg = from_fixed(total, fx["F"])
     err = np.abs(agg - ideal)
-    bound = cancellation_bound(a)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = np.where(bound > 0, err / bound, 0.0)
-    trace.err_over_bound = max(trace.err_over_bound, float(ratio.max(initial=0.0)))
+    bound = fx["bound"] + S * 2.0 ** -53 * fx["A"]  # the band, plus the reference's own sums
+    trace.err_over_bound = max(trace.err_over_bound, float(err.max(initial=0.0)) / bound)
     pos = sig > 0
     if pos.any():
         trace.err_over_sigma = max(trace.err_over_sigma, float((err[:, pos] / sig[pos]).max()))

@@ -10,19 +10,20 @@ centralized accountant). This module accounts the parties inside the protocol:
 under the relation *one record's features replaced, its class and its site fixed* (the
 coordinator learns the per-site class counts, so a relation that hides them cannot hold towards
 it). For one synthetic sample of class k the honest sites' messages are
-``M_h = P_h + e_h + g_h`` with ``g_h ~ N(0, sigma^2/S I)`` and pairwise masks of std
-``sigma_m = mask_ratio * sigma`` among the ``H = S - t`` honest sites. The record's change moves
+``M_h = P_h + e_h + g_h`` with ``g_h ~ N(0, sigma^2/S I)`` and pairwise masks among the
+``H = S - t`` honest sites. The record's change moves
 one site's partial mean by at most ``Delta = 2c/l``; the Gaussian view has, per use,
 
     mu^2 = (Delta/sigma)^2 [ S/H + (1 - 1/H) / (1/S + H mask_ratio^2) ]     (:func:`view_factor`)
 
-(docs/decentral.md, Theorem 2). The parties are assumed to know which records each sample
-mixed (the coordinator draws the pooled subset's counts; knowing the records too is a stronger
-adversary, so the bound holds for the real one): there is no subsampling amplification towards
-them. A record is used ``m ~ Binomial(T_k, l/n_k)`` times, independent of the data, so the exact
-privacy profile is the mixture ``delta(eps) = E_m[delta_G(eps; mu sqrt(m))]`` of Gaussian
-profiles (Balle & Wang 2018, :func:`dpcda.privacy.gaussian.gaussian_delta`), maximised over
-classes.
+with Gaussian masks (CAPE), and ``(Delta/sigma)^2 S/H`` with the uniform modular masks the
+release uses (``mask_ratio = inf``; docs/decentral.md, Theorem 4). The parties are assumed to
+know which records each sample mixed (the coordinator draws the pooled subset's counts; knowing
+the records too is a stronger adversary, so the bound holds for the real one): there is no
+subsampling amplification towards them. A record is used ``m ~ Binomial(T_k, l/n_k)`` times,
+independent of the data, so the exact privacy profile is the mixture ``delta(eps) =
+E_m[delta_G(eps; mu sqrt(m))]`` of Gaussian profiles (Balle & Wang 2018,
+:func:`dpcda.privacy.gaussian.gaussian_delta`), maximised over classes.
 """
 
 from __future__ import annotations
@@ -44,12 +45,16 @@ _TAIL_SHARE = 1e-6
 
 def view_factor(S: int, t: int, mask_ratio: float) -> float:
     """``mu^2 / (Delta/sigma)^2`` of the view of the aggregator plus ``t`` colluding sites, for a
-    record held by an honest site (``0 <= t <= S - 1``)."""
+    record held by an honest site (``0 <= t <= S - 1``). ``mask_ratio``: the std of CAPE's
+    Gaussian pair masks over ``sigma``; ``math.inf`` for uniform modular masks (what
+    :mod:`dpcda.mechanisms.cape_run` uses), where the view is the honest sum: ``S / H``."""
     S, t = int(S), int(t)
     if S < 1 or not 0 <= t <= S - 1:
         raise ValueError(f"colluding sites t must be in 0..S-1 (S={S}), got t={t}")
-    rho = check_float("mask_ratio", mask_ratio, lo=0.0)
     H = S - t
+    if mask_ratio == math.inf:  # uniform modular masks: the view is the honest sites' sum
+        return S / H
+    rho = check_float("mask_ratio", mask_ratio, lo=0.0)
     return S / H + (1.0 - 1.0 / H) / (1.0 / S + H * rho * rho)
 
 

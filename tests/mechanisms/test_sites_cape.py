@@ -94,12 +94,14 @@ def test_pooled_subset_sampler_is_uniform_over_the_pooled_class(sizes, l):
     assert chisquare(freq).pvalue > 1e-4
 
 
-def test_masks_sum_to_zero_up_to_rounding():
+def test_modular_masks_cancel_exactly_and_each_looks_uniform():
     S = 6
-    e, a = PairMasks(S, SecureRandom(3), 1e3).masks((50, 7))
-    assert e.shape == (S, 50, 7)
-    assert np.abs(e.sum(0)).max() <= 64 * 2.0 ** -53 * a.sum(0).max()
-    assert e.std() > 100  # each e_s alone is large: (S - 1) masks of std 1e3
+    e = PairMasks(S, SecureRandom(3)).masks((500, 7))
+    assert e.shape == (S, 500, 7) and e.dtype == np.uint64
+    assert (e.sum(0, dtype=np.uint64) == 0).all()  # exact, mod 2^64
+    top = (e >> np.uint64(63)).astype(float)  # the top bit of a uniform word: Bernoulli(1/2)
+    assert abs(top.mean() - 0.5) < 5 * 0.5 / math.sqrt(top.size)
+    assert not (e[0] == 0).any()
 
 
 def _constant_classes(K=3, d=4, n_per=30, S=3):
@@ -120,16 +122,16 @@ def test_cape_aggregate_carries_exactly_the_centralized_noise():
     sites, v = _constant_classes()
     sigma = 0.5
     tr = CapeTrace()
-    rel = run_cape(sites, l=4, T=3000, common=_common(sigma), mask_ratio=1e3, ts=[1], seed=7,
-                   drop=(), trace=tr)
-    assert tr.err_over_bound <= 1.0 and tr.err_over_sigma < 1e-9  # the masks cancel
+    rel = run_cape(sites, l=4, T=3000, common=_common(sigma), ts=[1], seed=7, drop=(), trace=tr)
+    assert tr.n_values == 3000 * 7 and tr.err_over_bound <= 1.0 and tr.err_over_sigma < 1e-13
+    fp = rel.card["privacy"]["floating_point"]
+    assert fp["noisy_values"] == 3000 * 7 and 0 < fp["epsilon_added"] < 1e-6
     noise = rel.X - v * shrink_factor(4)
     assert abs(noise.mean()) < 4 * sigma / math.sqrt(noise.size)
     # Var(sample variance) = 2 sigma^4 / n; grid rounding adds at most gamma^2/12 <= sigma^2/768
     var = noise.var()
     assert abs(var / sigma**2 - 1) < 5 * math.sqrt(2 / noise.size) + 1 / 768
-    # without cancellation the masks (std ~1e3 sigma) would dominate by far
-    assert np.abs(noise).max() < 10 * sigma
+    assert np.abs(noise).max() < 10 * sigma  # an uncancelled mask would be ~2^63 2^-F
 
 
 def test_local_mode_needs_more_noise_than_cape():
