@@ -52,7 +52,8 @@ def _calibrate(sites, l: int, T: int, common: dict):
     """``(sigma_x, sigma_y, privacy block, T_k, pooled counts, preprocessor)`` of the pooled
     DP-CDA setting, from public facts and the pooled class counts the coordinator holds."""
     from dpcda.mechanisms.dp_cda import DPCDAConfig
-    from dpcda.mechanisms.dp_cda_account import account
+    from dpcda.mechanisms.dp_cda_account import BOUNDS_ACCOUNTANTS, account
+    from dpcda.util.notices import notice
     from dpcda.mechanisms.prepare import fit_preprocessor
     from dpcda.privacy import samples_per_class
 
@@ -65,6 +66,8 @@ def _calibrate(sites, l: int, T: int, common: dict):
     # a public normalisation: fitted on no private statistic (scale: the public bounds)
     pre = fit_preprocessor(sites.sites[0].X, common["normalize"], c=cfg.c, bounds=common["bounds"])
     sx, sy, privacy = account(cfg, N=N, counts=counts, d=d, K=K, compare=False, bounds=counts)
+    if cfg.accountant in BOUNDS_ACCOUNTANTS and privacy.get("private"):  # as generate_dpcda says
+        privacy["warnings"] = [*privacy.get("warnings", []), notice("class_sizes_from_data")]
     return cfg, sx, sy, privacy, t_k, counts, pre
 
 
