@@ -21,6 +21,8 @@ REPO = Path(__file__).resolve().parents[2]
     (["--sites", "3", "--split", "by-column", "--site-column", "0"], "sites=3 must equal"),
     (["--sites", "3", "--split", "by-column"], "needs column"),
     (["--sites", "3", "--l", "0"], "l must be"),
+    # Dirichlet(0.01) puts nearly every class at one site: some site lacks some class
+    (["--sites", "3", "--split", "skewed", "--alpha", "0.01"], "a site holds no record of some class"),
 ])
 def test_bad_input_is_one_line_exit_2_and_nothing_printed(argv, words, capsys, tmp_path,
                                                           monkeypatch):
