@@ -71,6 +71,19 @@ class SecureRandom:
         self._used = 0
         del key
 
+    @classmethod
+    def from_key(cls, key: bytes) -> "SecureRandom":
+        """A source keyed by a 256-bit secret ``key`` that parties agreed on (a pair of sites'
+        shared mask key, :mod:`dpcda.mechanisms.cape_masks`): both ends draw the same stream.
+        Private while the key stays secret (never stored here); not marked ``seeded``."""
+        if not isinstance(key, bytes) or len(key) != KEY_BYTES:
+            raise ValueError(f"key must be {KEY_BYTES} bytes, got a {type(key).__name__}")
+        self = cls.__new__(cls)
+        self._enc = _cipher(key)
+        self._used = 0
+        self.seeded = False
+        return self
+
     def __repr__(self) -> str:
         return f"SecureRandom(ChaCha20, {'seeded: NOT private' if self.seeded else 'OS-keyed'})"
 
