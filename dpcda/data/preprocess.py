@@ -13,7 +13,9 @@ Two normalizers:
 
 Both are fitted on the training split and applied unchanged to the test split. Then
 :func:`clip_rows` bounds every row's L2 norm by ``c``: ``x <- x / max(1, ||x|| / c)``.
-Outputs are float32; statistics are accumulated in float64.
+Outputs are float32; the arithmetic is float64 up to the clip, so that any finite value (up to
+float64's 1.8e308, subnormals too) gives a finite row of norm at most ``c``: a value beyond
+float32's range is never cast before it is clipped (docs/security.md, "Extreme values").
 """
 
 from __future__ import annotations
@@ -25,6 +27,10 @@ import numpy as np
 METHODS = ("zscore", "scale")
 PIXEL_BOUNDS = (0.0, 255.0)
 _CHUNK = 8192  # rows per block when accumulating in float64 (bounded extra memory)
+_F64_MAX = float(np.finfo(np.float64).max)
+_F32_MAX = float(np.finfo(np.float32).max)
+#: Largest clip norm: clipped rows are stored as float32, so ``c`` must leave room below 3.4e38.
+MAX_CLIP = 1e30
 
 
 @dataclass(frozen=True, eq=False)
@@ -60,12 +66,15 @@ class Normalizer:
             raise ValueError(f"X must be N x {self.n_features} (the fitted width), got shape {X.shape}")
         return X
 
-    def transform(self, X: np.ndarray) -> np.ndarray:
-        """Normalize rows of ``X`` (train or test split alike); returns a new float32 array."""
+    def transform(self, X: np.ndarray, dtype=np.float32) -> np.ndarray:
+        """Normalize rows of ``X`` (train or test split alike); returns a new array of ``dtype``
+        (float32 or float64). Computed in float64; a float32 result is clamped to float32's
+        finite range (a finite input never becomes inf)."""
         X = self._check(X)
-        out = X.astype(np.float32, copy=True)
-        out -= self.shift.astype(np.float32)
-        out *= self.inv_scale.astype(np.float32)
+        out = np.empty(X.shape, dtype=dtype)
+        for i in range(0, X.shape[0], _CHUNK):
+            out[i:i + _CHUNK] = finite_as(affine64(X[i:i + _CHUNK], self.shift, self.inv_scale),
+                                          dtype)
         return out
 
     def inverse_transform(self, Z: np.ndarray) -> np.ndarray:
@@ -83,6 +92,34 @@ class Normalizer:
         return {"normalization": self.method, "uses_private_statistics": self.uses_private_statistics,
                 "normalization_note": self.description, "n_features": self.n_features,
                 "n_constant_features": self.n_constant}
+
+
+def affine64(X: np.ndarray, shift: np.ndarray, inv_scale: np.ndarray) -> np.ndarray:
+    """``(X - shift) * inv_scale`` in float64, finite for finite inputs: an overflow (a value
+    near float64's limit minus a large shift) saturates at +-1.8e308, and ``inf * 0`` (a constant
+    feature) is 0, what the feature maps to. A fixed per-record map: it costs no privacy."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = np.asarray(X, dtype=np.float64) - shift
+        out *= inv_scale
+    return np.nan_to_num(out, copy=False, nan=0.0, posinf=_F64_MAX, neginf=-_F64_MAX)
+
+
+def finite_as(X: np.ndarray, dtype) -> np.ndarray:
+    """``X`` (finite float64) as ``dtype``, clamped to its finite range first (float32: +-3.4e38)."""
+    dtype = np.dtype(dtype)
+    if dtype == np.float64:
+        return X
+    top = float(np.finfo(dtype).max)
+    return np.clip(X, -top, top).astype(dtype)
+
+
+def check_finite(X: np.ndarray, name: str = "X") -> None:
+    """Refuse NaN or infinite values, worded without any data value, count or position (a
+    private fact): one clear error before anything private is used."""
+    X = np.asarray(X)
+    if np.issubdtype(X.dtype, np.inexact) and not np.isfinite(X).all():
+        raise ValueError(f"{name} must hold finite numbers only (no NaN or inf): remove or "
+                         "impute the missing values before a release")
 
 
 def _as_2d(X: np.ndarray, name: str = "X_train") -> np.ndarray:
@@ -143,10 +180,11 @@ def fit_normalizer(X_train: np.ndarray, method: str, *, bounds: object = None) -
                           f"training split, not covered by the DP guarantee; {n_const} constant "
                           "features map to 0", n_const)
     if bounds is None:
-        lo_x, hi_x = float(X.min()), float(X.max())
-        if lo_x < PIXEL_BOUNDS[0] or hi_x > PIXEL_BOUNDS[1]:
-            raise ValueError(f"method='scale' without bounds assumes pixel values in [0, 255], got "
-                             f"values in [{lo_x:g}, {hi_x:g}]; pass bounds=(low, high) (e.g. "
+        check_finite(X, "X_train")
+        if float(X.min()) < PIXEL_BOUNDS[0] or float(X.max()) > PIXEL_BOUNDS[1]:
+            # worded without the data's min/max: those are private values
+            raise ValueError("method='scale' without bounds assumes pixel values in [0, 255], "
+                             "and X_train has values outside it; pass bounds=(low, high) (e.g. "
                              "Dataset.feature_bounds), or use method='none' (features as given, "
                              "rows clipped to c; covered by the guarantee) or 'zscore' (private "
                              "statistics, not covered)")
@@ -164,27 +202,54 @@ def fit_dataset_normalizer(dataset, method: str) -> Normalizer:
     return fit_normalizer(dataset.X_train, method, bounds=bounds)
 
 
+def check_clip(c) -> float:
+    """The clip norm ``c`` as a float: finite, > 0 and at most :data:`MAX_CLIP`."""
+    if isinstance(c, bool) or not isinstance(c, (int, float, np.integer, np.floating)) \
+            or not np.isfinite(c) or c <= 0 or c > MAX_CLIP:
+        raise ValueError(f"c must be a finite number > 0 (the clip norm) and at most "
+                         f"{MAX_CLIP:g}, got c={c!r}")
+    return float(c)
+
+
 def clip_rows(X: np.ndarray, c: float) -> np.ndarray:
     """Scale each row to L2 norm at most ``c``: ``x <- x / max(1, ||x|| / c)`` (a new float32 array).
 
-    Norms are computed in float64; rows still above ``c`` after rounding to float32 are nudged
-    down, so ``||row|| <= c`` holds exactly as float32 norms.
+    Any finite input: the rows are read in float64 and a row's norm is taken as ``m ||x / m||``
+    with ``m = max |x_i|`` (no overflow, even at 1e308; no underflow of subnormals); a clipped
+    row is ``(x / m) c / ||x / m||``, so nothing beyond float32's range is ever cast. Rows still
+    above ``c`` after rounding to float32 are nudged down until ``||row|| <= c`` holds exactly as
+    float64 norms of the float32 values. Non-finite values are refused (:func:`check_finite`).
     """
-    if isinstance(c, bool) or not isinstance(c, (int, float, np.integer, np.floating)) \
-            or not np.isfinite(c) or c <= 0:
-        raise ValueError(f"c must be a finite number > 0 (the clip norm), got c={c!r}")
+    c = check_clip(c)
     X = _as_2d(X, "X")
-    out = X.astype(np.float32, copy=True)
-    norms = _row_norms(out)
-    factor = np.minimum(1.0, float(c) / np.maximum(norms, np.finfo(np.float64).tiny))
-    out *= factor.astype(np.float32)[:, None]
-    over = np.flatnonzero(_row_norms(out) > c)
-    if over.size:
-        out[over] *= np.float32(1.0 - 4 * np.finfo(np.float32).eps)
+    check_finite(X)
+    out = np.empty(X.shape, dtype=np.float32)
+    for i in range(0, X.shape[0], _CHUNK):
+        out[i:i + _CHUNK] = clip64(np.asarray(X[i:i + _CHUNK], dtype=np.float64), c)
     return out
 
 
+def clip64(X: np.ndarray, c: float) -> np.ndarray:
+    """Rows of the finite float64 block ``X`` clipped to norm ``c`` as float32 (see
+    :func:`clip_rows`; ``c`` already checked)."""
+    m = np.max(np.abs(X), axis=1)
+    live = m > 0
+    unit = np.zeros_like(X)
+    np.divide(X, m[:, None], out=unit, where=live[:, None])  # entries in [-1, 1]
+    s = np.sqrt(np.einsum("ij,ij->i", unit, unit))  # in [1, sqrt(d)] on live rows
+    over = live & (m > c / np.maximum(s, 1.0))  # ||x|| = m s > c, compared without overflow
+    out64 = np.where(over[:, None], unit * (c / np.where(over, s, 1.0))[:, None], X)
+    out = finite_as(out64, np.float32)  # |value| <= c <= MAX_CLIP on clipped rows
+    shrink = np.float32(1.0 - 4 * np.finfo(np.float32).eps)
+    while True:
+        bad = np.flatnonzero(_row_norms(out) > c)
+        if not bad.size:
+            return out
+        out[bad] *= shrink
+
+
 def _row_norms(X: np.ndarray) -> np.ndarray:
+    """Float64 L2 norms of float32 rows (exact squares: float32 values square without overflow)."""
     out = np.empty(X.shape[0], dtype=np.float64)
     for i in range(0, X.shape[0], _CHUNK):
         block = X[i:i + _CHUNK].astype(np.float64)

@@ -75,11 +75,12 @@ def generate_dpmix_traced(X, y, *, l: int, T: int | None = None, sigma_x=None, s
     clip = accountant not in UNCLIPPED_ACCOUNTANTS
     pre = fit_preprocessor(X, normalize, c=c if clip else None, bounds=bounds)
     Xp = pre(X)
-    lo, hi = float(Xp.min()), float(Xp.max())
-    if not clip and (lo < -1e-6 or hi > 1 + 1e-6):
-        raise ValueError(f"DPMix needs features in [0, 1] (accountant {accountant!r} assumes it), got values "
-                         f"in [{lo:.3g}, {hi:.3g}] after normalize={pre.method!r}; use "
-                         "normalize='scale' with the data's public bounds")
+    if not clip and (float(Xp.min()) < -1e-6 or float(Xp.max()) > 1 + 1e-6):
+        # worded without the private min/max
+        raise ValueError(f"DPMix needs features in [0, 1] (accountant {accountant!r} assumes it), "
+                         f"and some are outside it after normalize={pre.method!r}; use "
+                         "normalize='scale' with the data's public bounds, or accountant="
+                         "'dpmix-clipped'")
     common = dict(l=l, T=T, delta=delta, n=N, d_x=d, d_y=K, c=c)
     if eps is not None:
         cal = calibrate(epsilon=eps, accountant=accountant, conversion=conversion, ratio=ratio,
