@@ -341,10 +341,10 @@ def test_bad_data(blocks):
     kw = dict(l=2, T=40, sigma_x=0.5)
     Xn = X.copy()
     Xn[3, 1] = np.nan
-    with pytest.raises(ValueError, match="NaN or infinite"):
+    with pytest.raises(ValueError, match="X must be finite: NaN and inf are not allowed"):
         generate_dpcda(Xn, y, **kw)
     Xn[3, 1] = np.inf
-    with pytest.raises(ValueError, match="NaN or infinite"):
+    with pytest.raises(ValueError, match="X must be finite: NaN and inf are not allowed"):
         generate_dpcda(Xn, y, **kw)
     with pytest.raises(ValueError, match="same length"):
         generate_dpcda(X, y[:-1], **kw)
