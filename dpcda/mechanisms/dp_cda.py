@@ -17,7 +17,7 @@ non-private setting (epsilon = infinity) and the card says so.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -30,6 +30,7 @@ from dpcda.mechanisms.dp_cda_account import (BOUNDS_ACCOUNTANTS, COMPOSING_ACCOU
 from dpcda.mechanisms.mixing import Mixed, mix_classwise
 from dpcda.mechanisms.prepare import DP_NORMALIZE_CHOICES, affine_of, fit_preprocessor
 from dpcda.mechanisms.release import Release
+from dpcda.randomness.noise import aimed, calibration_aim
 from dpcda.randomness.secure import SecureRandom
 from dpcda.mechanisms.segments import segment_spans, snap_segments
 from dpcda.privacy.allocation import ALLOCATION_TITLES
@@ -143,8 +144,12 @@ def generate_dpcda_traced(X, y, *, l: int, T: int, c: float = 1.0, sigma_x=None,
         stats_mu = release_stats_mu(cfg.epsilon, cfg.delta, stats_share)
     source = SecureRandom(seed)  # every private draw of this release; never stored
     pre = fit_preprocessor(X, normalize, c=cfg.c, bounds=bounds, stats_mu=stats_mu, rng=source)
-    sx, sy, privacy = account(cfg, N=len(X), counts=counts, d=X.shape[1], K=K,
+    aim = calibration_aim(cfg.epsilon, int(t_k.sum()) * (X.shape[1] + K) +
+                          (X.shape[1] if stats_mu is not None else 0))  # floating point's share
+    sx, sy, privacy = account(replace(cfg, epsilon=aim) if aim != cfg.epsilon else cfg,
+                              N=len(X), counts=counts, d=X.shape[1], K=K,
                               compare=compare_accountants, stats_mu=pre.stats_mu, bounds=n_bounds)
+    aimed(privacy, cfg.epsilon, aim)
     if whole and bounds_source == "data" and privacy.get("private"):
         privacy["warnings"] = [*privacy.get("warnings", []), notice("class_sizes_from_data")]
     dev = resolve_device(device)

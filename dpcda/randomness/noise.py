@@ -353,6 +353,51 @@ class FloatCost:
                 "delta_total": delta + added_d if finite else None}
 
 
+def eta_upper() -> float:
+    """An upper bound on :meth:`Grid.eta` for every grid :func:`grid_for` gives (``s = sigma /
+    gamma`` in [8, 16)): the spread grows with ``s`` (taken at 16), the exponential and the
+    uniform's grid term shrink with it (taken at ``h = 1/8``, the grid term at ``h = 1/16``)."""
+    s_hi, h_hi, h_lo = 2.0 * GRID_MIN, 1.0 / GRID_MIN, 1.0 / (2.0 * GRID_MIN)
+    spread = s_hi * (NDTRI_REL_ERR * TAIL_B + 8 * _U) + 4 * _U * (s_hi * TAIL_B + 2)
+    width = spread * h_hi
+    grid_v = 2.0 ** -190 / (h_lo * _phi(TAIL_B + h_hi))
+    return 2.0 * spread * math.exp((TAIL_B + h_hi + width) * (h_hi + 2.0 * width)) + grid_v
+
+
+def float_reserve(n_values: int) -> float:
+    """An upper bound on what floating point adds to epsilon (:attr:`FloatCost.epsilon_added`)
+    for ``n_values`` grid-rounded values, whatever the noise scale: what a calibration keeps
+    back so that the card's total (ideal epsilon + floating point) never exceeds the target."""
+    eta = eta_upper()
+    return float(n_values) * math.log1p(2 * eta / (1 - eta))
+
+
+def calibration_aim(epsilon: float | None, n_values: int) -> float | None:
+    """The epsilon a calibration aims at for a target ``epsilon`` (None: no target): the target
+    minus :func:`float_reserve`, less a relative 2^-40 so that the sum's rounding cannot lift
+    the total above the target. Refuses a target too small to hold the reserve."""
+    if epsilon is None or not math.isfinite(epsilon):
+        return epsilon
+    aim = (epsilon - float_reserve(n_values)) * (1.0 - 2.0 ** -40)
+    if not aim > 0:
+        raise ValueError(f"epsilon={epsilon:g} is too small for {int(n_values)} noisy values: "
+                         "floating point alone adds more (docs/security.md, 'Floating point')")
+    return aim
+
+
+def aimed(privacy: dict, target: float | None, aim: float | None) -> dict:
+    """``privacy`` (modified, returned) naming the target, not the aim, as what it was calibrated
+    to, with the reserve kept for floating point."""
+    if target is not None and aim is not None and aim != target:
+        privacy["calibrated_to_epsilon"] = float(target)
+        privacy["calibration_aim"] = {
+            "epsilon": float(aim), "float_reserve": float(target - aim),
+            "why": "the noise is calibrated to the target minus a bound on what floating point "
+                   "adds, so epsilon + epsilon_added (privacy.floating_point) is at most the "
+                   "target"}
+    return privacy
+
+
 def float_cost(*parts: tuple[int, Grid | None]) -> FloatCost:
     """The cost of releasing ``n`` grid-rounded values for each ``(n, grid)`` part (grid None:
     no noise, no cost). ``eta``: the largest per-value bound; ``tail``: the bulk's complement."""
