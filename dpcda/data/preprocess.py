@@ -27,6 +27,9 @@ import numpy as np
 METHODS = ("zscore", "scale")
 PIXEL_BOUNDS = (0.0, 255.0)
 _CHUNK = 8192  # rows per block when accumulating in float64 (bounded extra memory)
+#: Rows per block of the float64 normalise-and-clip (cache-sized: measured 0.81 s for 60,000 x
+#: 784 at 1,024 rows vs 1.76 s at 8,192; the float32 path before was 0.78 s).
+CLIP_CHUNK = 1024
 _F64_MAX = float(np.finfo(np.float64).max)
 _F32_MAX = float(np.finfo(np.float32).max)
 #: Largest clip norm: clipped rows are stored as float32, so ``c`` must leave room below 3.4e38.
@@ -101,6 +104,8 @@ def affine64(X: np.ndarray, shift: np.ndarray, inv_scale: np.ndarray) -> np.ndar
     with np.errstate(over="ignore", invalid="ignore"):
         out = np.asarray(X, dtype=np.float64) - shift
         out *= inv_scale
+        if np.isfinite(out.sum()):  # one pass; a huge finite sum only takes the slow path
+            return out
     return np.nan_to_num(out, copy=False, nan=0.0, posinf=_F64_MAX, neginf=-_F64_MAX)
 
 
@@ -136,9 +141,14 @@ def _moments(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     n = X.shape[0]
     mean = X.sum(axis=0, dtype=np.float64) / n
     var = np.zeros(X.shape[1], dtype=np.float64)
-    for i in range(0, n, _CHUNK):
-        dev = X[i:i + _CHUNK].astype(np.float64) - mean
-        var += np.einsum("ij,ij->j", dev, dev)
+    with np.errstate(over="ignore", invalid="ignore"):
+        if not np.isfinite(mean).all():  # values near float64's limit: sum them scaled by 1/n
+            mean = np.nan_to_num(sum((X[i:i + _CHUNK].astype(np.float64) / n).sum(axis=0)
+                                     for i in range(0, n, _CHUNK)),
+                                 posinf=_F64_MAX, neginf=-_F64_MAX)
+        for i in range(0, n, _CHUNK):
+            dev = X[i:i + _CHUNK].astype(np.float64) - mean
+            var += np.einsum("ij,ij->j", dev, dev)  # may overflow to inf: inv_scale 0 then
     return mean, var / n
 
 
@@ -224,22 +234,33 @@ def clip_rows(X: np.ndarray, c: float) -> np.ndarray:
     X = _as_2d(X, "X")
     check_finite(X)
     out = np.empty(X.shape, dtype=np.float32)
-    for i in range(0, X.shape[0], _CHUNK):
-        out[i:i + _CHUNK] = clip64(np.asarray(X[i:i + _CHUNK], dtype=np.float64), c)
+    for i in range(0, X.shape[0], CLIP_CHUNK):
+        out[i:i + CLIP_CHUNK] = clip64(np.asarray(X[i:i + CLIP_CHUNK], dtype=np.float64), c)
     return out
 
 
 def clip64(X: np.ndarray, c: float) -> np.ndarray:
     """Rows of the finite float64 block ``X`` clipped to norm ``c`` as float32 (see
-    :func:`clip_rows`; ``c`` already checked)."""
-    m = np.max(np.abs(X), axis=1)
-    live = m > 0
-    unit = np.zeros_like(X)
-    np.divide(X, m[:, None], out=unit, where=live[:, None])  # entries in [-1, 1]
-    s = np.sqrt(np.einsum("ij,ij->i", unit, unit))  # in [1, sqrt(d)] on live rows
-    over = live & (m > c / np.maximum(s, 1.0))  # ||x|| = m s > c, compared without overflow
-    out64 = np.where(over[:, None], unit * (c / np.where(over, s, 1.0))[:, None], X)
-    out = finite_as(out64, np.float32)  # |value| <= c <= MAX_CLIP on clipped rows
+    :func:`clip_rows`; ``c`` already checked). Rows whose sum of squares overflows or underflows
+    take the scaled path ``(x / m) c / ||x / m||``; the others are scaled by ``c / ||x||``."""
+    sq = np.einsum("ij,ij->i", X, X)
+    robust = ~(sq <= _F64_MAX) | (sq < 2.0 ** -960)  # inf, or so small that squares underflow
+    norms = np.sqrt(sq)
+    # a clipped row aims a relative 2^-22 below c: float32's rounding (2^-24) keeps it <= c
+    cc = c * (1.0 - 2.0 ** -22)
+    factor = np.where(~robust & (norms > c), cc / np.where(robust, 1.0, norms), 1.0)
+    out64 = X * factor[:, None]  # one pass; rows within c keep their values (factor 1)
+    rb = np.flatnonzero(robust)
+    if rb.size:
+        Y = X[rb]
+        m = np.max(np.abs(Y), axis=1)
+        live = m > 0
+        unit = np.zeros_like(Y)
+        np.divide(Y, m[:, None], out=unit, where=live[:, None])  # entries in [-1, 1]
+        s = np.maximum(np.sqrt(np.einsum("ij,ij->i", unit, unit)), 1.0)  # in [1, sqrt(d)]
+        big = live & (m > c / s)  # ||x|| = m s > c, compared without overflow
+        out64[rb] = np.where(big[:, None], unit * (cc / s)[:, None], Y)
+    out = out64.astype(np.float32)  # every |value| <= max(c, a norm <= c) <= MAX_CLIP
     shrink = np.float32(1.0 - 4 * np.finfo(np.float32).eps)
     while True:
         bad = np.flatnonzero(_row_norms(out) > c)
@@ -252,8 +273,8 @@ def _row_norms(X: np.ndarray) -> np.ndarray:
     """Float64 L2 norms of float32 rows (exact squares: float32 values square without overflow)."""
     out = np.empty(X.shape[0], dtype=np.float64)
     for i in range(0, X.shape[0], _CHUNK):
-        block = X[i:i + _CHUNK].astype(np.float64)
-        out[i:i + _CHUNK] = np.sqrt(np.einsum("ij,ij->i", block, block))
+        block = X[i:i + _CHUNK]
+        out[i:i + _CHUNK] = np.sqrt(np.einsum("ij,ij->i", block, block, dtype=np.float64))
     return out
 
 

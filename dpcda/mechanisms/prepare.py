@@ -41,7 +41,7 @@ class Preprocessor:
         """Float32 rows; normalised and clipped in float64, block by block, so that no finite
         value, however large, reaches a float32 cast before the clip (docs/security.md,
         "Extreme values"). Without ``c`` the values are clamped to float32's finite range."""
-        from dpcda.data.preprocess import _CHUNK, check_clip, check_finite, clip64, finite_as
+        from dpcda.data.preprocess import CLIP_CHUNK, check_clip, check_finite, clip64, finite_as
 
         X = np.asarray(X)
         if X.ndim != 2:
@@ -49,9 +49,9 @@ class Preprocessor:
         check_finite(X)
         c = None if self.c is None else check_clip(self.c)
         out = np.empty(X.shape, dtype=np.float32)
-        for i in range(0, X.shape[0], _CHUNK):
-            block = _transform64(self.normalizer, X[i:i + _CHUNK])
-            out[i:i + _CHUNK] = clip64(block, c) if c is not None else \
+        for i in range(0, X.shape[0], CLIP_CHUNK):
+            block = _transform64(self.normalizer, X[i:i + CLIP_CHUNK])
+            out[i:i + CLIP_CHUNK] = clip64(block, c) if c is not None else \
                 finite_as(block, np.float32)
         return out
 
