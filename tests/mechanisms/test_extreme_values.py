@@ -161,3 +161,55 @@ def test_dpmix_unclipped_error_holds_no_min_max():
         generate_dpmix(X, y, l=2, sigma_x=0.5, accountant="dpmix", normalize="none", seed=1,
                        device="cpu")
     assert "0.438" not in str(e.value) and "-0.4" not in str(e.value)
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_cli_refuses_non_finite_data_in_one_line_writing_nothing(monkeypatch, tmp_path, capsys,
+                                                                  bad):
+    import dpcda.data as data_mod
+    from dpcda.cli import main
+
+    real = data_mod.load_dataset
+
+    def tampered(name, **kw):  # a dataset file edited to hold a NaN / inf
+        ds = real(name, **kw)
+        X = np.array(ds.X_train, dtype=np.float64)
+        X[[3, 9], 5] = bad
+        return type(ds)(**{**ds.__dict__, "X_train": X})
+
+    monkeypatch.setattr(data_mod, "load_dataset", tampered)
+    out = tmp_path / "r.npz"
+    assert main(["generate", "--dataset", "digits", "--l", "4", "--epsilon", "5", "--T", "200",
+                 "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err and "X must be finite" in err
+    assert not any(ch.isdigit() for ch in err.split("X must be finite", 1)[1])
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("value, code", [(1e41, 2), (3e38, 0)])
+def test_cli_with_one_extreme_value(monkeypatch, tmp_path, capsys, value, code):
+    """Beyond float32 a Dataset (which stores float32) refuses in one line and nothing is
+    written; within it the release is finite."""
+    import dpcda.data as data_mod
+    from dpcda.cli import main
+
+    real = data_mod.load_dataset
+
+    def tampered(name, **kw):
+        ds = real(name, **kw)
+        X = np.array(ds.X_train, dtype=np.float64)
+        X[7, 3] = value
+        return type(ds)(**{**ds.__dict__, "X_train": X})
+
+    monkeypatch.setattr(data_mod, "load_dataset", tampered)
+    out = tmp_path / "r.npz"
+    assert main(["generate", "--dataset", "digits", "--l", "4", "--epsilon", "10", "--T", "1340",
+                 "--out", str(out)]) == code
+    err = capsys.readouterr().err
+    if code:
+        assert err.count("\n") == 1 and "must fit in float32" in err and "1e+41" not in err
+        assert list(tmp_path.iterdir()) == []
+    else:
+        with np.load(out) as z:
+            assert np.isfinite(z["X"]).all()
