@@ -31,10 +31,10 @@ def _total_within(card, target):
 
 
 @pytest.mark.parametrize("accountant", ["whole-record", "class-aware-pld", "class-aware", "paper"])
-@pytest.mark.parametrize("target", [0.5, 2.0, 10.0])
+@pytest.mark.parametrize("target", [0.5, 10.0])
 def test_dpcda_card_total_never_exceeds_the_target(accountant, target):
     X, y = _digits()
-    rel = generate_dpcda(X, y, l=4, T=30000, epsilon=target, delta=1e-5, accountant=accountant,
+    rel = generate_dpcda(X, y, l=4, T=10000, epsilon=target, delta=1e-5, accountant=accountant,
                          seed=1, device="cpu", compare_accountants=False)
     total = _total_within(rel.card, target)
     assert total > target * (1 - 1e-2)  # and the noise is not needlessly large
@@ -49,7 +49,7 @@ def test_dpcda_dp_center_total_never_exceeds_the_target():
 
 @pytest.mark.parametrize("target", [1.0, 8.0])
 @pytest.mark.parametrize("gen, kw", [
-    (generate_dpmix, dict(l=4, T=30000)),
+    (generate_dpmix, dict(l=4, T=10000)),
     (generate_random_projection, dict(p=64)),
     (generate_dp_merf, dict(steps=1, n_features=2000, batch_size=40)),
 ])
