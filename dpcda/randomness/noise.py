@@ -378,10 +378,12 @@ def calibration_aim(epsilon: float | None, n_values: int) -> float | None:
     the total above the target. Refuses a target too small to hold the reserve."""
     if epsilon is None or not math.isfinite(epsilon):
         return epsilon
-    aim = (epsilon - float_reserve(n_values)) * (1.0 - 2.0 ** -40)
+    reserve = float_reserve(n_values)
+    aim = (epsilon - reserve) * (1.0 - 2.0 ** -40)
     if not aim > 0:
-        raise ValueError(f"epsilon={epsilon:g} is too small for {int(n_values)} noisy values: "
-                         "floating point alone adds more (docs/security.md, 'Floating point')")
+        raise ValueError(f"epsilon={epsilon:g} cannot be reached: floating point alone adds up to "
+                         f"{reserve:.2g} for {int(n_values)} noisy values (docs/security.md, "
+                         "'Floating point'); choose a larger epsilon")
     return aim
 
 
