@@ -213,3 +213,27 @@ def test_cli_with_one_extreme_value(monkeypatch, tmp_path, capsys, value, code):
     else:
         with np.load(out) as z:
             assert np.isfinite(z["X"]).all()
+
+
+def test_uploads_refuse_what_float32_cannot_hold_and_release_the_rest():
+    """An upload beyond float32 is refused without its value; one at 3e38 releases finitely."""
+    import io
+
+    from dpcda.data.upload import load_upload
+    from dpcda.mechanisms import generate_from_dataset
+
+    X, y = _small()
+    for value, ok in ((1e41, False), (3e38, True)):
+        Xv = X.copy()
+        Xv[5, 2] = value
+        buf = io.BytesIO()
+        np.savez(buf, X=Xv, y=y)
+        if not ok:
+            with pytest.raises(ValueError, match="must fit in float32") as e:
+                load_upload(buf.getvalue(), "u.npz")
+            assert "1e+41" not in str(e.value) and "1e41" not in str(e.value)
+            continue
+        ds = load_upload(buf.getvalue(), "u.npz")
+        rel = generate_from_dataset(ds, "dp-cda", l=2, epsilon=5.0, T=60, normalize="none",
+                                    seed=1, device="cpu")
+        assert np.isfinite(rel.X).all()
