@@ -224,11 +224,13 @@ def check_clip(c) -> float:
 def clip_rows(X: np.ndarray, c: float) -> np.ndarray:
     """Scale each row to L2 norm at most ``c``: ``x <- x / max(1, ||x|| / c)`` (a new float32 array).
 
-    Any finite input: the rows are read in float64 and a row's norm is taken as ``m ||x / m||``
-    with ``m = max |x_i|`` (no overflow, even at 1e308; no underflow of subnormals); a clipped
-    row is ``(x / m) c / ||x / m||``, so nothing beyond float32's range is ever cast. Rows still
-    above ``c`` after rounding to float32 are nudged down until ``||row|| <= c`` holds exactly as
-    float64 norms of the float32 values. Non-finite values are refused (:func:`check_finite`).
+    Any finite input: the rows are read in float64; where a row's sum of squares overflows or
+    underflows (values near 1e154, or below 1e-144) its norm is taken as ``m ||x / m||`` with
+    ``m = max |x_i|`` and the clipped row is ``(x / m) c' / ||x / m||``; elsewhere ``x c' /
+    ||x||``, with ``c' = c (1 - 2^-22)`` so that float32's rounding keeps it below ``c``. Only the
+    clipped rows are cast, so nothing beyond float32's range ever is. A row still above ``c``
+    after the cast is nudged down until ``||row|| <= c`` holds exactly as the float64 norm of its
+    float32 values. Non-finite values are refused (:func:`check_finite`).
     """
     c = check_clip(c)
     X = _as_2d(X, "X")

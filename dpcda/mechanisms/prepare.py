@@ -83,18 +83,14 @@ class Preprocessor:
 
 def _transform64(normalizer, X: np.ndarray) -> np.ndarray:
     """``normalizer.transform(X)`` as finite float64 (the identity for ``None``)."""
-    from dpcda.data.preprocess import finite_as
-
     if normalizer is None:
         return np.asarray(X, dtype=np.float64)
     try:
         out = normalizer.transform(X, dtype=np.float64)
     except TypeError:  # a caller's own normalizer without a dtype: its float32 output, clamped
         out = normalizer.transform(X)
-    out = np.asarray(out, dtype=np.float64)
-    out = np.nan_to_num(out, nan=0.0, posinf=np.finfo(np.float64).max,
-                        neginf=-np.finfo(np.float64).max)
-    return finite_as(out, np.float64)
+    return np.nan_to_num(np.asarray(out, dtype=np.float64), nan=0.0,
+                         posinf=np.finfo(np.float64).max, neginf=-np.finfo(np.float64).max)
 
 
 def fit_preprocessor(X, normalize, *, c: float | None, bounds=None, stats_mu: float | None = None,
