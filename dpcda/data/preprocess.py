@@ -139,9 +139,9 @@ def _as_2d(X: np.ndarray, name: str = "X_train") -> np.ndarray:
 def _moments(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per-column mean and population variance in float64, two passes in row blocks."""
     n = X.shape[0]
-    mean = X.sum(axis=0, dtype=np.float64) / n
     var = np.zeros(X.shape[1], dtype=np.float64)
     with np.errstate(over="ignore", invalid="ignore"):
+        mean = X.sum(axis=0, dtype=np.float64) / n
         if not np.isfinite(mean).all():  # values near float64's limit: sum them scaled by 1/n
             mean = np.nan_to_num(sum((X[i:i + _CHUNK].astype(np.float64) / n).sum(axis=0)
                                      for i in range(0, n, _CHUNK)),
