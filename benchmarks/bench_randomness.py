@@ -109,7 +109,7 @@ def small_calls(calls: int = 200_000) -> None:
     import timeit
 
     from dpcda.randomness import SecureRandom
-    from dpcda.randomness.noise import ndtri_error
+    from dpcda.randomness.ndtri_reference import ndtri_error
 
     src = SecureRandom()
     pid = min(timeit.repeat(os.getpid, number=calls, repeat=5)) / calls
