@@ -176,6 +176,7 @@ def generate_random_projection(X, y, *, epsilon: float, delta: float = 1e-5, p: 
         raise ValueError(f"accountant must be one of {', '.join(DPPRO_ACCOUNTANTS)} for random "
                          f"projection, got accountant={accountant!r}")
     p = min(100, d) if p is None else check_int("p", p, 1, d, " (at most the dimension d)")
+    aim = calibration_aim(eps, N * p)  # the target less floating point's share
     pre = fit_preprocessor(X, normalize, c=c, bounds=bounds)
     dev = resolve_device(device)
     source = SecureRandom(seed)  # the noise's source; R, public, comes from a fast generator
@@ -185,7 +186,6 @@ def generate_random_projection(X, y, *, epsilon: float, delta: float = 1e-5, p: 
     # The sensitivity needs an upper bound on s(R): LAPACK's float64 SVD (on the CPU, backward
     # stable) is within ~1e-15 relative; 2^-30 covers it.
     s_R = float(torch.linalg.matrix_norm(R.cpu(), ord=2)) * (1.0 + 2.0 ** -30)
-    aim = calibration_aim(eps, N * p)  # the target less floating point's share
     if accountant == "gaussian":
         std = gaussian_sigma(aim, delta, sensitivity=2.0 * c * s_R)
     else:  # as published

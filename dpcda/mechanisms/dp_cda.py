@@ -142,10 +142,10 @@ def generate_dpcda_traced(X, y, *, l: int, T: int, c: float = 1.0, sigma_x=None,
     stats_mu = None
     if isinstance(normalize, str) and normalize in DP_NORMALIZE_CHOICES:
         stats_mu = release_stats_mu(cfg.epsilon, cfg.delta, stats_share)
-    source = SecureRandom(seed)  # every private draw of this release; never stored
-    pre = fit_preprocessor(X, normalize, c=cfg.c, bounds=bounds, stats_mu=stats_mu, rng=source)
     aim = calibration_aim(cfg.epsilon, int(t_k.sum()) * (X.shape[1] + K) +
                           (X.shape[1] if stats_mu is not None else 0))  # floating point's share
+    source = SecureRandom(seed)  # every private draw of this release; never stored
+    pre = fit_preprocessor(X, normalize, c=cfg.c, bounds=bounds, stats_mu=stats_mu, rng=source)
     sx, sy, privacy = account(replace(cfg, epsilon=aim) if aim != cfg.epsilon else cfg,
                               N=len(X), counts=counts, d=X.shape[1], K=K,
                               compare=compare_accountants, stats_mu=pre.stats_mu, bounds=n_bounds)
