@@ -59,7 +59,11 @@ def generate_sites(sites: Sites, *, mode: str, l: int, T: int, epsilon=None, sig
     check_sites_for(sites, int(l), every_site=mode == "local")
     common = dict(l=l, c=c, epsilon=epsilon, sigma_x=sigma_x, delta=delta, normalize=normalize,
                   bounds=bounds, accountant=accountant, dataset=dataset, n_classes=sites.n_classes,
-                  compare_accountants=False)
+                  compare_accountants=False,
+                  # every mode treats the (pooled or per-site) class sizes as public, as CAPE's
+                  # coordinator must know them: the same promise in the three modes (the card's
+                  # class_sizes_from_data notice), no DP label histogram in one mode only
+                  class_bounds="data")
     ts = default_colluding(sites.S) if colluding is None else sorted({int(t) for t in colluding})
     if mode == "centralized":
         from dpcda.mechanisms.dp_cda import generate_dpcda

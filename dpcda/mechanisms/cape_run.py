@@ -65,7 +65,16 @@ def _calibrate(sites, l: int, T: int, common: dict):
     t_k = samples_per_class(cfg.T, counts, cfg.allocation)
     # a public normalisation: fitted on no private statistic (scale: the public bounds)
     pre = fit_preprocessor(sites.sites[0].X, common["normalize"], c=cfg.c, bounds=common["bounds"])
-    sx, sy, privacy = account(cfg, N=N, counts=counts, d=d, K=K, compare=False, bounds=counts)
+    from dataclasses import replace
+
+    from dpcda.randomness.noise import aimed, calibration_aim
+
+    # floating point's share kept back as generate_dpcda does (the fixed-point sum's own cost
+    # is on the card apart: docs/decentral.md)
+    aim = calibration_aim(cfg.epsilon, cfg.T * (d + K) + d + K)
+    sx, sy, privacy = account(replace(cfg, epsilon=aim) if aim != cfg.epsilon else cfg, N=N,
+                              counts=counts, d=d, K=K, compare=False, bounds=counts)
+    aimed(privacy, cfg.epsilon, aim)
     if cfg.accountant in BOUNDS_ACCOUNTANTS and privacy.get("private"):  # as generate_dpcda says
         privacy["warnings"] = [*privacy.get("warnings", []), notice("class_sizes_from_data")]
     return cfg, sx, sy, privacy, t_k, counts, pre

@@ -248,7 +248,7 @@ def test_target_epsilon_is_calibrated_with_the_class_counts(blocks):
                          conversion="improved")
     from dpcda.randomness.noise import calibration_aim
 
-    aim = calibration_aim(8.0, 100 * (X.shape[1] + 4))  # floating point's share kept back
+    aim = calibration_aim(8.0, 100 * (X.shape[1] + 4) + X.shape[1] + 4)  # T samples, stats, histogram
     assert rel.card["privacy"]["calibration_aim"]["epsilon"] == aim
     cal = calibrate(epsilon=aim, delta=1e-4, l=3, c=1.0, T=100, n=len(y),
                     class_counts=tuple(np.bincount(y)), d_x=X.shape[1], d_y=4,
