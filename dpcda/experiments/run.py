@@ -297,6 +297,8 @@ def run_experiment(config: dict, ctx: JobContext | None = None) -> dict:
             and mech.onehot_label_noise and release.y_soft is not None):
         # ... and, for one-hot + Gaussian soft labels, the label noise (sigma_y is public).
         train["label_noise_std"] = float(card_params.get("sigma_y") or 0.0)
+    if train.get("model") == "qda":
+        _qda_inputs(train, card, float(public_noise))
     train_cfg = TrainConfig.from_dict(train)
     out = train_and_evaluate(release.X, release.y, X_test, ds.y_test, y_soft=release.y_soft,
                              image_shape=image_shape, config=train_cfg, on_epoch=ctx.on_epoch)
@@ -321,4 +323,18 @@ def run_experiment(config: dict, ctx: JobContext | None = None) -> dict:
         "normalization": card.normalization,
         "allocation": params.get("allocation"), "relation": privacy.get("relation"),
         "bound_note": privacy.get("bound_note"),
+        **({"learner_choice": out["learner_choice"]} if "learner_choice" in out else {}),
     }
+
+
+def _qda_inputs(train: dict, card, public_noise: float) -> None:
+    """Noise-aware QDA reads the card: sigma_x, l and the class sizes it may use (the public
+    bounds n_k under whole-record, else the class counts where the card shows them)."""
+    from dpcda.training.qda import mixing_factors
+
+    if not train.get("noise_std"):
+        train["noise_std"] = public_noise
+    l = card.parameters.get("l")
+    sizes = card.data.get("class_bounds") or card.data.get("class_counts")
+    if train.get("mix_factors") is None and l and sizes:
+        train["mix_factors"] = tuple(mixing_factors(int(l), sizes))
