@@ -10,7 +10,10 @@ relation, public lower bounds ``n_k`` are on the release's card, so the learner 
 The inversion multiplies estimation noise by ``1 / f_k ~ l``, so it is done in a public basis of
 ``p`` directions (the leading principal directions of the release itself: post-processing), the
 eigenvalues are floored and each class is shrunk towards the pooled covariance. Scores are the
-Gaussian log-likelihoods ``-log|C_k| / 2 - (x - mu_k)^T C_k^-1 (x - mu_k) / 2`` in that basis.
+Gaussian log-likelihoods ``-log|C_k| / 2 - (x - mu_k)^T C_k^-1 (x - mu_k) / 2`` in that basis,
+plus, outside it, the distance to the class mean over the floor (isotropic, the same for every
+class: the LDA-like part that the basis leaves out; measured MNIST epsilon = 1, l = 8: 0.848 ->
+0.862).
 
 Hyper-parameters (``p``, the shrinkage ``alpha``, the floor ``beta``) never see test data
 (``fit`` receives none). The default is a rule: one candidate whose floor scales with the public
@@ -33,6 +36,8 @@ SHRINKAGES = (0.3,)
 FLOORS = (0.1,)
 #: At most this many held-out rows are scored per candidate (time).
 MAX_HELD = 4000
+#: The floor's share of the mean eigenvalue in the basis (the whole floor without noise).
+TRACE_FLOOR = 0.1
 
 
 def mixing_factors(l: int, class_sizes) -> np.ndarray:
@@ -106,7 +111,7 @@ class NoiseAwareQDA:
         f = self.mix_factors if self.mix_factors is not None else np.ones(self.n_classes)
         t = float(np.mean(counts[present]))
         floor = (beta * self.noise_var / float(np.mean(f[present])) * np.sqrt(p / t)
-                 + 1e-3 * max(np.trace(pooled), 0.0) / p)
+                 + TRACE_FLOOR * max(np.trace(pooled), 0.0) / p)
         out = []
         for k in range(self.n_classes):
             if not present[k]:
@@ -114,6 +119,7 @@ class NoiseAwareQDA:
                 continue
             e, U = np.linalg.eigh((1 - alpha) * covs[k] + alpha * pooled)
             out.append((np.maximum(e, max(floor, 1e-12)), U))
+        self._floor = max(floor, 1e-12)
         return out, f
 
     @staticmethod
@@ -179,6 +185,10 @@ class NoiseAwareQDA:
         mus, covs, counts = self._moments(Zall[:, :p], y)
         eigs, _ = self._regularised(covs, counts, a, b)
         self._corrected = covs
+        means = np.zeros((self.n_classes, X.shape[1]))
+        for k in np.flatnonzero(counts >= 2):
+            means[k] = X[y == k].mean(axis=0)
+        self._outside = (means, self._floor)
         self._model = (centre, V[:, :p], mus, eigs)
         self.choice_ = {"dims": int(p), "shrinkage": float(a), "floor": float(b),
                         "holdout_loglik": held_score, "rule": "held-out release rows"
@@ -197,8 +207,15 @@ class NoiseAwareQDA:
         if self._model is None:
             raise RuntimeError("NoiseAwareQDA.scores called before fit")
         centre, V, mus, eigs = self._model
-        Z = (np.asarray(X, dtype=np.float64).reshape(len(X), -1) - centre) @ V
-        return self._loglik(Z, mus, eigs)
+        X = np.asarray(X, dtype=np.float64).reshape(len(X), -1)
+        s = self._loglik((X - centre) @ V, mus, eigs)
+        means, var = self._outside  # outside the basis: the class means, isotropic variance
+        for k, eu in enumerate(eigs):
+            if eu is not None:
+                D = X - means[k]
+                P = D @ V
+                s[:, k] -= 0.5 * (np.sum(D * D, axis=1) - np.sum(P * P, axis=1)) / var
+        return s
 
     def predict(self, X: np.ndarray) -> np.ndarray:
         return self.scores(X).argmax(axis=1)
