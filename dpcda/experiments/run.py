@@ -120,7 +120,8 @@ def resolve_model(cfg: dict, model: Any) -> Any:
     metadata only (:func:`dpcda.training.default_model`); other values pass through.
 
     Unregistered names count as tabular; where a mechanism's output is flat (a projection)
-    an image model is swapped for the noise-aware LDA.
+    an image model, and where it does not mix within a class the noise-aware QDA, is swapped
+    for the noise-aware LDA.
     """
     from dpcda.mechanisms import MECHANISMS
     from dpcda.training import AUTO, default_model, model_spec
@@ -141,8 +142,9 @@ def resolve_model(cfg: dict, model: Any) -> Any:
         pass  # not a registered dataset: treated as tabular (loading it fails later anyway)
     private = is_private(cfg)
     chosen = default_model(dataset=cfg["dataset"], image_shape=image_shape, private=private)
-    if mech.flat_output and model_spec(chosen).needs_image:
-        chosen = "lda"
+    if (mech.flat_output and model_spec(chosen).needs_image) or (
+            chosen == "qda" and mech.l_bound != "class"):
+        chosen = "lda"  # QDA models within-class mixing (f_k from l and n_k): DP-CDA's only
     return chosen
 
 
