@@ -331,12 +331,15 @@ def run_experiment(config: dict, ctx: JobContext | None = None) -> dict:
 
 def _qda_inputs(train: dict, card, public_noise: float) -> None:
     """Noise-aware QDA reads the card: sigma_x, l and the class sizes it may use (the public
-    bounds n_k under whole-record, else the class counts where the card shows them)."""
+    bounds n_k under whole-record, else the class counts where the card shows them; with
+    neither, f_k = 1 / l, the large-class limit). Lower bounds give a slightly smaller f_k than
+    the true sizes (relative difference below l / n_k): a slight over-correction."""
     from dpcda.training.qda import mixing_factors
 
     if not train.get("noise_std"):
         train["noise_std"] = public_noise
     l = card.parameters.get("l")
     sizes = card.data.get("class_bounds") or card.data.get("class_counts")
-    if train.get("mix_factors") is None and l and sizes:
-        train["mix_factors"] = tuple(mixing_factors(int(l), sizes))
+    if train.get("mix_factors") is None and l:  # no public sizes: the large-class limit 1 / l
+        train["mix_factors"] = (tuple(mixing_factors(int(l), sizes)) if sizes
+                                else (1.0 / int(l),) * int(train["n_classes"]))

@@ -12,8 +12,8 @@ The inversion multiplies estimation noise by ``1 / f_k ~ l``, so it is done in a
 eigenvalues are floored and each class is shrunk towards the pooled covariance. Scores are the
 Gaussian log-likelihoods ``-log|C_k| / 2 - (x - mu_k)^T C_k^-1 (x - mu_k) / 2`` in that basis,
 plus, outside it, the distance to the class mean over the floor (isotropic, the same for every
-class: the LDA-like part that the basis leaves out; measured MNIST epsilon = 1, l = 8: 0.848 ->
-0.862).
+class: the LDA-like part that the basis leaves out; measured on one MNIST release, epsilon = 1,
+l = 8: 0.848 -> 0.862).
 
 Hyper-parameters (``p``, the shrinkage ``alpha``, the floor ``beta``) never see test data
 (``fit`` receives none). The default is a rule: one candidate whose floor scales with the public
@@ -58,9 +58,9 @@ class NoiseAwareQDA:
     class (:func:`mixing_factors`; ``None`` = 1, no mixing). ``dims``, ``shrinkages``, ``floors``:
     the candidates; ``holdout``: the share of rows held out to choose among them (0 or a single
     candidate: no held-out choice, the first candidate). The floor of a candidate is
-    ``beta * noise_var / mean f_k * sqrt(p / T_k) + 1e-3 tr(pooled) / p``: a share of the
-    inversion's eigenvalue noise (Marchenko-Pastur width) plus a small ridge (the only floor
-    when there is no noise).
+    ``beta * noise_var / mean f_k * sqrt(p / T_k) + TRACE_FLOOR * tr(pooled) / p``: a share of
+    the inversion's eigenvalue noise (Marchenko-Pastur width) plus a share of the mean
+    eigenvalue in the basis (the only floor when there is no noise).
     """
 
     def __init__(self, n_classes: int, *, noise_var: float = 0.0, mix_factors=None,

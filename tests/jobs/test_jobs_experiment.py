@@ -313,3 +313,14 @@ def test_qda_reads_sigma_l_and_the_public_class_bounds_from_the_card(monkeypatch
     assert seen["noise_std"] == pytest.approx(out["sigma_x"]) and out["sigma_x"] > 0
     np.testing.assert_allclose(seen["mix_factors"], mixing_factors(4, sizes))
     assert out["learner_choice"] == {"dims": 150, "rule": "single candidate"}
+
+
+def test_qda_without_public_class_sizes_uses_the_large_class_limit():
+    from types import SimpleNamespace
+
+    from dpcda.experiments.run import _qda_inputs
+
+    card = SimpleNamespace(parameters={"l": 8}, data={"class_counts": None})
+    train = {"model": "qda", "n_classes": 3}
+    _qda_inputs(train, card, 0.25)
+    assert train["mix_factors"] == (0.125,) * 3 and train["noise_std"] == 0.25
