@@ -269,9 +269,11 @@ def main(argv=None) -> int:
     new = generate_dpcda(X, y, l=l, T=T, epsilon=args.epsilon, normalize="scale", bounds=bounds)
     par = new.card["parameters"]
     sx, sy, t_k = par["sigma_x"], par["sigma_y"], np.asarray(par["T_per_class"])
-    eps = new.card["privacy"]["epsilon"]
+    priv = new.card["privacy"]
+    eps, acc = priv["epsilon"], priv["accountant"]
     print(f"digits: N = {N}, d = {d}, K = {K}; l = {l}, T = {T} (T_k {t_k.min()}..{t_k.max()}), "
-          f"sigma_x = sigma_y = {sx:.4f} (epsilon {eps:.2f} at delta 1e-5, class-aware-pld)")
+          f"sigma_x = sigma_y = {sx:.4f} (epsilon {eps:.4f} at delta 1e-5 under today's default "
+          f"accountant {acc!r})")
     print(f"seed space: 2^{args.bits} (the shipped legacy code: 2^32); {args.check} hard labels "
           f"compared per candidate, >= {MATCH} must agree\n")
     rows_table = []

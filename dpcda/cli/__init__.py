@@ -18,7 +18,8 @@ import sys
 
 # Command modules, in the order their commands are listed in ``--help``.
 COMMAND_MODULES = ("dpcda.cli.privacy", "dpcda.cli.generate", "dpcda.cli.jobs", "dpcda.cli.jobs_list",
-                   "dpcda.cli.store", "dpcda.cli.fidelity", "dpcda.cli.audit")
+                   "dpcda.cli.store", "dpcda.cli.fidelity", "dpcda.cli.audit",
+                   "dpcda.cli.sites")
 
 
 class UsageError(Exception):

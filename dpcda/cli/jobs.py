@@ -107,9 +107,10 @@ def register(subparsers) -> None:
     s.add_argument("--epochs", type=_int_at_least("--epochs", 1), help="training epochs (default 5)")
     s.add_argument("--model", default="auto",
                    help="auto (default: the best measured learner per setting, resolved per job: "
-                        "tree for tabular data; for images lda (noise-aware LDA) when private, cnn "
-                        "when epsilon=inf; digits: ncm when private, lda when epsilon=inf), or cnn, "
-                        "dpmix-cnn, fc, linear, ncm, lda or tree")
+                        "tree for tabular data; for images qda (noise-aware QDA) when private (lda for "
+                        "mechanisms that mix across classes), cnn when epsilon=inf; digits: ncm "
+                        "when private, lda when epsilon=inf), or cnn, dpmix-cnn, fc, linear, ncm, "
+                        "lda, qda or tree")
     s.add_argument("--label-mode", choices=("hard", "soft"), help="train on hard or noisy soft labels")
     s.add_argument("--batch-size", type=_int_at_least("--batch-size", 1), help="default 256")
     s.add_argument("--lr", type=_positive_float("--lr"), help="Adam learning rate (default 1e-3)")

@@ -81,14 +81,20 @@ def noise_of(setting: Setting) -> tuple[float, float]:
         return setting.sigma_x, setting.sigma_y_value
     from dpcda.privacy import calibrate
 
+    from dpcda.randomness.noise import calibration_aim
+
     ratio = setting.sigma_y_value / setting.sigma_x if setting.sigma_x > 0 else 1.0
     mu = stats_mu_of(setting)
+    facts = _facts(setting)
+    # as the release does: the target less floating point's share (T rows bound sum(T_k))
+    aim = calibration_aim(setting.epsilon, facts["T"] * (facts["d_x"] + facts["d_y"]) +
+                          (facts["d_x"] if mu is not None else 0))
     if mu is not None:
         sx, sy, _ = _composing(setting.accountant).calibrate_composed(
-            epsilon=setting.epsilon, mu=mu, ratio=ratio, **_facts(setting))
+            epsilon=aim, mu=mu, ratio=ratio, **facts)
         return float(sx), float(sy)
-    cal = calibrate(epsilon=setting.epsilon, accountant=setting.accountant, ratio=ratio,
-                    conversion=setting.conversion, max_alpha=setting.max_alpha, **_facts(setting))
+    cal = calibrate(epsilon=aim, accountant=setting.accountant, ratio=ratio,
+                    conversion=setting.conversion, max_alpha=setting.max_alpha, **facts)
     return float(cal.sigma_x), float(cal.sigma_y)
 
 

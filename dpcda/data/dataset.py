@@ -43,6 +43,9 @@ class Segment:
         return self.stop - self.start
 
 
+_F32_MAX = float(np.finfo(np.float32).max)
+
+
 def _readonly(a: np.ndarray) -> np.ndarray:
     a = np.ascontiguousarray(a)
     a.flags.writeable = False
@@ -82,6 +85,12 @@ class Dataset:
             if y.ndim != 1 or len(y) != len(X):
                 raise ValueError(f"y_{split} must be 1-D with {len(X)} labels, got shape {y.shape}")
             if X.dtype != np.float32:
+                if np.issubdtype(X.dtype, np.floating) and X.dtype.itemsize > 4 and \
+                        np.nanmax(np.abs(np.where(np.isinf(X), 0, X)), initial=0.0) > _F32_MAX:
+                    # a finite value float32 cannot hold would become inf: refused (no value shown)
+                    raise ValueError(f"X_{split} must fit in float32 (finite values up to "
+                                     "3.4e38 in magnitude): a Dataset stores float32; rescale "
+                                     "the features")
                 X = X.astype(np.float32)
             if y.dtype != np.int64:
                 y = y.astype(np.int64)

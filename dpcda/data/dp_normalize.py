@@ -69,11 +69,12 @@ class DPCenterNormalizer:
         X = np.asarray(X)
         if X.ndim != 2 or X.shape[1] != self.n_features:
             raise ValueError(f"X must be N x {self.n_features} (the fitted width), got shape {X.shape}")
-        U = (X.astype(np.float64) - self.low) / (self.high - self.low)
-        return np.sqrt(np.clip(U, 0.0, 1.0))
+        with np.errstate(over="ignore", invalid="ignore"):  # saturates; clipped to [0, 1] below
+            U = (X.astype(np.float64) - self.low) / (self.high - self.low)
+        return np.sqrt(np.clip(np.nan_to_num(U, nan=0.0), 0.0, 1.0))
 
-    def transform(self, X: np.ndarray) -> np.ndarray:
-        return (self._unit(X) - self.mean).astype(np.float32)
+    def transform(self, X: np.ndarray, dtype=np.float32) -> np.ndarray:
+        return (self._unit(X) - self.mean).astype(dtype)
 
     def inverse_transform(self, Z: np.ndarray) -> np.ndarray:
         Z = np.asarray(Z, dtype=np.float64)
@@ -99,7 +100,10 @@ def fit_dp_center(X_train: np.ndarray, *, bounds, mu: float, rng=None) -> DPCent
     from dpcda.util.checks import check_float
     from dpcda.data.preprocess import PIXEL_BOUNDS, _as_2d, _bounds
 
+    from dpcda.data.preprocess import check_finite
+
     X = _as_2d(X_train)
+    check_finite(X, "X_train")  # before the source or any private sum
     n, d = X.shape
     mu = check_float("mu", mu, lo=0.0, lo_open=True, why=" (the statistics' GDP parameter)")
     low, high = _bounds(PIXEL_BOUNDS if bounds is None else bounds, d)
@@ -111,8 +115,9 @@ def fit_dp_center(X_train: np.ndarray, *, bounds, mu: float, rng=None) -> DPCent
     shrink = 1.0 - max(2.0 ** -20, 4.0 * float(n) ** 2 * 2.0 ** -53)
     total = np.zeros(d)
     for i in range(0, n, _CHUNK):  # only these clipped rows are read: sensitivity sqrt(d)
-        U = (X[i:i + _CHUNK].astype(np.float64) - low) / (high - low)
-        total += np.sqrt(np.clip(U, 0.0, 1.0)).sum(axis=0) * shrink
+        with np.errstate(over="ignore", invalid="ignore"):
+            U = (X[i:i + _CHUNK].astype(np.float64) - low) / (high - low)
+        total += np.sqrt(np.clip(np.nan_to_num(U, nan=0.0), 0.0, 1.0)).sum(axis=0) * shrink
     noise_std = math.sqrt(d) / mu
     noisy_total = add_gaussian(total, noise_std, rng, bound=float(n))
     mean = np.clip(noisy_total / n, 0.0, 1.0)

@@ -13,7 +13,9 @@ Two normalizers:
 
 Both are fitted on the training split and applied unchanged to the test split. Then
 :func:`clip_rows` bounds every row's L2 norm by ``c``: ``x <- x / max(1, ||x|| / c)``.
-Outputs are float32; statistics are accumulated in float64.
+Outputs are float32; the arithmetic is float64 up to the clip, so that any finite value (up to
+float64's 1.8e308, subnormals too) gives a finite row of norm at most ``c``: a value beyond
+float32's range is never cast before it is clipped (docs/security.md, "Extreme values").
 """
 
 from __future__ import annotations
@@ -25,6 +27,13 @@ import numpy as np
 METHODS = ("zscore", "scale")
 PIXEL_BOUNDS = (0.0, 255.0)
 _CHUNK = 8192  # rows per block when accumulating in float64 (bounded extra memory)
+#: Rows per block of the float64 normalise-and-clip (cache-sized: measured 0.81 s for 60,000 x
+#: 784 at 1,024 rows vs 1.76 s at 8,192; the float32 path before was 0.78 s).
+CLIP_CHUNK = 1024
+_F64_MAX = float(np.finfo(np.float64).max)
+_F32_MAX = float(np.finfo(np.float32).max)
+#: Largest clip norm: clipped rows are stored as float32, so ``c`` must leave room below 3.4e38.
+MAX_CLIP = 1e30
 
 
 @dataclass(frozen=True, eq=False)
@@ -60,12 +69,15 @@ class Normalizer:
             raise ValueError(f"X must be N x {self.n_features} (the fitted width), got shape {X.shape}")
         return X
 
-    def transform(self, X: np.ndarray) -> np.ndarray:
-        """Normalize rows of ``X`` (train or test split alike); returns a new float32 array."""
+    def transform(self, X: np.ndarray, dtype=np.float32) -> np.ndarray:
+        """Normalize rows of ``X`` (train or test split alike); returns a new array of ``dtype``
+        (float32 or float64). Computed in float64; a float32 result is clamped to float32's
+        finite range (a finite input never becomes inf)."""
         X = self._check(X)
-        out = X.astype(np.float32, copy=True)
-        out -= self.shift.astype(np.float32)
-        out *= self.inv_scale.astype(np.float32)
+        out = np.empty(X.shape, dtype=dtype)
+        for i in range(0, X.shape[0], _CHUNK):
+            out[i:i + _CHUNK] = finite_as(affine64(X[i:i + _CHUNK], self.shift, self.inv_scale),
+                                          dtype)
         return out
 
     def inverse_transform(self, Z: np.ndarray) -> np.ndarray:
@@ -85,6 +97,36 @@ class Normalizer:
                 "n_constant_features": self.n_constant}
 
 
+def affine64(X: np.ndarray, shift: np.ndarray, inv_scale: np.ndarray) -> np.ndarray:
+    """``(X - shift) * inv_scale`` in float64, finite for finite inputs: an overflow (a value
+    near float64's limit minus a large shift) saturates at +-1.8e308, and ``inf * 0`` (a constant
+    feature) is 0, what the feature maps to. A fixed per-record map: it costs no privacy."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = np.asarray(X, dtype=np.float64) - shift
+        out *= inv_scale
+        if np.isfinite(out.sum()):  # one pass; a huge finite sum only takes the slow path
+            return out
+    return np.nan_to_num(out, copy=False, nan=0.0, posinf=_F64_MAX, neginf=-_F64_MAX)
+
+
+def finite_as(X: np.ndarray, dtype) -> np.ndarray:
+    """``X`` (finite float64) as ``dtype``, clamped to its finite range first (float32: +-3.4e38)."""
+    dtype = np.dtype(dtype)
+    if dtype == np.float64:
+        return X
+    top = float(np.finfo(dtype).max)
+    return np.clip(X, -top, top).astype(dtype)
+
+
+def check_finite(X: np.ndarray, name: str = "X") -> None:
+    """Refuse NaN or infinite values, worded without any data value, count or position (a
+    private fact): one clear error before anything private is used."""
+    X = np.asarray(X)
+    if np.issubdtype(X.dtype, np.inexact) and not np.isfinite(X).all():
+        raise ValueError(f"{name} must hold finite numbers only (no NaN or inf): remove or "
+                         "impute the missing values before a release")
+
+
 def _as_2d(X: np.ndarray, name: str = "X_train") -> np.ndarray:
     X = np.asarray(X)
     if X.ndim != 2 or X.shape[0] == 0 or X.shape[1] == 0:
@@ -97,11 +139,16 @@ def _as_2d(X: np.ndarray, name: str = "X_train") -> np.ndarray:
 def _moments(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per-column mean and population variance in float64, two passes in row blocks."""
     n = X.shape[0]
-    mean = X.sum(axis=0, dtype=np.float64) / n
     var = np.zeros(X.shape[1], dtype=np.float64)
-    for i in range(0, n, _CHUNK):
-        dev = X[i:i + _CHUNK].astype(np.float64) - mean
-        var += np.einsum("ij,ij->j", dev, dev)
+    with np.errstate(over="ignore", invalid="ignore"):
+        mean = X.sum(axis=0, dtype=np.float64) / n
+        if not np.isfinite(mean).all():  # values near float64's limit: sum them scaled by 1/n
+            mean = np.nan_to_num(sum((X[i:i + _CHUNK].astype(np.float64) / n).sum(axis=0)
+                                     for i in range(0, n, _CHUNK)),
+                                 posinf=_F64_MAX, neginf=-_F64_MAX)
+        for i in range(0, n, _CHUNK):
+            dev = X[i:i + _CHUNK].astype(np.float64) - mean
+            var += np.einsum("ij,ij->j", dev, dev)  # may overflow to inf: inv_scale 0 then
     return mean, var / n
 
 
@@ -143,10 +190,11 @@ def fit_normalizer(X_train: np.ndarray, method: str, *, bounds: object = None) -
                           f"training split, not covered by the DP guarantee; {n_const} constant "
                           "features map to 0", n_const)
     if bounds is None:
-        lo_x, hi_x = float(X.min()), float(X.max())
-        if lo_x < PIXEL_BOUNDS[0] or hi_x > PIXEL_BOUNDS[1]:
-            raise ValueError(f"method='scale' without bounds assumes pixel values in [0, 255], got "
-                             f"values in [{lo_x:g}, {hi_x:g}]; pass bounds=(low, high) (e.g. "
+        check_finite(X, "X_train")
+        if float(X.min()) < PIXEL_BOUNDS[0] or float(X.max()) > PIXEL_BOUNDS[1]:
+            # worded without the data's min/max: those are private values
+            raise ValueError("method='scale' without bounds assumes pixel values in [0, 255], "
+                             "and X_train has values outside it; pass bounds=(low, high) (e.g. "
                              "Dataset.feature_bounds), or use method='none' (features as given, "
                              "rows clipped to c; covered by the guarantee) or 'zscore' (private "
                              "statistics, not covered)")
@@ -164,31 +212,71 @@ def fit_dataset_normalizer(dataset, method: str) -> Normalizer:
     return fit_normalizer(dataset.X_train, method, bounds=bounds)
 
 
+def check_clip(c) -> float:
+    """The clip norm ``c`` as a float: finite, > 0 and at most :data:`MAX_CLIP`."""
+    if isinstance(c, bool) or not isinstance(c, (int, float, np.integer, np.floating)) \
+            or not np.isfinite(c) or c <= 0 or c > MAX_CLIP:
+        raise ValueError(f"c must be a finite number > 0 (the clip norm) and at most "
+                         f"{MAX_CLIP:g}, got c={c!r}")
+    return float(c)
+
+
 def clip_rows(X: np.ndarray, c: float) -> np.ndarray:
     """Scale each row to L2 norm at most ``c``: ``x <- x / max(1, ||x|| / c)`` (a new float32 array).
 
-    Norms are computed in float64; rows still above ``c`` after rounding to float32 are nudged
-    down, so ``||row|| <= c`` holds exactly as float32 norms.
+    Any finite input: the rows are read in float64; where a row's sum of squares overflows or
+    underflows (values near 1e154, or below 1e-144) its norm is taken as ``m ||x / m||`` with
+    ``m = max |x_i|`` and the clipped row is ``(x / m) c' / ||x / m||``; elsewhere ``x c' /
+    ||x||``, with ``c' = c (1 - 2^-22)`` so that float32's rounding keeps it below ``c``. Only the
+    clipped rows are cast, so nothing beyond float32's range ever is. A row still above ``c``
+    after the cast is nudged down until ``||row|| <= c`` holds exactly as the float64 norm of its
+    float32 values. Non-finite values are refused (:func:`check_finite`).
     """
-    if isinstance(c, bool) or not isinstance(c, (int, float, np.integer, np.floating)) \
-            or not np.isfinite(c) or c <= 0:
-        raise ValueError(f"c must be a finite number > 0 (the clip norm), got c={c!r}")
+    c = check_clip(c)
     X = _as_2d(X, "X")
-    out = X.astype(np.float32, copy=True)
-    norms = _row_norms(out)
-    factor = np.minimum(1.0, float(c) / np.maximum(norms, np.finfo(np.float64).tiny))
-    out *= factor.astype(np.float32)[:, None]
-    over = np.flatnonzero(_row_norms(out) > c)
-    if over.size:
-        out[over] *= np.float32(1.0 - 4 * np.finfo(np.float32).eps)
+    check_finite(X)
+    out = np.empty(X.shape, dtype=np.float32)
+    for i in range(0, X.shape[0], CLIP_CHUNK):
+        out[i:i + CLIP_CHUNK] = clip64(np.asarray(X[i:i + CLIP_CHUNK], dtype=np.float64), c)
     return out
 
 
+def clip64(X: np.ndarray, c: float) -> np.ndarray:
+    """Rows of the finite float64 block ``X`` clipped to norm ``c`` as float32 (see
+    :func:`clip_rows`; ``c`` already checked). Rows whose sum of squares overflows or underflows
+    take the scaled path ``(x / m) c / ||x / m||``; the others are scaled by ``c / ||x||``."""
+    sq = np.einsum("ij,ij->i", X, X)
+    robust = ~(sq <= _F64_MAX) | (sq < 2.0 ** -960)  # inf, or so small that squares underflow
+    norms = np.sqrt(sq)
+    # a clipped row aims a relative 2^-22 below c: float32's rounding (2^-24) keeps it <= c
+    cc = c * (1.0 - 2.0 ** -22)
+    factor = np.where(~robust & (norms > c), cc / np.where(robust, 1.0, norms), 1.0)
+    out64 = X * factor[:, None]  # one pass; rows within c keep their values (factor 1)
+    rb = np.flatnonzero(robust)
+    if rb.size:
+        Y = X[rb]
+        m = np.max(np.abs(Y), axis=1)
+        live = m > 0
+        unit = np.zeros_like(Y)
+        np.divide(Y, m[:, None], out=unit, where=live[:, None])  # entries in [-1, 1]
+        s = np.maximum(np.sqrt(np.einsum("ij,ij->i", unit, unit)), 1.0)  # in [1, sqrt(d)]
+        big = live & (m > c / s)  # ||x|| = m s > c, compared without overflow
+        out64[rb] = np.where(big[:, None], unit * (cc / s)[:, None], Y)
+    out = out64.astype(np.float32)  # every |value| <= max(c, a norm <= c) <= MAX_CLIP
+    shrink = np.float32(1.0 - 4 * np.finfo(np.float32).eps)
+    while True:
+        bad = np.flatnonzero(_row_norms(out) > c)
+        if not bad.size:
+            return out
+        out[bad] *= shrink
+
+
 def _row_norms(X: np.ndarray) -> np.ndarray:
+    """Float64 L2 norms of float32 rows (exact squares: float32 values square without overflow)."""
     out = np.empty(X.shape[0], dtype=np.float64)
     for i in range(0, X.shape[0], _CHUNK):
-        block = X[i:i + _CHUNK].astype(np.float64)
-        out[i:i + _CHUNK] = np.sqrt(np.einsum("ij,ij->i", block, block))
+        block = X[i:i + _CHUNK]
+        out[i:i + _CHUNK] = np.sqrt(np.einsum("ij,ij->i", block, block, dtype=np.float64))
     return out
 
 

@@ -319,7 +319,8 @@ def pending_jobs(store, dataset: str, *, l: int, sigma_x: float) -> list:
             and c.sigma is not None and _same_sigma(c.sigma, sigma_x)]
 
 
-LEARNER_WORDS = {"ncm": "nearest class mean", "lda": "noise-aware LDA", "tree": "decision tree",
+LEARNER_WORDS = {"ncm": "nearest class mean", "lda": "noise-aware LDA", "qda": "noise-aware QDA",
+                 "tree": "decision tree",
                  "cnn": "the paper's CNN", "linear": "linear softmax"}
 
 

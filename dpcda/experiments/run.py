@@ -122,7 +122,8 @@ def resolve_model(cfg: dict, model: Any) -> Any:
     metadata only (:func:`dpcda.training.default_model`); other values pass through.
 
     Unregistered names count as tabular; where a mechanism's output is flat (a projection)
-    an image model is swapped for the noise-aware LDA.
+    an image model, and where it does not mix within a class the noise-aware QDA, is swapped
+    for the noise-aware LDA.
     """
     from dpcda.mechanisms import MECHANISMS
     from dpcda.training import AUTO, default_model, model_spec
@@ -143,8 +144,9 @@ def resolve_model(cfg: dict, model: Any) -> Any:
         pass  # not a registered dataset: treated as tabular (loading it fails later anyway)
     private = is_private(cfg)
     chosen = default_model(dataset=cfg["dataset"], image_shape=image_shape, private=private)
-    if mech.flat_output and model_spec(chosen).needs_image:
-        chosen = "lda"
+    if (mech.flat_output and model_spec(chosen).needs_image) or (
+            chosen == "qda" and mech.l_bound != "class"):
+        chosen = "lda"  # QDA models within-class mixing (f_k from l and n_k): DP-CDA's only
     return chosen
 
 
@@ -299,6 +301,8 @@ def run_experiment(config: dict, ctx: JobContext | None = None) -> dict:
             and mech.onehot_label_noise and release.y_soft is not None):
         # ... and, for one-hot + Gaussian soft labels, the label noise (sigma_y is public).
         train["label_noise_std"] = float(card_params.get("sigma_y") or 0.0)
+    if train.get("model") == "qda":
+        _qda_inputs(train, card, float(public_noise))
     train_cfg = TrainConfig.from_dict(train)
     out = train_and_evaluate(release.X, release.y, X_test, ds.y_test, y_soft=release.y_soft,
                              image_shape=image_shape, config=train_cfg, on_epoch=ctx.on_epoch)
@@ -323,4 +327,21 @@ def run_experiment(config: dict, ctx: JobContext | None = None) -> dict:
         "normalization": card.normalization,
         "allocation": params.get("allocation"), "relation": privacy.get("relation"),
         "bound_note": privacy.get("bound_note"),
+        **({"learner_choice": out["learner_choice"]} if "learner_choice" in out else {}),
     }
+
+
+def _qda_inputs(train: dict, card, public_noise: float) -> None:
+    """Noise-aware QDA reads the card: sigma_x, l and the class sizes it may use (the public
+    bounds n_k under whole-record, else the class counts where the card shows them; with
+    neither, f_k = 1 / l, the large-class limit). Lower bounds give a slightly smaller f_k than
+    the true sizes (relative difference below l / n_k): a slight over-correction."""
+    from dpcda.training.qda import mixing_factors
+
+    if not train.get("noise_std"):
+        train["noise_std"] = public_noise
+    l = card.parameters.get("l")
+    sizes = card.data.get("class_bounds") or card.data.get("class_counts")
+    if train.get("mix_factors") is None and l:  # no public sizes: the large-class limit 1 / l
+        train["mix_factors"] = (tuple(mixing_factors(int(l), sizes)) if sizes
+                                else (1.0 / int(l),) * int(train["n_classes"]))

@@ -33,6 +33,7 @@ from dpcda.mechanisms.mixing import Mixed, mix_any_class
 from dpcda.mechanisms.prepare import fit_preprocessor
 from dpcda.mechanisms.release import Release, epsilon_text
 from dpcda.randomness import SecureRandom, add_gaussian, float_cost, grid_for
+from dpcda.randomness.noise import aimed, calibration_aim
 from dpcda.util.notices import notice
 from dpcda.mechanisms.validation import (check_delta, check_features, check_float, check_int,
                                          check_labels, check_release_size)
@@ -75,14 +76,16 @@ def generate_dpmix_traced(X, y, *, l: int, T: int | None = None, sigma_x=None, s
     clip = accountant not in UNCLIPPED_ACCOUNTANTS
     pre = fit_preprocessor(X, normalize, c=c if clip else None, bounds=bounds)
     Xp = pre(X)
-    lo, hi = float(Xp.min()), float(Xp.max())
-    if not clip and (lo < -1e-6 or hi > 1 + 1e-6):
-        raise ValueError(f"DPMix needs features in [0, 1] (accountant {accountant!r} assumes it), got values "
-                         f"in [{lo:.3g}, {hi:.3g}] after normalize={pre.method!r}; use "
-                         "normalize='scale' with the data's public bounds")
+    if not clip and (float(Xp.min()) < -1e-6 or float(Xp.max()) > 1 + 1e-6):
+        # worded without the private min/max
+        raise ValueError(f"DPMix needs features in [0, 1] (accountant {accountant!r} assumes it), "
+                         f"and some are outside it after normalize={pre.method!r}; use "
+                         "normalize='scale' with the data's public bounds, or accountant="
+                         "'dpmix-clipped'")
     common = dict(l=l, T=T, delta=delta, n=N, d_x=d, d_y=K, c=c)
+    aim = calibration_aim(eps, T * (d + K))  # the target less floating point's share
     if eps is not None:
-        cal = calibrate(epsilon=eps, accountant=accountant, conversion=conversion, ratio=ratio,
+        cal = calibrate(epsilon=aim, accountant=accountant, conversion=conversion, ratio=ratio,
                         max_alpha=max_alpha, **common)
         sx, sy, res = cal.sigma_x, cal.sigma_y, cal.result
     else:
@@ -98,7 +101,8 @@ def generate_dpmix_traced(X, y, *, l: int, T: int | None = None, sigma_x=None, s
         title="Local perturbation (Gaussian noise on each point; DPMix with l = 1)" if local
         else "DPMix (random mixing of any-class points, Lee et al.)",
         parameters={"l": l, "T": T, "c": c if clip else None, "sigma_x": sx, "sigma_y": sy, "delta": delta},
-        privacy=add_randomness(privacy_from_result(res, calibrated_to=eps, mechanism=_algorithm),
+        privacy=add_randomness(aimed(privacy_from_result(res, calibrated_to=eps,
+                                                         mechanism=_algorithm), eps, aim),
                                source, mixed.float_cost),
         data=data_block(dataset=dataset, N=N, class_counts=np.bincount(y, minlength=K),
                         class_names=class_names, image_shape=image_shape, d=d),
@@ -172,6 +176,7 @@ def generate_random_projection(X, y, *, epsilon: float, delta: float = 1e-5, p: 
         raise ValueError(f"accountant must be one of {', '.join(DPPRO_ACCOUNTANTS)} for random "
                          f"projection, got accountant={accountant!r}")
     p = min(100, d) if p is None else check_int("p", p, 1, d, " (at most the dimension d)")
+    aim = calibration_aim(eps, N * p)  # the target less floating point's share
     pre = fit_preprocessor(X, normalize, c=c, bounds=bounds)
     dev = resolve_device(device)
     source = SecureRandom(seed)  # the noise's source; R, public, comes from a fast generator
@@ -182,9 +187,9 @@ def generate_random_projection(X, y, *, epsilon: float, delta: float = 1e-5, p: 
     # stable) is within ~1e-15 relative; 2^-30 covers it.
     s_R = float(torch.linalg.matrix_norm(R.cpu(), ord=2)) * (1.0 + 2.0 ** -30)
     if accountant == "gaussian":
-        std = gaussian_sigma(eps, delta, sensitivity=2.0 * c * s_R)
+        std = gaussian_sigma(aim, delta, sensitivity=2.0 * c * s_R)
     else:  # as published
-        std = c * s_R * math.sqrt(math.log(1.0 / (2.0 * delta)) + eps) / eps
+        std = c * s_R * math.sqrt(math.log(1.0 / (2.0 * delta)) + aim) / aim
     acc = get_accountant(accountant)
     bound = bound_fields(accountant, "random-projection")  # relation, valid_bound, bound_note
     valid = bound["valid_bound"]
@@ -197,14 +202,14 @@ def generate_random_projection(X, y, *, epsilon: float, delta: float = 1e-5, p: 
     grid = grid_for(std, c * s_R)
     Z = add_gaussian(centre, std, source, bound=c * s_R, grid=grid).astype(np.float32)
     R_np = R.to(torch.float32).cpu().numpy()
-    privacy = {"private": True, "epsilon": eps,
-               "epsilon_text": epsilon_text(eps) + ("" if valid else f" ({NOT_A_BOUND})"),
+    privacy = {"private": True, "epsilon": aim,
+               "epsilon_text": epsilon_text(aim) + ("" if valid else f" ({NOT_A_BOUND})"),
                "delta": delta, "accountant": accountant, "accountant_title": acc.title,
                "assumptions": acc.assumptions, **bound,
                "conversion": None, "alpha": None,
                "warnings": [] if delta < 1.0 / N else
                [notice("delta_not_below_1_over_n", delta=delta, n=N)]}
-    add_randomness(privacy, source, float_cost((centre.size, grid)))
+    add_randomness(aimed(privacy, eps, aim), source, float_cost((centre.size, grid)))
     card = make_card(
         algorithm="random-projection", title="Random projection (DPPro, Xu et al. 2017)",
         parameters={"p": p, "c": c, "epsilon": eps, "delta": delta, "noise_std": std,

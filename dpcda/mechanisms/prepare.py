@@ -38,12 +38,22 @@ class Preprocessor:
     c: float | None = None
 
     def __call__(self, X) -> np.ndarray:
-        from dpcda.data.preprocess import clip_rows
+        """Float32 rows; normalised and clipped in float64, block by block, so that no finite
+        value, however large, reaches a float32 cast before the clip (docs/security.md,
+        "Extreme values"). Without ``c`` the values are clamped to float32's finite range."""
+        from dpcda.data.preprocess import CLIP_CHUNK, check_clip, check_finite, clip64, finite_as
 
         X = np.asarray(X)
-        out = self.normalizer.transform(X) if self.normalizer is not None else \
-            X.astype(np.float32, copy=True)
-        return clip_rows(out, self.c) if self.c is not None else out
+        if X.ndim != 2:
+            raise ValueError(f"X must be a 2-D array (N x d), got shape {X.shape}")
+        check_finite(X)
+        c = None if self.c is None else check_clip(self.c)
+        out = np.empty(X.shape, dtype=np.float32)
+        for i in range(0, X.shape[0], CLIP_CHUNK):
+            block = _transform64(self.normalizer, X[i:i + CLIP_CHUNK])
+            out[i:i + CLIP_CHUNK] = clip64(block, c) if c is not None else \
+                finite_as(block, np.float32)
+        return out
 
     @property
     def uses_private_statistics(self) -> bool:
@@ -69,6 +79,18 @@ class Preprocessor:
                 "mu_gdp": float(self.stats_mu), "sensitivity": "sqrt(d) (unit cube, replace-one)",
                 "composed": "exactly, into the release's epsilon (privacy loss distributions)"}
         return out
+
+
+def _transform64(normalizer, X: np.ndarray) -> np.ndarray:
+    """``normalizer.transform(X)`` as finite float64 (the identity for ``None``)."""
+    if normalizer is None:
+        return np.asarray(X, dtype=np.float64)
+    try:
+        out = normalizer.transform(X, dtype=np.float64)
+    except TypeError:  # a caller's own normalizer without a dtype: its float32 output, clamped
+        out = normalizer.transform(X)
+    return np.nan_to_num(np.asarray(out, dtype=np.float64), nan=0.0,
+                         posinf=np.finfo(np.float64).max, neginf=-np.finfo(np.float64).max)
 
 
 def fit_preprocessor(X, normalize, *, c: float | None, bounds=None, stats_mu: float | None = None,

@@ -134,6 +134,9 @@ def class_embedding(X: np.ndarray, y: np.ndarray, K: int, W, *, device):
             yb = torch.from_numpy(y[s:s + rows]).to(device)
             onehot = torch.nn.functional.one_hot(yb, K).to(torch.float64)
             Z = (xb.to(W.dtype) @ W.T).to(torch.float64)
+            # an unclipped (c=None) extreme row can overflow its phase: any phase gives a
+            # unit-norm feature, so a non-finite one is replaced by 0 (a per-record map)
+            Z = torch.nan_to_num(Z, nan=0.0, posinf=0.0, neginf=0.0)
             E[:D // 2] += torch.cos(Z).T @ onehot
             E[D // 2:] += Z.sin_().T @ onehot
     shrink = 1.0 - max(2.0 ** -20, 4.0 * float(N) ** 2 * 2.0 ** -53)

@@ -42,6 +42,7 @@ TAIL_B = 14.0
 #: reviewer's dense scan): the bound keeps a factor 2 (tests/randomness/test_noise.py checks it).
 NDTRI_REL_ERR = 2e-15
 _U = 2.0 ** -53  # unit roundoff of float64
+_NDTRI_CHECKED: float | None = None
 _MASK63 = np.uint64((1 << 63) - 1)
 _CHUNK = 1 << 20  # values per transform task
 _POOL: ThreadPoolExecutor | None = None
@@ -124,9 +125,33 @@ def _half_uniform(words: np.ndarray) -> np.ndarray:
     return v
 
 
+def check_ndtri() -> float:
+    """Refuse to draw noise when this scipy's ``ndtri`` exceeds :data:`NDTRI_REL_ERR` (the bound
+    the floating-point proof uses) at any reference point
+    (:mod:`dpcda.randomness.ndtri_reference`); checked once per process. A check at
+    fixed points catches a changed implementation, it does not prove the bound everywhere (the
+    test suite's dense scan against mpmath does that for the pinned scipy)."""
+    global _NDTRI_CHECKED
+    if _NDTRI_CHECKED is None:
+        import scipy
+
+        from dpcda.randomness.ndtri_reference import ndtri_error
+
+        err = ndtri_error()
+        if not err <= NDTRI_REL_ERR:
+            raise RuntimeError(
+                f"scipy {scipy.__version__}'s ndtri has relative error {err:.3g} at a reference "
+                f"point, above the bound {NDTRI_REL_ERR:g} that the noise's floating-point proof "
+                "uses (docs/security.md): no noise is drawn; install the scipy version the "
+                "project pins")
+        _NDTRI_CHECKED = err
+    return _NDTRI_CHECKED
+
+
 def _transform(source, n: int, finish) -> None:
     """Draw three words per value (in order), then in parallel chunks build ``V / 2`` and call
-    ``finish(a, b, half_uniforms, negative)``."""
+    ``finish(a, b, half_uniforms, negative)``. ``ndtri`` is checked first (:func:`check_ndtri`)."""
+    check_ndtri()
     words = source.words((3, n))
     negative = words[0].view(np.int64)  # < 0: the sign bit is set
 
@@ -247,6 +272,53 @@ class FloatCost:
                 "delta_added": added_d,
                 "epsilon_total": epsilon + self.epsilon_added if finite else None,
                 "delta_total": delta + added_d if finite else None}
+
+
+def eta_upper() -> float:
+    """An upper bound on :meth:`Grid.eta` for every grid :func:`grid_for` gives (``s = sigma /
+    gamma`` in [8, 16)): the spread grows with ``s`` (taken at 16), the exponential and the
+    uniform's grid term shrink with it (taken at ``h = 1/8``, the grid term at ``h = 1/16``)."""
+    s_hi, h_hi, h_lo = 2.0 * GRID_MIN, 1.0 / GRID_MIN, 1.0 / (2.0 * GRID_MIN)
+    spread = s_hi * (NDTRI_REL_ERR * TAIL_B + 8 * _U) + 4 * _U * (s_hi * TAIL_B + 2)
+    width = spread * h_hi
+    grid_v = 2.0 ** -190 / (h_lo * _phi(TAIL_B + h_hi))
+    return 2.0 * spread * math.exp((TAIL_B + h_hi + width) * (h_hi + 2.0 * width)) + grid_v
+
+
+def float_reserve(n_values: int) -> float:
+    """An upper bound on what floating point adds to epsilon (:attr:`FloatCost.epsilon_added`)
+    for ``n_values`` grid-rounded values, whatever the noise scale: what a calibration keeps
+    back so that the card's total (ideal epsilon + floating point) never exceeds the target."""
+    eta = eta_upper()
+    return float(n_values) * math.log1p(2 * eta / (1 - eta))
+
+
+def calibration_aim(epsilon: float | None, n_values: int) -> float | None:
+    """The epsilon a calibration aims at for a target ``epsilon`` (None: no target): the target
+    minus :func:`float_reserve`, less a relative 2^-40 so that the sum's rounding cannot lift
+    the total above the target. Refuses a target too small to hold the reserve."""
+    if epsilon is None or not math.isfinite(epsilon):
+        return epsilon
+    reserve = float_reserve(n_values)
+    aim = (epsilon - reserve) * (1.0 - 2.0 ** -40)
+    if not aim > 0:
+        raise ValueError(f"epsilon={epsilon:g} cannot be reached: floating point alone adds up to "
+                         f"{reserve:.2g} for {int(n_values)} noisy values (docs/security.md, "
+                         "'Floating point'); choose a larger epsilon")
+    return aim
+
+
+def aimed(privacy: dict, target: float | None, aim: float | None) -> dict:
+    """``privacy`` (modified, returned) naming the target, not the aim, as what it was calibrated
+    to, with the reserve kept for floating point."""
+    if target is not None and aim is not None and aim != target:
+        privacy["calibrated_to_epsilon"] = float(target)
+        privacy["calibration_aim"] = {
+            "epsilon": float(aim), "float_reserve": float(target - aim),
+            "why": "the noise is calibrated to the target minus a bound on what floating point "
+                   "adds, so epsilon + epsilon_added (privacy.floating_point) is at most the "
+                   "target"}
+    return privacy
 
 
 def float_cost(*parts: tuple[int, Grid | None]) -> FloatCost:

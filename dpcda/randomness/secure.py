@@ -17,6 +17,11 @@ and numpy's PCG64 are not cryptographic.
 The draws are exact: integers below a bound by rejection on masked words (no modulo bias),
 permutations by sorting 128-bit random keys (a tie, probability below n^2 / 2^129, redraws),
 uniforms with 53 random bits. Gaussian noise is in :mod:`dpcda.randomness.noise`.
+
+A source belongs to the process that created it: a child made by ``os.fork`` (or
+``multiprocessing``'s fork start method) inherits the parent's ChaCha20 state and would repeat
+the parent's draws, so every draw compares ``os.getpid()`` with the creator's and refuses in a
+child (:class:`ForkedSourceError`); create a new ``SecureRandom()`` in the child instead.
 """
 
 from __future__ import annotations
@@ -33,6 +38,10 @@ MAX_BYTES = 64 << 32
 _BLOCK = 1 << 22
 _ZEROS = bytes(_BLOCK)
 _SEED_DOMAIN = b"dpcda seeded release v1\x00"
+
+
+class ForkedSourceError(RuntimeError):
+    """A :class:`SecureRandom` was used in a process forked from the one that created it."""
 
 
 def _cipher(key: bytes):
@@ -56,7 +65,7 @@ class SecureRandom:
     derives the key from ``s`` and sets :attr:`seeded`. The object is not thread-safe.
     """
 
-    __slots__ = ("_enc", "_used", "seeded")
+    __slots__ = ("_enc", "_pid", "_used", "seeded")
 
     def __init__(self, seed: int | None = None) -> None:
         if seed is None:
@@ -68,8 +77,23 @@ class SecureRandom:
             key = seed_key(seed)
             self.seeded = True
         self._enc = _cipher(key)
+        self._pid = os.getpid()
         self._used = 0
         del key
+
+    @classmethod
+    def from_key(cls, key: bytes) -> "SecureRandom":
+        """A source keyed by a 256-bit secret ``key`` that parties agreed on (a pair of sites'
+        shared mask key, :mod:`dpcda.mechanisms.cape_masks`): both ends draw the same stream.
+        Private while the key stays secret (never stored here); not marked ``seeded``."""
+        if not isinstance(key, bytes) or len(key) != KEY_BYTES:
+            raise ValueError(f"key must be {KEY_BYTES} bytes, got a {type(key).__name__}")
+        self = cls.__new__(cls)
+        self._enc = _cipher(key)
+        self._pid = os.getpid()  # a forked child refuses to draw (as a source made by __init__)
+        self._used = 0
+        self.seeded = False
+        return self
 
     def __repr__(self) -> str:
         return f"SecureRandom(ChaCha20, {'seeded: NOT private' if self.seeded else 'OS-keyed'})"
@@ -80,6 +104,11 @@ class SecureRandom:
     # -- raw bits -----------------------------------------------------------------------------
     def bytes(self, n: int) -> np.ndarray:
         """``n`` bytes of keystream (a uint8 array)."""
+        if os.getpid() != self._pid:  # a forked child shares the parent's keystream position
+            raise ForkedSourceError(
+                "this SecureRandom was created in another process (pid changed: a fork) and "
+                "would repeat the parent's draws; create a new SecureRandom() in the child "
+                "process (or start workers with the 'spawn' method)")
         n = int(n)
         self._used += n
         if self._used > MAX_BYTES:  # ChaCha20's 32-bit block counter would wrap (nonce reuse)

@@ -73,6 +73,10 @@ class TrainConfig:
     - ``label_noise_std=0``: the release's public label-noise scale ``sigma_y`` (DP-CDA's soft
       labels are ``onehot + N(0, sigma_y^2)``). With ``y_soft`` given, ``model="lda"`` undoes
       the label noise of the hard labels (class means and scatter; see ``NoiseAwareLDA``).
+    - ``mix_factors=None``: the release's public mixing factors ``f_k = (n_k - l) / (l (n_k -
+      1))`` per class (``dpcda.training.qda.mixing_factors``), used by ``model="qda"`` to undo
+      the mixing's shrinkage of the class covariances; ``None`` = 1 (no mixing). Left out of
+      :meth:`to_dict` when ``None`` (stored configs keep their keys).
     - ``tree_max_depth=8``, ``tree_min_samples_leaf=20``: the decision tree for tabular
       data (the paper leaves them unstated); ``tree_max_depth=0`` grows the tree fully.
     """
@@ -103,6 +107,7 @@ class TrainConfig:
     label_noise_std: float = 0.0
     tree_max_depth: int = 8
     tree_min_samples_leaf: int = 20
+    mix_factors: tuple[float, ...] | None = None
 
     def __post_init__(self) -> None:
         # The shared checks (dpcda.util.checks): an integral float such as 5.0 is stored as 5.
@@ -157,6 +162,13 @@ class TrainConfig:
         _check_float("label_noise_std", self.label_noise_std, positive=False)
         _check_int("tree_max_depth", self.tree_max_depth, 0)
         _check_int("tree_min_samples_leaf", self.tree_min_samples_leaf, 1)
+        if self.mix_factors is not None:
+            f = tuple(self.mix_factors)
+            if not f or not all(isinstance(v, (int, float)) and math.isfinite(v) and v > 0
+                                for v in f):
+                raise ValueError("mix_factors must be None or a sequence of positive numbers, "
+                                 f"got mix_factors={self.mix_factors!r}")
+            object.__setattr__(self, "mix_factors", tuple(float(v) for v in f))
         if self.label_mode == "soft" and self.model == "tree":
             raise ValueError(
                 "label_mode must be 'hard' for model='tree' (a decision tree takes no soft "
@@ -168,6 +180,10 @@ class TrainConfig:
         d = asdict(self)
         if d["class_prior"] is not None:
             d["class_prior"] = list(d["class_prior"])
+        if d["mix_factors"] is None:
+            del d["mix_factors"]
+        else:
+            d["mix_factors"] = list(d["mix_factors"])
         return d
 
     @classmethod
@@ -181,4 +197,6 @@ class TrainConfig:
         d = dict(d)
         if d.get("class_prior") is not None:
             d["class_prior"] = tuple(d["class_prior"])
+        if d.get("mix_factors") is not None:
+            d["mix_factors"] = tuple(d["mix_factors"])
         return cls(**d)

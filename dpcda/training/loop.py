@@ -152,6 +152,8 @@ def _run_closed(name, Xtr, ytr, Xte, yte, soft, K, scale, shift, config, on_epoc
                 "label_noise_std": config.label_noise_std}
         if config.label_noise_std > 0 and noisy_labels is not None:
             fit_kw["noisy_labels"] = np.asarray(noisy_labels)  # the release's raw soft labels
+    elif name == "qda":
+        opts = {"noise_var": (config.noise_std * scale) ** 2, "mix_factors": config.mix_factors}
     learner = get_model(name, input_shape=Xtr.shape[1:], n_classes=K, **opts)
     t0 = time.perf_counter()
     checkpoint()
@@ -167,9 +169,12 @@ def _run_closed(name, Xtr, ytr, Xte, yte, soft, K, scale, shift, config, on_epoc
     metrics = {"epoch": 1, "loss": None, "train_accuracy": train_acc, "test_accuracy": acc,
                "lr": None, "seconds": train_s}
     cancelled = on_epoch is not None and on_epoch(1, 1, dict(metrics)) is False
-    return {"accuracy": acc, "per_epoch": [metrics], "train_seconds": train_s, "device": "cpu",
-            "samples_per_s": len(Xtr) / max(train_s, 1e-9), "epochs_run": 1,
-            "cancelled": bool(cancelled)}
+    out = {"accuracy": acc, "per_epoch": [metrics], "train_seconds": train_s, "device": "cpu",
+           "samples_per_s": len(Xtr) / max(train_s, 1e-9), "epochs_run": 1,
+           "cancelled": bool(cancelled)}
+    if getattr(learner, "choice_", None) is not None:  # hyper-parameters chosen in fit
+        out["learner_choice"] = dict(learner.choice_)
+    return out
 
 
 def _lr_lambda(config: TrainConfig, steps_per_epoch: int):

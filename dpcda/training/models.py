@@ -11,6 +11,7 @@ name           kind    what
 ``linear``     torch   linear softmax regression
 ``ncm``        closed  nearest class mean (numpy)
 ``lda``        closed  noise-aware linear discriminant analysis (numpy; uses the public sigma_x)
+``qda``        closed  noise-aware QDA (numpy; uses sigma_x, l and the class bounds n_k)
 ``tree``       closed  scikit-learn decision tree (tabular data)
 =============  ======  =================================================================
 """
@@ -90,6 +91,13 @@ def _lda(input_shape, n_classes, noise_var: float = 0.0, shrinkage: float = 0.01
 
     return NoiseAwareLDA(n_classes, noise_var=noise_var, shrinkage=shrinkage,
                          label_noise_std=label_noise_std)
+
+
+@_spec("qda", "Noise-aware QDA", "closed", False)
+def _qda(input_shape, n_classes, noise_var: float = 0.0, mix_factors=None, **_):
+    from dpcda.training.qda import NoiseAwareQDA
+
+    return NoiseAwareQDA(n_classes, noise_var=noise_var, mix_factors=mix_factors)
 
 
 @_spec("tree", "Decision tree (scikit-learn)", "closed", False)

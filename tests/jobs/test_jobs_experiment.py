@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 from dpcda.jobs.db import config_hash
@@ -173,10 +174,10 @@ def test_auto_model_is_the_default_and_resolves_per_setting_before_hashing():
 
     private = normalize({"dataset": "fashion-mnist", "epsilon": 10, "l": 4})  # no model: auto
     public = normalize({"dataset": "fashion-mnist", "epsilon": "inf", "l": 4, "model": "auto"})
-    assert private["train"]["model"] == "lda" and public["train"]["model"] == "cnn"
+    assert private["train"]["model"] == "qda" and public["train"]["model"] == "cnn"
     assert normalize(private) == private and normalize(public) == public  # idempotent
     # The dedup key holds the concrete model: auto and its resolution share one key.
-    explicit = normalize({"dataset": "fashion-mnist", "epsilon": 10, "l": 4, "model": "lda"})
+    explicit = normalize({"dataset": "fashion-mnist", "epsilon": 10, "l": 4, "model": "qda"})
     assert config_hash("experiment", private) == config_hash("experiment", explicit)
     other = normalize({"dataset": "fashion-mnist", "epsilon": 10, "l": 4, "model": "cnn"})
     assert config_hash("experiment", private) != config_hash("experiment", other)
@@ -188,6 +189,9 @@ def test_auto_model_is_the_default_and_resolves_per_setting_before_hashing():
     # A random projection is flat: no image model even for image data.
     rp = normalize({"dataset": "mnist", "epsilon": 10, "mechanism": "random-projection"})
     assert rp["train"]["model"] == "lda"
+    # QDA models DP-CDA's within-class mixing; a mechanism that mixes across classes keeps LDA.
+    assert normalize({"dataset": "mnist", "epsilon": 10, "l": 16, "mechanism": "dpmix"})[
+        "train"]["model"] == "lda"
     # Every registered image dataset has a known shape, consistent with its public d_x.
     for name in list_datasets():
         if get_dataset_spec(name).kind == "image":
@@ -283,3 +287,40 @@ def test_a_result_carries_its_privacy_warnings_with_their_codes(monkeypatch):
                           "train": {"model": "ncm"}})
     assert [n["code"] for n in out["privacy_notices"]] == ["non_private", "delta_not_below_1_over_n"]
     assert [n["message"] for n in out["privacy_notices"]] == out["privacy_warnings"]
+
+
+def test_qda_reads_sigma_l_and_the_public_class_bounds_from_the_card(monkeypatch):
+    """Noise-aware QDA gets sigma_x and f_k = (n_k - l) / (l (n_k - 1)) from the release's card
+    (under whole-record the public class bounds n_k), and its choice comes back in the result."""
+    import dpcda.training as training
+    from dpcda.experiments.run import run_experiment
+    from dpcda.training.qda import mixing_factors
+
+    seen = {}
+
+    def fake_train(X, y, X_test, y_test, *, config, **kw):
+        seen["noise_std"], seen["mix_factors"] = config.noise_std, config.mix_factors
+        return {"accuracy": 0.5, "per_epoch": [], "epochs_run": 1,
+                "learner_choice": {"dims": 150, "rule": "single candidate"}}
+
+    monkeypatch.setattr(training, "train_and_evaluate", fake_train)
+    out = run_experiment({"dataset": "digits", "epsilon": 10, "l": 4, "train": {"model": "qda"}})
+    from dpcda.data import load_dataset
+    from dpcda.mechanisms import published_class_bounds
+
+    bounds = published_class_bounds(load_dataset("digits"))
+    sizes = bounds if bounds is not None else np.bincount(load_dataset("digits").y_train)
+    assert seen["noise_std"] == pytest.approx(out["sigma_x"]) and out["sigma_x"] > 0
+    np.testing.assert_allclose(seen["mix_factors"], mixing_factors(4, sizes))
+    assert out["learner_choice"] == {"dims": 150, "rule": "single candidate"}
+
+
+def test_qda_without_public_class_sizes_uses_the_large_class_limit():
+    from types import SimpleNamespace
+
+    from dpcda.experiments.run import _qda_inputs
+
+    card = SimpleNamespace(parameters={"l": 8}, data={"class_counts": None})
+    train = {"model": "qda", "n_classes": 3}
+    _qda_inputs(train, card, 0.25)
+    assert train["mix_factors"] == (0.125,) * 3 and train["noise_std"] == 0.25

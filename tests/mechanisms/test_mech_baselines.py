@@ -93,11 +93,16 @@ def test_random_projection_noise_std_and_card():
     R = rel.extras["projection"]
     assert R.shape == (p, X.shape[1]) and rel.X.shape == (len(X), p)
     s_R = np.linalg.norm(R.astype(np.float64), 2)
-    std = s_R * math.sqrt(math.log(1 / (2 * delta)) + eps) / eps
+    from dpcda.randomness.noise import calibration_aim
+
+    aim = calibration_aim(eps, len(X) * p)  # floating point's share kept back
+    std = s_R * math.sqrt(math.log(1 / (2 * delta)) + aim) / aim
     card = rel.card
     assert card["parameters"]["p"] == p and card["release"]["projection_shape"] == [p, 20]
     assert card["parameters"]["noise_std"] == pytest.approx(std, rel=1e-5)
-    assert card["privacy"]["accountant"] == "dppro" and card["privacy"]["epsilon"] == eps
+    assert card["privacy"]["accountant"] == "dppro" and card["privacy"]["epsilon"] == aim
+    assert card["privacy"]["calibrated_to_epsilon"] == eps
+    assert card["privacy"]["floating_point"]["epsilon_total"] <= eps
     assert card["privacy"]["valid_bound"] is False
     resid = (rel.X - rel.preprocess(X)).ravel().astype(np.float64)
     chi = (resid.size - 1) * resid.var(ddof=1) / std**2

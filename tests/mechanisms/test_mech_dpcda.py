@@ -246,7 +246,11 @@ def test_target_epsilon_is_calibrated_with_the_class_counts(blocks):
     X, y = blocks
     rel = generate_dpcda(X, y, l=3, T=100, epsilon=8.0, delta=1e-4, accountant="class-aware",
                          conversion="improved")
-    cal = calibrate(epsilon=8.0, delta=1e-4, l=3, c=1.0, T=100, n=len(y),
+    from dpcda.randomness.noise import calibration_aim
+
+    aim = calibration_aim(8.0, 100 * (X.shape[1] + 4) + X.shape[1] + 4)  # T samples, stats, histogram
+    assert rel.card["privacy"]["calibration_aim"]["epsilon"] == aim
+    cal = calibrate(epsilon=aim, delta=1e-4, l=3, c=1.0, T=100, n=len(y),
                     class_counts=tuple(np.bincount(y)), d_x=X.shape[1], d_y=4,
                     accountant="class-aware", conversion="improved", allocation=DEFAULT_ALLOCATION)
     priv = rel.card["privacy"]
@@ -341,10 +345,10 @@ def test_bad_data(blocks):
     kw = dict(l=2, T=40, sigma_x=0.5)
     Xn = X.copy()
     Xn[3, 1] = np.nan
-    with pytest.raises(ValueError, match="NaN or infinite"):
+    with pytest.raises(ValueError, match="X must be finite: NaN and inf are not allowed"):
         generate_dpcda(Xn, y, **kw)
     Xn[3, 1] = np.inf
-    with pytest.raises(ValueError, match="NaN or infinite"):
+    with pytest.raises(ValueError, match="X must be finite: NaN and inf are not allowed"):
         generate_dpcda(Xn, y, **kw)
     with pytest.raises(ValueError, match="same length"):
         generate_dpcda(X, y[:-1], **kw)

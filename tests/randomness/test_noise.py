@@ -130,3 +130,34 @@ def test_a_forked_child_can_draw_noise_after_its_parent_did():
             os._exit(1)
     _, status = os.waitpid(pid, 0)
     assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+
+
+def test_the_runtime_ndtri_table_is_right():
+    """The shipped reference values (hi + lo) agree with mpmath to ~32 digits, and this scipy's
+    error on them is what the docs state (measured 1.05e-15 < 2e-15)."""
+    from dpcda.randomness.ndtri_reference import NDTRI_REFERENCE as _NDTRI_REFERENCE, ndtri_error
+
+    mpmath.mp.dps = 130
+    for p, hi, lo in _NDTRI_REFERENCE:
+        exact = -mpmath.sqrt(2) * mpmath.erfinv(1 - 2 * mpmath.mpf(float.fromhex(p)))
+        got = mpmath.mpf(float.fromhex(hi)) + mpmath.mpf(float.fromhex(lo))
+        assert abs((got - exact) / exact) < 1e-30
+    assert len(_NDTRI_REFERENCE) >= 50
+    assert 1e-16 < ndtri_error() <= NDTRI_REL_ERR
+
+
+def test_noise_is_refused_when_ndtri_exceeds_the_proofs_bound(monkeypatch):
+    """A scipy whose ndtri is off by 3e-15 (above the 2e-15 the proof uses) draws no noise."""
+    import scipy.special
+
+    import dpcda.randomness.noise as noise
+
+    real = scipy.special.ndtri
+    monkeypatch.setattr(scipy.special, "ndtri", lambda p, *a, **k: real(p, *a, **k) * (1 + 3e-15))
+    monkeypatch.setattr(noise, "_NDTRI_CHECKED", None)
+    src = SecureRandom(seed=1)
+    with pytest.raises(RuntimeError, match="above the bound 2e-15 that the noise's"):
+        add_gaussian(np.zeros(10), 1.0, src, bound=1.0)
+    with pytest.raises(RuntimeError, match="ndtri"):
+        standard_normal(src, 10)
+    assert src.words(1)[0] == SecureRandom(seed=1).words(1)[0]  # nothing was drawn before it

@@ -128,3 +128,47 @@ def test_one_key_never_wraps_chacha20s_block_counter(monkeypatch):
     r.bytes(900)
     with pytest.raises(RuntimeError, match="exhausted"):
         r.bytes(200)
+
+
+def _in_child(fn) -> tuple[int, str]:
+    """Run ``fn`` in a forked child; (its exit code, what it wrote)."""
+    import os
+
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: never returns into pytest
+        os.close(r)
+        code, msg = 0, b""
+        try:
+            msg = repr(fn()).encode()
+        except BaseException as e:  # noqa: BLE001 - reported to the parent
+            code, msg = 3, f"{type(e).__name__}: {e}".encode()
+        os.write(w, msg[:4000])
+        os._exit(code)
+    os.close(w)
+    with os.fdopen(r, "rb") as f:
+        out = f.read().decode()
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status), out
+
+
+@pytest.mark.parametrize("draw", ["bytes", "words", "random", "below", "permutation",
+                                  "torch_seed", "normal"])
+def test_a_forked_child_cannot_repeat_the_parents_draws(draw):
+    """A child of fork shares the parent's ChaCha20 state: without the pid check it would draw
+    exactly what the parent draws next (the parent's next words are checked against it)."""
+    from dpcda.randomness.noise import standard_normal
+
+    src = SecureRandom()
+    src.words(3)
+    calls = {"bytes": lambda: src.bytes(16), "words": lambda: src.words(4),
+             "random": lambda: src.random(4), "below": lambda: src.below(10, 4),
+             "permutation": lambda: src.permutation(5), "torch_seed": src.torch_seed,
+             "normal": lambda: standard_normal(src, 3)}
+    code, out = _in_child(lambda: calls[draw]().tolist() if draw != "torch_seed"
+                          else calls[draw]())
+    assert code == 3, f"the child drew from the parent's source: {out}"
+    assert out.startswith("ForkedSourceError") and "create a new SecureRandom() in the child" in out
+    fresh_code, _ = _in_child(lambda: SecureRandom().words(2).tolist())  # the remedy works
+    assert fresh_code == 0
+    src.words(2)  # the parent itself keeps drawing

@@ -82,6 +82,10 @@ def noise_for(mode: str, value: float, *, l: int, T: int, c: float, delta: float
                                      conversion=conversion, max_alpha=max_alpha).epsilon)
 
     if mode == "epsilon":
+        from dpcda.randomness.noise import calibration_aim
+
+        # as the release does: the target less floating point's share (T rows bound sum(T_k))
+        value = calibration_aim(value, T * (d_x + d_y) + (d_x if mu is not None else 0))
         if mu is not None:
             sx, _, eps = _composing(accountant).calibrate_composed(epsilon=value, mu=mu, **common)
             return Noise(float(sx), float(eps), mixing_epsilon=mixing(sx, sx))

@@ -1,0 +1,105 @@
+"""Privacy of DP-CDA across sites per threat model (docs/decentral.md; pure numpy/scipy).
+
+The CAPE protocol (:mod:`dpcda.mechanisms.cape`) releases exactly the centralized law, so an
+outside reader of the release gets the centralized epsilon (threat model (a), accounted by the
+centralized accountant). This module accounts the parties inside the protocol:
+
+* (b) an honest-but-curious aggregator that sees every message, and
+* (c) the aggregator colluding with ``t`` sites (their masks and noise shares known),
+
+under the relation *one record's features replaced, its class and its site fixed* (the
+coordinator learns the per-site class counts, so a relation that hides them cannot hold towards
+it). For one synthetic sample of class k the honest sites' messages are
+``M_h = P_h + e_h + g_h`` with ``g_h ~ N(0, sigma^2/S I)`` and pairwise masks among the
+``H = S - t`` honest sites. The record's change moves
+one site's partial mean by at most ``Delta = 2c/l``; the Gaussian view has, per use,
+
+    mu^2 = (Delta/sigma)^2 [ S/H + (1 - 1/H) / (1/S + H mask_ratio^2) ]     (:func:`view_factor`)
+
+with Gaussian masks (CAPE), and ``(Delta/sigma)^2 S/H`` with the uniform modular masks the
+release uses (``mask_ratio = inf``; docs/decentral.md, Theorem 4). The parties are assumed to
+know which records each sample mixed (the coordinator draws the pooled subset's counts; knowing
+the records too is a stronger adversary, so the bound holds for the real one): there is no
+subsampling amplification towards them. A record is used ``m ~ Binomial(T_k, l/n_k)`` times,
+independent of the data, so the exact privacy profile is the mixture ``delta(eps) =
+E_m[delta_G(eps; mu sqrt(m))]`` of Gaussian profiles (Balle & Wang 2018,
+:func:`dpcda.privacy.gaussian.gaussian_delta`), maximised over classes.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from dpcda.privacy.gaussian import gaussian_delta
+from dpcda.util.checks import check_delta, check_float
+
+#: The accountant named on the card for threat models (b) and (c).
+ACCOUNTANT = "gaussian-uses-mixture"
+RELATION = ("one record's features replaced, its class and site fixed (the coordinator knows "
+            "the per-site class counts)")
+#: Binomial tail mass left out of the mixture is added to delta (upper bound): at most this share.
+_TAIL_SHARE = 1e-6
+
+
+def view_factor(S: int, t: int, mask_ratio: float) -> float:
+    """``mu^2 / (Delta/sigma)^2`` of the view of the aggregator plus ``t`` colluding sites, for a
+    record held by an honest site (``0 <= t <= S - 1``). ``mask_ratio``: the std of CAPE's
+    Gaussian pair masks over ``sigma``; ``math.inf`` for uniform modular masks (what
+    :mod:`dpcda.mechanisms.cape_run` uses), where the view is the honest sum: ``S / H``."""
+    S, t = int(S), int(t)
+    if S < 1 or not 0 <= t <= S - 1:
+        raise ValueError(f"colluding sites t must be in 0..S-1 (S={S}), got t={t}")
+    H = S - t
+    if mask_ratio == math.inf:  # uniform modular masks: the view is the honest sites' sum
+        return S / H
+    rho = check_float("mask_ratio", mask_ratio, lo=0.0)
+    return S / H + (1.0 - 1.0 / H) / (1.0 / S + H * rho * rho)
+
+
+def _delta_mixture(eps: float, mu: float, T: int, q: float, delta: float) -> float:
+    from scipy.stats import binom
+
+    top = int(binom.isf(_TAIL_SHARE * delta, T, q)) + 1
+    m = np.arange(0, min(T, top) + 1)
+    p = binom.pmf(m, T, q)
+    tail = float(binom.sf(m[-1], T, q))
+    return float(np.sum(p * gaussian_delta(eps, mu * np.sqrt(m)))) + tail
+
+
+def epsilon_uses_mixture(mu: float, T: int, q: float, delta: float) -> float:
+    """Smallest epsilon with ``E_m[delta_G(eps; mu sqrt m)] <= delta``, ``m ~ Bin(T, q)``
+    (the tail beyond the ``1 - 1e-6 delta`` quantile counted as delta 1)."""
+    delta = check_delta(delta)
+    if mu <= 0:
+        return 0.0
+    if _delta_mixture(1e-9, mu, T, q, delta) <= delta:
+        return 0.0
+    lo, hi = 0.0, 1.0
+    while _delta_mixture(hi, mu, T, q, delta) > delta:
+        lo, hi = hi, hi * 2.0
+        if hi > 1e6:
+            return math.inf
+    while hi - lo > 1e-9 * max(hi, 1.0):
+        mid = 0.5 * (lo + hi)
+        if _delta_mixture(mid, mu, T, q, delta) > delta:
+            lo = mid
+        else:
+            hi = mid
+    return float(hi)
+
+
+def view_epsilon(*, S: int, t: int, sigma: float, c: float, l: int, per_class, class_counts,
+                 delta: float, mask_ratio: float) -> float:
+    """Epsilon towards the aggregator colluding with ``t`` sites (``t = 0``: threat model (b))
+    for a record at an honest site: the maximum over classes of the uses mixture."""
+    sigma = check_float("sigma", sigma, lo=0.0)
+    if sigma == 0:
+        return math.inf
+    mu = (2.0 * float(c) / int(l)) / sigma * math.sqrt(view_factor(S, t, mask_ratio))
+    worst = 0.0
+    for T_k, n_k in zip(per_class, class_counts):
+        if int(T_k) > 0:
+            worst = max(worst, epsilon_uses_mixture(mu, int(T_k), int(l) / int(n_k), delta))
+    return worst

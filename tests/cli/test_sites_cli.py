@@ -1,0 +1,55 @@
+"""``python -m dpcda sites`` (dpcda.cli.sites): the three modes, and bad input."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from dpcda.cli import main
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.parametrize("argv,words", [
+    (["--sites", "400"], "sites=400 is more than the classes allow"),
+    (["--sites", "0"], "sites must be an integer"),
+    (["--sites", "3", "--split", "by-column", "--site-column", "0"], "sites=3 must equal"),
+    (["--sites", "3", "--split", "by-column"], "needs column"),
+    (["--sites", "3", "--l", "0"], "l must be"),
+    # Dirichlet(0.01) puts nearly every class at one site: some site lacks some class
+    (["--sites", "3", "--split", "skewed", "--alpha", "0.01"], "a site holds no record of some class"),
+])
+def test_bad_input_is_one_line_exit_2_and_nothing_printed(argv, words, capsys, tmp_path,
+                                                          monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    rc = main(["sites", "--dataset", "digits", "--epsilon", "1", "--json", *argv])
+    out, err = capsys.readouterr()
+    assert rc == 2 and out == "" and list(tmp_path.iterdir()) == []
+    assert err.count("\n") == 1 and words in err, err
+    # no private count: the digits training split's class sizes never appear
+    from dpcda.data import load_dataset
+
+    counts = {str(c) for c in load_dataset("digits").class_counts}
+    assert not any(f" {c} " in f" {err} " or f"={c}" in err for c in counts - {"400"})
+
+
+@pytest.mark.slow
+def test_sites_json_gives_the_three_modes():
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    proc = subprocess.run([sys.executable, "-m", "dpcda", "sites", "--dataset", "digits",
+                           "--sites", "5", "--split", "iid", "--epsilon", "10", "--runs", "1",
+                           "--json"], capture_output=True, text=True, env=env, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    res = json.loads(proc.stdout)
+    assert list(res) == ["centralized", "cape", "local"]
+    for mode in res:
+        assert 0.0 <= res[mode]["accuracy"] <= 1.0
+        assert res[mode]["epsilon"] == pytest.approx(10.0, rel=1e-3)
+    # the same law: cape within a few points of centralized; local (S x the sampling rate) worse
+    assert res["cape"]["accuracy"] > res["local"]["accuracy"]
+    assert res["cape"]["accuracy"] > 0.7

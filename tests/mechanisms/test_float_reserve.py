@@ -1,0 +1,77 @@
+"""Calibration keeps floating point's share back (issue 26, item 6): the card's stated total
+epsilon, floating point included, never exceeds the target."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from dpcda.mechanisms import (generate_dp_merf, generate_dpcda, generate_dpmix,
+                              generate_random_projection)
+from dpcda.randomness.noise import (GRID_MIN, Grid, calibration_aim, eta_upper, float_cost,
+                                    float_reserve)
+
+
+def _digits():
+    from sklearn.datasets import load_digits
+
+    d = load_digits()
+    return d.data.astype(np.float64), d.target.astype(np.int64)
+
+
+def _total_within(card, target):
+    p = card["privacy"]
+    fp = p["floating_point"]
+    assert fp["epsilon_added"] > 0
+    assert fp["epsilon_total"] == p["epsilon"] + fp["epsilon_added"]
+    assert fp["epsilon_total"] <= target, (fp["epsilon_total"], target)
+    assert p["calibrated_to_epsilon"] == target
+    assert p["calibration_aim"]["float_reserve"] >= fp["epsilon_added"]
+    return fp["epsilon_total"]
+
+
+@pytest.mark.parametrize("accountant", ["whole-record", "class-aware-pld", "class-aware", "paper"])
+@pytest.mark.parametrize("target", [0.5, 10.0])
+def test_dpcda_card_total_never_exceeds_the_target(accountant, target):
+    X, y = _digits()
+    rel = generate_dpcda(X, y, l=4, T=10000, epsilon=target, delta=1e-5, accountant=accountant,
+                         seed=1, device="cpu", compare_accountants=False)
+    total = _total_within(rel.card, target)
+    assert total > target * (1 - 1e-2)  # and the noise is not needlessly large
+
+
+def test_dpcda_dp_center_total_never_exceeds_the_target():
+    X, y = _digits()
+    rel = generate_dpcda(X, y, l=4, T=30000, epsilon=4.0, normalize="dp-center",
+                         bounds=(0, 16), seed=1, device="cpu")
+    _total_within(rel.card, 4.0)
+
+
+@pytest.mark.parametrize("target", [1.0, 8.0])
+@pytest.mark.parametrize("gen, kw", [
+    (generate_dpmix, dict(l=4, T=10000)),
+    (generate_random_projection, dict(p=64)),
+    (generate_dp_merf, dict(steps=1, n_features=2000, batch_size=40)),
+])
+def test_baselines_card_total_never_exceeds_the_target(gen, kw, target):
+    X, y = _digits()
+    rel = gen(X, y, epsilon=target, seed=1, device="cpu", **kw)
+    _total_within(rel.card, target)
+
+
+@pytest.mark.parametrize("sigma", [1e-6, 0.013, 0.25, 1.0, 3.7, 1e4])
+def test_the_reserve_bounds_every_grid(sigma):
+    from dpcda.randomness.noise import grid_for
+
+    g = grid_for(sigma, 1.0)
+    assert GRID_MIN <= g.s < 2 * GRID_MIN and g.eta() <= eta_upper()
+    for s in np.linspace(8.0, 16.0, 33)[:-1]:  # every s the grid can have
+        assert Grid(sigma=s, gamma=1.0).eta() <= eta_upper()
+    n = 123_456
+    assert float_cost((n, g)).epsilon_added <= float_reserve(n)
+
+
+def test_a_target_below_the_reserve_is_refused():
+    with pytest.raises(ValueError, match="epsilon=1e-12 cannot be reached: floating point alone adds up to"):
+        calibration_aim(1e-12, 10**8)
+    assert calibration_aim(None, 10) is None
