@@ -205,15 +205,17 @@ def test_only_datasets_with_files_are_offered(store, worker_calls, monkeypatch, 
     assert "To get CIFAR-10" in how and "DPCDA_DATA_DIR" in how and str(tmp_path) not in how
 
 
-def test_a_proportional_split_is_not_read_as_the_equal_splits_measurement(store, worker_calls):
-    """The shipped accuracies split T equally: a setting with the proportional split is not
-    matched to them (it would be another release) and is sent to Utility to be measured."""
+def test_an_equal_split_is_not_read_as_the_proportional_splits_measurement(store, worker_calls):
+    """The shipped accuracies split T by the public class bounds (the default since issue 26): a
+    setting with the equal split is not matched to them (it is another release) and is sent to
+    Utility to be measured."""
     at = digits_page()
-    assert {m.label: m.value for m in at.metric}[ACC] != "not measured yet"  # equal: measured
-    at.session_state["dpcda_setting"] = at.session_state["dpcda_setting"].replace(allocation="proportional")
+    assert at.session_state["dpcda_setting"].allocation == "proportional"  # the default
+    assert {m.label: m.value for m in at.metric}[ACC] != "not measured yet"  # measured
+    at.session_state["dpcda_setting"] = at.session_state["dpcda_setting"].replace(allocation="equal")
     run(at)
     assert {m.label: m.value for m in at.metric}[ACC] == "not measured yet"
     words = " ".join(c.value for c in at.caption)
-    assert "splits T proportionally" in words and "Utility" in words
-    assert not [b for b in at.button if b.key == "privacy_acc_measure"]  # not the equal split's
+    assert "splits T equally" in words and "Utility" in words
+    assert not [b for b in at.button if b.key == "privacy_acc_measure"]  # not the measured split's
     assert store.jobs() == [] and worker_calls == []

@@ -59,7 +59,8 @@ def library_epsilon(setting: dict) -> float:
     ds = setting["ds"]
     p = PrivacyParams(l=setting["l"], sigma_x=setting["sigma_x"], sigma_y=setting["sigma_y"],
                       c=setting["c"], T=setting["T"], delta=setting["delta"], n=ds.n,
-                      class_counts=ds.class_counts, d_x=ds.d_x, d_y=ds.d_y)
+                      class_counts=ds.class_counts, d_x=ds.d_x, d_y=ds.d_y,
+                      allocation=setting["allocation"] if ds.class_counts else "equal")
     return compute_epsilon(p, accountant=setting["accountant"], conversion=setting["conversion"],
                            max_alpha=setting["max_alpha"]).epsilon
 
@@ -79,7 +80,7 @@ def test_the_keys_give_the_setting_the_widgets_will_return():
     got = head.setting_from_state(state)
     assert got == dict(ds=head.preset_choice("digits"), l=16, sigma_x=0.5, sigma_y=2.0, c=3.0,
                        T=500, delta=1e-6, accountant="paper",
-                       conversion=list_conversions()[-1], max_alpha=64, allocation="equal")
+                       conversion=list_conversions()[-1], max_alpha=64, allocation="proportional")
     # tied: σ_y is σ_x whatever its key holds; an empty T is N
     tied = head.setting_from_state(dict(state, privacy_tie=True, privacy_T=""))
     assert tied["sigma_y"] == 0.5 and tied["T"] == digits.n
