@@ -97,7 +97,7 @@ def setting_from_state(state) -> dict | None:
 def setting_text(*, ds, l, sigma_x, sigma_y, c, T, delta, allocation="equal", **_) -> str:
     """The setting in one line, under the headline."""
     split = (" split equally (⌊T/K⌋ per class, as published)" if allocation == "equal"
-             else " split in proportion to the class sizes (⌊T N_k / N⌋ per class)")
+             else " split in proportion to the public class counts (⌊T n_k / Σn⌋ per class)")
     return (f"{ds.describe()}; l = {l}, σ_x = {fmt_sigma(sigma_x)}, σ_y = {fmt_sigma(sigma_y)}, "
             f"c = {c:g}, T = {fmt_int(T)}" + (split if ds.class_counts else "")
             + f", δ = {fmt_delta(delta)}")

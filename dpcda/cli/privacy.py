@@ -131,7 +131,9 @@ def _setting(args) -> dict:
         check_int("n", n, 1, T_MAX)
     return dict(c=args.c, T=T, delta=args.delta, n=n,
                 class_counts=tuple(counts) if counts else None, d_x=d_x, d_y=d_y,
-                allocation=args.allocation or ("proportional" if counts else "equal"))
+                allocation=args.allocation or (
+                    "proportional" if counts and "class_counts" in get_accountant(args.accountant).needs
+                    else "equal"))
 
 
 def _finite(x):

@@ -156,6 +156,23 @@ def lookup(rows: list[dict], **setting) -> dict | None:
     return max(hits, key=lambda r: (r["runs"], r["source"] != "table"))
 
 
+def _dominating_split(kw: dict) -> dict:
+    """Under ``whole-record`` a proportional split is accounted by the equal split of
+    ``K * max T_k`` samples instead: an upper bound on its epsilon, one pair of classes instead
+    of every ordered pair (measured on digits' 136 shipped rows: 1.3 s instead of 23 s). Valid:
+    any ordered pair (k, k') of the proportional split is dominated, factor by factor, by the
+    pair of the two smallest bounds in the order that puts the smallest class where k or k'
+    is (a larger sampling rate and at least as many steps; docs/whole-record.md §3-§5)."""
+    if (kw["accountant"] != "whole-record" or kw["allocation"] != "proportional"
+            or not kw["class_counts"]):
+        return {}
+    from dpcda.privacy import samples_per_class
+
+    counts = kw["class_counts"]
+    t_k = samples_per_class(int(kw["T"]), counts, "proportional")
+    return dict(T=int(max(t_k)) * len(counts), allocation="equal")
+
+
 def attach_epsilons(rows: list[dict], *, accountant: str, n: int, class_counts=None, d_x=None,
                     d_y=None, delta: float, conversion: str = "mironov", max_alpha: int = 256,
                     allocation: str | None = None) -> list[dict]:
@@ -165,7 +182,8 @@ def attach_epsilons(rows: list[dict], *, accountant: str, n: int, class_counts=N
 
     ``allocation=None`` (default) accounts each release with its own split of T (the shipped
     table's: :data:`MEASURED_ALLOCATION`); ``"equal"`` or ``"proportional"`` accounts every
-    release with that split instead."""
+    release with that split instead. Under ``whole-record`` a proportional split gets a cheap
+    upper bound (:func:`_dominating_split`), never less than its exact epsilon."""
     from dpcda.privacy import epsilon_grid
 
     out = [dict(r, epsilon=math.inf if r["sigma_x"] == 0 else math.nan) for r in rows]
@@ -178,6 +196,7 @@ def attach_epsilons(rows: list[dict], *, accountant: str, n: int, class_counts=N
         kw = dict(T=T, delta=delta, c=c, n=n, class_counts=class_counts, d_x=d_x, d_y=d_y,
                   accountant=accountant, conversion=conversion, ratio=ratio,
                   max_alpha=max_alpha, allocation=alloc)
+        kw.update(_dominating_split(kw))
         ls = sorted({r["l"] for r in fam})
         sigmas = sorted({r["sigma_x"] for r in fam})
         try:  # the whole family in one vectorised call (a grid over l and sigma)

@@ -95,8 +95,8 @@ def _mechanism_checks(cfg: dict, *, stored: bool = False) -> None:
         raise ValueError(f"normalization must be one of {', '.join(choices)} for "
                          f"mechanism={mech.name!r}, got normalization={cfg['normalization']!r}")
     if "allocation" in params:
-        if cfg["allocation"] is None:
-            cfg["allocation"] = EXPERIMENT_ALLOCATION
+        if cfg["allocation"] is None:  # stored before version 5 without the key: equal
+            cfg["allocation"] = "equal" if stored else EXPERIMENT_ALLOCATION
         cfg["allocation"] = mech.param("allocation").check(cfg["allocation"])
     elif cfg["allocation"] is not None:
         raise ValueError(f"allocation applies to dp-cda only (it splits T over the classes), got "

@@ -160,3 +160,21 @@ def test_fast_config_replaces_networks_by_lda():
     assert fr.fast_config("digits", l=4, sigma_x=0.25)["model"] == "ncm"
     assert fr.fast_config("mnist", l=4, sigma_x=0.0)["model"] == "lda"  # auto would be the CNN
     assert fr.fast_config("digits", l=4, sigma_x=0.25)["sigma"] == 0.25
+
+
+def test_a_proportional_release_under_whole_record_gets_an_upper_bound_close_to_exact():
+    """The frontier's cheap whole-record epsilon of a proportional split (the equal split of
+    K * max T_k) is never below the exact one, and close to it at a built-in dataset's counts."""
+    from dpcda.privacy import PrivacyParams, compute_epsilon
+
+    facts = fr.public_facts("digits")
+    rows = [dict(_row(4, 0.5, 0.9), allocation="proportional"),
+            dict(_row(16, 0.25, 0.9), allocation="proportional")]
+    got = fr.attach_epsilons(rows, accountant="whole-record", delta=1e-5, **facts)
+    for r, g in zip(rows, got):
+        p = PrivacyParams(l=r["l"], sigma_x=r["sigma_x"], sigma_y=r["sigma_x"], c=1.0,
+                          T=facts["n"], delta=1e-5, n=facts["n"],
+                          class_counts=facts["class_counts"], d_x=facts["d_x"],
+                          d_y=facts["d_y"], allocation="proportional")
+        exact = compute_epsilon(p, accountant="whole-record").epsilon
+        assert exact <= g["epsilon"] <= 1.05 * exact

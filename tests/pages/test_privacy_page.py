@@ -71,12 +71,14 @@ def test_default_page_readout_table_figure_and_footnote():
     assert not any(NOT_A_BOUND in w.value for w in at.warning)
     # The readout agrees (to the 3 significant digits shown) with the library at the defaults.
     sigma = float(at.select_slider(key="privacy_sigma_x").value)
-    p = PrivacyParams(l=4, sigma_x=sigma, sigma_y=sigma, c=1.0, T=60000, delta=1e-5, **MNIST)
+    p = PrivacyParams(l=4, sigma_x=sigma, sigma_y=sigma, c=1.0, T=60000, delta=1e-5, **MNIST,
+                      allocation="proportional")
     r = compute_epsilon(p, accountant=DEFAULT_ACCOUNTANT, conversion="mironov", max_alpha=256)
     assert headline(at) == pytest.approx(r.epsilon, rel=5e-3)
-    # ... whose allocation (equal: PrivacyParams' default) the setting line states.
-    assert p.allocation == "equal"
-    assert any("T = 60,000 split equally (⌊T/K⌋ per class" in c.value for c in at.caption)
+    # ... whose allocation (proportional to the public counts: the default since issue 26) the
+    # setting line states.
+    assert any("T = 60,000 split in proportion to the public class counts" in c.value
+               for c in at.caption)
 
     # Every accountant at the same setting, the published one marked as not a bound, and the
     # paper/class-aware comparison in words.
@@ -253,7 +255,8 @@ def test_pld_accountant_shows_its_discretisation_bound_and_calibrates_from_curve
     assert not at.exception, at.exception
     assert "class-aware-pld" in eps_metric(at).label
     sigma = float(at.select_slider(key="privacy_sigma_x").value)
-    p = PrivacyParams(l=4, sigma_x=sigma, sigma_y=sigma, c=1.0, T=60000, delta=1e-5, **MNIST)
+    p = PrivacyParams(l=4, sigma_x=sigma, sigma_y=sigma, c=1.0, T=60000, delta=1e-5, **MNIST,
+                      allocation="proportional")  # the default since issue 26
     r = compute_epsilon(p, accountant="class-aware-pld")
     assert headline(at) == pytest.approx(r.epsilon, rel=5e-3)
     assert any("discretisation bound" in c.value for c in at.caption)

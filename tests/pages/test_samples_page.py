@@ -114,7 +114,7 @@ def test_first_load_draws_the_preview_and_class_means_without_clicking(media):
     ds = load_dataset("digits")
     cal = calibrate(epsilon=10.0, delta=1e-5, l=4, T=ds.n_train, n=ds.n_train,
                     class_counts=ds.class_counts, d_x=ds.d_x, d_y=10, accountant=DEFAULT_ACCOUNTANT,
-                    allocation="equal")  # the shared setting's
+                    allocation="proportional")  # the shared setting's
     assert f"σ_x = σ_y = {cal.sigma_x:.3g}" in preview and f"({DEFAULT_ACCOUNTANT})" in preview
     assert at.select_slider(key="samples_l").options[-1] == "128"  # limited to the smallest class (131)
     # Images first: the grid, then the class means beside it (before the ε statement).
@@ -155,7 +155,7 @@ def test_preview_shows_grid_statement_and_downloads_without_seed(media):
     ds = load_dataset("digits")
     cal = calibrate(epsilon=10.0, delta=1e-5, l=4, T=ds.n_train, n=ds.n_train,
                     class_counts=ds.class_counts, d_x=ds.d_x, d_y=10, accountant=DEFAULT_ACCOUNTANT,
-                    allocation="equal")  # the shared setting's
+                    allocation="proportional")  # the shared setting's
     assert stated_sigma(at) == pytest.approx(cal.sigma_x, rel=1e-3)
     assert any("assumes" in e.label for e in at.expander)
 

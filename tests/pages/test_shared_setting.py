@@ -54,7 +54,7 @@ def test_a_link_sets_every_page_and_the_same_epsilon_as_the_cli():
     assert samples_epsilon(at) == on_privacy  # the same setting reads the same ε
     sigma = at.session_state["dpcda_setting"].sigma_x
     cli = cli_epsilon(l=16, sigma_x=f"{sigma:.17g}", preset="digits", accountant="class-aware",
-                      delta="1e-06", allocation="equal")
+                      delta="1e-06", allocation="proportional")
     assert f"{cli:.3g}" == on_privacy
     assert at.query_params["l"] == "16" and at.query_params["dataset"] == "digits"
 
@@ -112,7 +112,7 @@ def test_the_allocation_of_the_setting_is_privacys_too():
     at.query_params.update(dataset="mnist", l="4", sigma_x="0.25", allocation="proportional",
                            accountant="class-aware-pld")
     run(at)
-    assert any("in proportion to the class sizes" in c.value for c in at.caption)
+    assert any("in proportion to the public class counts" in c.value for c in at.caption)
     sigma = at.select_slider(key="privacy_sigma_x").value
     cli = cli_epsilon(l=4, sigma_x=f"{sigma:.17g}", preset="mnist", allocation="proportional",
                       accountant="class-aware-pld")
@@ -168,7 +168,7 @@ def test_a_links_exact_values_are_kept_not_moved_to_a_slider_grid():
     assert at.select_slider(key="privacy_sigma_x").value == 0.648
     assert at.select_slider(key="privacy_delta").value == 3e-6
     cli = cli_epsilon(l=17, sigma_x="0.648", preset="digits", accountant="whole-record",
-                      delta="3e-06", allocation="equal")
+                      delta="3e-06", allocation="proportional")
     assert headline(at) == f"{cli:.3g}"
     assert at.query_params["sigma_x"] == "0.648" and at.query_params["l"] == "17"
     at.switch_page("pages/samples.py")

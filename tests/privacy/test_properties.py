@@ -113,6 +113,7 @@ def test_library_and_cli_agree(name, p):
             "--sigma-y", repr(p.sigma_y), "--c", repr(p.c), "--T", str(p.T), "--delta",
             repr(p.delta), "--class-counts", ",".join(map(str, p.class_counts)), "--dx",
             str(p.d_x), "--dy", str(p.d_y), "--max-alpha", "128", "--json"]
+    argv += ["--allocation", "equal"]  # agreement, not defaults: any T from 1 is allowed
     p = dataclasses.replace(p, allocation="equal")
     code, out, err = run_cli(argv)
     assert code == 0, err
