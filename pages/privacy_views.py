@@ -109,7 +109,8 @@ def accuracy_section(*, dataset: str, facts: dict, l: int, sigma_x: float, ratio
         st.caption("Each step: the best accuracy measured with ε at most that value (hover for "
                    "its l); bars span the runs' range; dotted: the majority-class rate and the "
                    "non-private ceiling. ε here is what the chosen accountant charges each "
-                   "measured release, T split equally over the classes as in the headline.")
+                   "measured release, with its own split of T (an upper bound for a proportional "
+                   "split under whole-record).")
     else:
         st.caption(f"No measured accuracies for {dataset} at c = {c:g}, T = {fmt_int(T)} yet.")
     # What a switch of accountant or dataset needs next, computed while the reader looks.
