@@ -48,7 +48,8 @@ def _new_release(digits, seed=None):
 
     X, y, _, t_k, bounds = digits
     rel = generate_dpcda(X, y, l=L, T=int(t_k.sum()), sigma_x=SIGMA, sigma_y=SIGMA,
-                         normalize="scale", bounds=bounds, seed=seed, compare_accountants=False)
+                         normalize="scale", bounds=bounds, seed=seed, compare_accountants=False,
+                         allocation="equal")  # the old code's split, which the attack replays
     assert rel.card["parameters"]["T_per_class"] == [int(t) for t in t_k]
     return rel
 
