@@ -66,9 +66,15 @@ def cell_drawn(*, sigma: float, l: int, c: float, k: int, n_classes: int,
 
 def release_drawn(card: dict, *, normalize: str | None) -> Drawn:
     """A full release, from its data card: its noise, ``l``, ``c``, the samples per class
-    (``T_per_class``) and the ``dp-center`` statistics it released itself (if any)."""
+    (``T_per_class``) and the Gaussian releases it made itself (if any): ``dp-center``'s
+    statistics and, under ``whole-record`` without public class bounds, the DP label histogram
+    (``privacy.label_histogram``: sensitivity / sigma); their ``mu`` compose as one,
+    ``sqrt(mu_1^2 + mu_2^2)``."""
     par, priv = card["parameters"], card.get("privacy") or {}
-    mu = (priv.get("composed_with") or {}).get("mu_gdp") or 0.0
+    mu = float((priv.get("composed_with") or {}).get("mu_gdp") or 0.0)
+    hist = priv.get("label_histogram")
+    if hist:  # a Gaussian release of the K label counts, drawn from the private labels
+        mu = math.hypot(mu, float(hist["sensitivity"]) / float(hist["sigma"]))
     return Drawn("release", float(par["sigma_x"]), int(par["l"]),
                  tuple(int(t) for t in par["T_per_class"]), float(par["c"]), mu=float(mu),
                  covered=normalize != "zscore")

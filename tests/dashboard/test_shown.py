@@ -57,3 +57,36 @@ def test_real_records_shown_make_the_tally_infinite_and_say_so():
 def test_record_refuses_what_is_not_a_draw():
     with pytest.raises(ValueError, match="drawn must be a Drawn record"):
         shown.record(DIGITS, {"sigma": 0.3})
+
+
+def test_a_release_with_a_dp_label_histogram_counts_the_histogram_too():
+    # an upload released at a target epsilon under whole-record draws a DP label histogram
+    # (sensitivity sqrt(2), std sigma) beside the mixing and dp-center's statistics: the tally
+    # must compose all three (it used to leave the histogram out)
+    c = card(mu=0.03)
+    c["privacy"]["label_histogram"] = {"sensitivity": 2 ** 0.5, "sigma": 92.0}
+    r = shown.release_drawn(c, normalize="dp-center")
+    assert r.mu == pytest.approx((0.03 ** 2 + 2 / 92.0 ** 2) ** 0.5, rel=1e-12)
+    alone = shown.release_drawn(card(), normalize="scale")
+    c2 = card()
+    c2["privacy"]["label_histogram"] = {"sensitivity": 2 ** 0.5, "sigma": 92.0}
+    with_hist = shown.release_drawn(c2, normalize="scale")
+    assert alone.mu == 0.0 and with_hist.mu == pytest.approx(2 ** 0.5 / 92.0)
+    e0 = compose_shown([alone], lower_counts=N, delta=1e-5).epsilon
+    e1 = compose_shown([with_hist], lower_counts=N, delta=1e-5).epsilon
+    assert e1 > e0
+
+
+def test_the_release_drawn_of_a_real_histogram_card_matches_its_parameters():
+    import numpy as np
+
+    from dpcda.mechanisms import generate_dpcda
+
+    rng = np.random.default_rng(0)
+    X, y = rng.uniform(0, 1, (3000, 4)), np.arange(3000) % 2
+    rel = generate_dpcda(X, y, l=4, T=300, epsilon=1.0, normalize="dp-center",
+                         compare_accountants=False)
+    h, st = rel.card["privacy"]["label_histogram"], rel.card["privacy"]["composed_with"]
+    got = shown.release_drawn(rel.card, normalize="dp-center").mu
+    assert got == pytest.approx(float(np.hypot(st["mu_gdp"], h["sensitivity"] / h["sigma"])))
+    assert got > st["mu_gdp"]
