@@ -129,8 +129,13 @@ def generate_dpcda_traced(X, y, *, l: int, T: int, c: float = 1.0, sigma_x=None,
                       delta=delta, accountant=accountant, conversion=conversion, ratio=ratio,
                       max_alpha=max_alpha, allocation=allocation)
     X = check_features(X)
-    y, K = check_labels(y, len(X), n_classes if n_classes is not None else
-                        (len(class_names) if class_names is not None else None))
+    # whole-record, no public bounds, a target epsilon: the bounds (and so every refusal that
+    # reads the class sizes) come from the DP label histogram; no check of its own on the labels
+    may_histogram = (cfg.accountant in BOUNDS_ACCOUNTANTS and class_bounds is None
+                     and cfg.epsilon is not None)
+    k_given = n_classes if n_classes is not None else (
+        len(class_names) if class_names is not None else None)
+    y, K = check_labels(y, len(X), k_given, need_two_present=not may_histogram)
     if class_names is not None and len(class_names) != K:
         raise ValueError(f"class_names must name the K={K} classes, got {len(class_names)} names")
     counts = np.bincount(y, minlength=K)
@@ -177,6 +182,8 @@ def generate_dpcda_traced(X, y, *, l: int, T: int, c: float = 1.0, sigma_x=None,
     aimed(privacy, cfg.epsilon, aim)
     if whole and bounds_source == "data" and privacy.get("private"):
         privacy["warnings"] = [*privacy.get("warnings", []), notice("class_sizes_from_data")]
+    if plan is not None and k_given is None and privacy.get("private"):
+        privacy["warnings"] = [*privacy.get("warnings", []), notice("classes_from_labels")]
     dev = resolve_device(device)
     mixed = mix_classwise(pre(X), y, K, cfg.l, t_k, sx, sy, generator=source, device=dev,
                           bound=cfg.c, return_indices=return_indices)

@@ -28,8 +28,12 @@ def check_features(X) -> np.ndarray:
     return X
 
 
-def check_labels(y, n_rows: int, n_classes: int | None = None) -> tuple[np.ndarray, int]:
-    """``(y as int64, K)``. Labels must be integers in ``0..K-1``; K >= 2."""
+def check_labels(y, n_rows: int, n_classes: int | None = None, *,
+                 need_two_present: bool = True) -> tuple[np.ndarray, int]:
+    """``(y as int64, K)``. Labels must be integers in ``0..K-1``; K >= 2.
+    ``need_two_present``: also refuse labels that hold fewer than 2 distinct classes (a check on
+    the private labels: a release whose refusals must be functions of a DP release, the DP label
+    histogram's, turns it off and leaves an empty class to the public bounds)."""
     y = np.asarray(y)
     if y.ndim != 1:
         raise ValueError(f"y must be a 1-D array of integer labels, got shape {y.shape}")
@@ -49,7 +53,7 @@ def check_labels(y, n_rows: int, n_classes: int | None = None) -> tuple[np.ndarr
         raise ValueError(f"y must hold class labels 0..{k - 1} (n_classes={k}), got a label "
                          f"{int(y.max())}")
     present = int(np.count_nonzero(np.bincount(y, minlength=k)))
-    if k < 2 or present < 2:
+    if k < 2 or (need_two_present and present < 2):
         raise ValueError(f"y must contain at least 2 classes, got {present} "
                          f"({'label ' + str(int(y[0])) + ' only' if present == 1 else 'none'})")
     return y, k

@@ -65,6 +65,12 @@ NOTICES: dict[str, NoticeKind] = {
                    "epsilon says; give class_bounds (public lower bounds), or a target epsilon "
                    "on data large enough for a DP label histogram, for the whole-record promise",
         "whole-record: the class sizes were read from the data (treated as public)"),
+    "classes_from_labels": NoticeKind(
+        "warning", "the number of classes K was read from the labels (the largest label plus "
+                   "one): a change of one record's label can change it visibly, so the DP label "
+                   "histogram's promise covers the pairs of neighbours with this K; give "
+                   "n_classes or class_names (public) for every pair",
+        "whole-record with a DP label histogram: K was read from the labels (treated as public)"),
     # fidelity of a release against the real data (dpcda.evaluation.fidelity)
     "marginal-far": NoticeKind(
         "warning", "{name}: the released {what} is far from the real one ({measure} {value} > "

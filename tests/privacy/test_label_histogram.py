@@ -82,3 +82,36 @@ def test_data_too_small_for_a_histogram_is_told_from_public_inputs_and_says_so()
     assert "label_histogram" not in priv
     assert "class_sizes_from_data" in [n["code"] for n in priv["notices"]]
     assert math.isfinite(priv["epsilon"])
+
+
+def test_a_class_emptied_by_one_label_change_is_refused_as_its_neighbour_is():
+    # whole-record neighbours: D has one record of class 1, D' has it relabelled 0. With bounds
+    # from the DP histogram every refusal must be a function of the histogram: both are refused
+    # by the bounds, in the same words (the labels' own "at least 2 classes" check used to
+    # refuse D' alone, telling the two apart with certainty)
+    from dpcda.mechanisms import generate_dpcda
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(0, 1, (4000, 3))
+    y1 = np.zeros(4000, dtype=np.int64)
+    y1[0] = 1
+    msgs = []
+    for y in (y1, np.zeros(4000, dtype=np.int64)):
+        with pytest.raises(ValueError) as err:
+            generate_dpcda(X, y, l=4, T=400, epsilon=1.0, bounds=(0, 1), n_classes=2)
+        msgs.append(str(err.value))
+    assert msgs[0] == msgs[1] and "lower bounds of the DP label histogram" in msgs[0]
+    # with explicit noise (the class sizes public) the labels' check stays
+    with pytest.raises(ValueError, match="at least 2 classes"):
+        generate_dpcda(X, np.zeros(4000, dtype=np.int64), l=4, T=400, sigma_x=1.0, n_classes=2)
+
+
+def test_k_read_from_the_labels_is_said_on_the_card():
+    from dpcda.mechanisms import generate_dpcda
+
+    X, y = _data([3000, 3000])
+    codes = lambda rel: [n["code"] for n in rel.card["privacy"]["notices"]]  # noqa: E731
+    kw = dict(l=4, T=200, epsilon=2.0, compare_accountants=False)
+    assert "classes_from_labels" in codes(generate_dpcda(X, y, **kw))
+    assert "classes_from_labels" not in codes(generate_dpcda(X, y, n_classes=2, **kw))
+    assert "classes_from_labels" not in codes(generate_dpcda(X, y, class_bounds=[2900, 2900], **kw))
