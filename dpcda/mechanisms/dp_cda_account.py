@@ -103,6 +103,11 @@ def check_l_bounds(l: int, bounds, counts, source: str = "given") -> int:
         raise ValueError(f"l must be an integer from 1 to {top} under the whole-record relation "
                          f"(the smallest public class bound minus one: a class must keep l records "
                          f"after losing one), got l={l}")
+    if (np.asarray(counts) < l).any() and source == "dp-histogram":
+        raise ValueError("the DP label histogram's lower bounds came out above a class's size (an "
+                         "event of probability at most its failure_probability, part of delta): "
+                         "nothing is released; give class_bounds (public lower bounds) or a "
+                         "smaller l")
     if (np.asarray(counts) < l).any():
         raise ValueError("class_bounds must be lower bounds on these data's class sizes (to within "
                          "one record): a class holds fewer than l records, so the bounds were made "

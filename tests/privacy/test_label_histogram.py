@@ -115,3 +115,18 @@ def test_k_read_from_the_labels_is_said_on_the_card():
     assert "classes_from_labels" in codes(generate_dpcda(X, y, **kw))
     assert "classes_from_labels" not in codes(generate_dpcda(X, y, n_classes=2, **kw))
     assert "classes_from_labels" not in codes(generate_dpcda(X, y, class_bounds=[2900, 2900], **kw))
+
+
+def test_a_failed_dp_bound_is_told_as_the_histogram_s_failure_not_as_given_bounds():
+    # the defensive check (a class below l records) can fire on the histogram path only when its
+    # bounds failed (probability <= beta): it must not blame class_bounds the caller never gave,
+    # and names no size
+    from dpcda.mechanisms.dp_cda_account import check_l_bounds
+
+    with pytest.raises(ValueError) as err:
+        check_l_bounds(4, [10, 12], [3, 40], "dp-histogram")
+    msg = str(err.value)
+    assert "DP label histogram" in msg and "failure_probability" in msg
+    assert "made for other data" not in msg and "3" not in msg and "40" not in msg
+    with pytest.raises(ValueError, match="made for other data"):
+        check_l_bounds(4, [10, 12], [3, 40], "given")
