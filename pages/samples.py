@@ -60,7 +60,7 @@ if name == UPLOAD:
                               placeholder="e.g. 1,28,28")
     if up is None:
         st.info(f"Upload a CSV or NPZ file (at most {mb} MB) in the sidebar. It stays in this "
-                "server's memory and is split 75/25 (stratified, fixed) into train/test.")
+                "server's memory and is split 75/25 by row position into train/test.")
         st.stop()
     digest = hashlib.sha256(up.getvalue()).hexdigest()
     try:

@@ -13,7 +13,9 @@
   needs at least 2 rows.
 - Labels are mapped to ``0..K-1`` in sorted order (numeric labels numerically); the original
   values become ``class_names``.
-- An upload has no test split: it is split 75/25, stratified, with a fixed seed (as digits).
+- An upload has no test split: it is split 75/25 by row *position* (a fixed permutation of the
+  positions, :mod:`dpcda.data.split`): the split reads no label, so neighbouring files have
+  training parts that differ in one record.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from typing import TYPE_CHECKING, BinaryIO, Union
 import numpy as np
 
 from dpcda.data.dataset import Dataset
-from dpcda.data.digits import stratified_split
+from dpcda.data.split import positional_split
 from dpcda.util.verbatim import shorten
 
 if TYPE_CHECKING:
@@ -202,7 +204,7 @@ def encode_labels(labels: np.ndarray) -> tuple[np.ndarray, tuple[str, ...]]:
 
 def load_upload(file_or_bytes: Upload, filename: str, *,
                 image_shape: tuple[int, ...] | None = None) -> Dataset:
-    """Parse and validate an uploaded CSV or NPZ into a :class:`Dataset` (75/25 stratified split).
+    """Parse and validate an uploaded CSV or NPZ into a :class:`Dataset` (75/25 split by row position).
 
     ``filename`` picks the format by its extension (``.csv`` or ``.npz``). ``image_shape``
     (e.g. ``(1, 28, 28)``) marks the features as images; NPZ images keep their own shape.
@@ -230,11 +232,11 @@ def load_upload(file_or_bytes: Upload, filename: str, *,
     counts = np.bincount(y, minlength=len(labels))
     if counts.min() < 2:
         k = int(np.argmin(counts))
-        raise ValueError(f"every class needs at least 2 rows (for the stratified train/test split); "
+        raise ValueError(f"every class needs at least 2 rows; "
                          f"class {labels[k]!r} has {int(counts[k])}")
-    X_tr, X_te, y_tr, y_te = stratified_split(X.astype(np.float32), y, what="upload")
+    X_tr, X_te, y_tr, y_te = positional_split(X.astype(np.float32), y, what="upload")
     stem = Path(filename).name
     return Dataset(name=f"upload:{stem}", X_train=X_tr, y_train=y_tr, X_test=X_te, y_test=y_te,
                    class_names=labels, image_shape=shape,
                    feature_names=None if shape is not None else names,
-                   source=f"upload {stem} ({len(y)} rows, split 75/25 stratified, seed 0)")
+                   source=f"upload {stem} ({len(y)} rows, split 75/25 by row position)")
