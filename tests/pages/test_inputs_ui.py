@@ -73,8 +73,9 @@ def test_a_problem_never_shows_a_server_path():
 def test_a_crafted_column_name_in_a_problem_is_shown_as_typed():
     (error,) = run("9").error
     assert problems(error.value) == []  # no image, link, HTML or icon
-    assert shown_text(error.value) == ("Column '![x](http://evil.example/t.png) [Click](https://evil.example/r) "
-                                       "<img src=x> :material/home:' has a single value")
+    assert shown_text(error.value) == ("Column '![x](http://evil.example/t.png) "
+                                       "[Click](https://evil.example/r) <img src=x> :material/home:' "
+                                       "has a single value")
 
 
 @pytest.mark.parametrize("payload", PAYLOADS)
