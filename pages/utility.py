@@ -22,7 +22,8 @@ from dpcda.report.utility_results import (EXPERIMENTS, baseline_notes, calibrati
                                           sweep_summary, sweep_x)
 from pages.common import (accountant_assumptions, ensure_app_navigation, explain_toggle,
                           privacy_footnote, show_problem, step_intro)
-from pages.jobs_ui import executor_choice, open_job_store, start_worker, sweep_from_address, sweep_progress
+from pages.jobs_ui import (executor_choice, open_job_store, start_worker, sweep_from_address, sweep_progress,
+                           tally_jobs)
 from pages.report_ui import page_tools
 from pages.setting_ui import address_problems, seed, shared_setting
 from pages.utility_form import sweep_form
@@ -89,6 +90,7 @@ st.caption(f"**{EXPERIMENTS[sx]}** · " + sweep_summary(jobs, closed_models=clos
 sweep_progress(store, sid, sweeps[sid].status, jobs, key="utility", noun="sweep",
                describe=lambda j: f"{point_text(job_config(j), mixes=mech.mixes)}, "
                                   f"run {job_config(j).run + 1}")
+tally_jobs(store, jobs)  # each finished job's release, shown through its accuracy: counted once
 
 # --- results ------------------------------------------------------------------------------------
 res = sweep_results(store, sid)
