@@ -31,7 +31,8 @@ from pages.compare_setting import epsilon_list, note, publish_compare, seed_comp
 from pages.common import (DELTA_VALUES, POWERS_OF_TWO, REFUSED, InputRefused, absent_datasets_note,
                           accountant_assumptions, ensure_app_navigation, explain, explain_toggle,
                           float_input, fmt_delta, int_input, privacy_footnote, step_intro, typed)
-from pages.jobs_ui import executor_choice, open_job_store, start_worker, sweep_from_address, sweep_progress
+from pages.jobs_ui import (executor_choice, open_job_store, start_worker, sweep_from_address, sweep_progress,
+                           tally_jobs)
 from pages.setting_ui import address_problems
 from pages.report_ui import page_tools
 
@@ -148,6 +149,7 @@ if sid is not None:
     shown = [m for m in cfg.get("mechanisms", MECHS) if m in MECHANISMS]
     sweep_progress(store, sid, sweeps[sid].status, jobs, key="compare", noun="comparison",
                    failed_in_expander=False, describe=lambda j: describe_job(j.config))
+    tally_jobs(store, jobs)  # each finished job's release, shown through its accuracy: counted once
 
 # --- the table ----------------------------------------------------------------------------------
 title = f"{get_dataset_spec(dataset).title}, ε = {epsilon:g}"

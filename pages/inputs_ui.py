@@ -8,7 +8,9 @@
   widget left undrawn on a run loses its value in the browser).
 - :func:`show_problem`: one problem, once, in plain words (from its code, see
   :mod:`dpcda.util.messages`), the precise library message in a "Details" expander; server paths
-  in either are replaced by words (:func:`dpcda.util.messages.hide_paths`).
+  in either are replaced by words (:func:`dpcda.util.messages.hide_paths`); the words are shown
+  as typed, never as Markdown (:func:`dpcda.util.verbatim.verbatim`: they quote typed values,
+  file and column names).
 - :func:`missing_data_note`: a dataset that is not on this server, without any server path.
 """
 
@@ -18,6 +20,7 @@ import streamlit as st
 
 from dpcda.dashboard.inputs import parse_float_text, parse_int_text
 from dpcda.util.messages import Problem, hide_paths, problem_of
+from dpcda.util.verbatim import verbatim
 
 
 class InputRefused(ValueError):
@@ -38,7 +41,8 @@ def show_problem(exc: BaseException | Problem, *, container=None, warning: bool 
     p = exc if isinstance(exc, Problem) else problem_of(exc)
     where = container or st
     plain, precise = hide_paths(p.plain), hide_paths(p.precise)  # no server path on a page
-    (where.warning if warning else where.error)(plain)
+    # the words quote typed values, file and column names: shown as typed, never as Markdown
+    (where.warning if warning else where.error)(verbatim(plain))
     if precise != plain:
         with where.expander("Details"):
             st.code(precise, language=None, wrap_lines=True)

@@ -153,3 +153,18 @@ def sweep_from_address(param: str, sweeps, key: str, noun: str) -> None:
         return
     st.warning(f"{noun} {quoted(wanted)} (from the address) is not in the job store.")
     del st.query_params[param]
+
+
+def tally_jobs(store, jobs: list) -> None:
+    """Count the release of every finished job shown here in the server's tally of draws from
+    the private data (:mod:`dpcda.dashboard.shown`, once per job) and say where it stands."""
+    from dpcda.dashboard import shown
+    from dpcda.data.presets import PRESETS
+    from dpcda.experiments.config import job_config
+
+    if not jobs:
+        return
+    cfg = job_config(jobs[0])
+    if cfg.dataset in PRESETS:
+        shown.record_jobs(cfg.dataset, store, jobs)
+        st.caption(shown.builtin_text(cfg.dataset, cfg.delta))

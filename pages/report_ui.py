@@ -61,14 +61,17 @@ def report_html(settings: Mapping, release=None, page: str | None = None,
                 sweep_id: int | None = None) -> bytes:
     """The report of ``settings`` as UTF-8 HTML (a short error page when it cannot be built);
     ``sweep_id``: the stored sweep or comparison the page shows (its section uses it)."""
+    from dpcda.dashboard.candidates import count_release
+    from dpcda.data.presets import PRESETS
     from dpcda.report import build_report, gather_report_inputs
     from dpcda.report.gather import settings_for_report
     from dpcda.report.html import error_report
 
     try:
         kw = settings_for_report(_plain(settings), page)
-        return build_report(gather_report_inputs(**kw, release=release, sweep_id=sweep_id)
-                            ).encode("utf-8")
+        on = (lambda card: count_release(kw["dataset"], card)) if kw.get("dataset") in PRESETS else None
+        return build_report(gather_report_inputs(**kw, release=release, sweep_id=sweep_id,
+                                                 on_release=on)).encode("utf-8")
     except ValueError as exc:
         return error_report(hide_paths(exc)).encode("utf-8")
 

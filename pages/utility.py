@@ -18,11 +18,12 @@ from dpcda.dashboard.reproduce import settings_from, settings_from_sweep
 from dpcda.training import model_spec
 from dpcda.report.utility_figure import figure_data, figure_notes
 from dpcda.report.utility_results import (EXPERIMENTS, baseline_notes, calibration_notes, display_table,
-                                          models_by_point, point_text, results_table, sweep_summary,
-                                          sweep_x)
+                                          models_by_point, point_text, results_csv, results_table,
+                                          sweep_summary, sweep_x)
 from pages.common import (accountant_assumptions, ensure_app_navigation, explain_toggle,
                           privacy_footnote, show_problem, step_intro)
-from pages.jobs_ui import executor_choice, open_job_store, start_worker, sweep_from_address, sweep_progress
+from pages.jobs_ui import (executor_choice, open_job_store, start_worker, sweep_from_address, sweep_progress,
+                           tally_jobs)
 from pages.report_ui import page_tools
 from pages.setting_ui import address_problems, seed, shared_setting
 from pages.utility_form import sweep_form
@@ -89,6 +90,7 @@ st.caption(f"**{EXPERIMENTS[sx]}** · " + sweep_summary(jobs, closed_models=clos
 sweep_progress(store, sid, sweeps[sid].status, jobs, key="utility", noun="sweep",
                describe=lambda j: f"{point_text(job_config(j), mixes=mech.mixes)}, "
                                   f"run {job_config(j).run + 1}")
+tally_jobs(store, jobs)  # each finished job's release, shown through its accuracy: counted once
 
 # --- results ------------------------------------------------------------------------------------
 res = sweep_results(store, sid)
@@ -109,7 +111,7 @@ else:
     st.dataframe(display_table(table, mixes=mech.mixes), hide_index=True, width="stretch")
     for line in baseline_notes(table, jobs, cfg.dataset):  # what every accuracy is read against
         (st.warning if line.startswith("**Within noise") else st.caption)(line)
-    st.download_button("Download results (CSV)", table.to_csv(index=False).encode(), key="utility_csv",
+    st.download_button("Download results (CSV)", results_csv(table), key="utility_csv",
                        file_name=f"dpcda-sweep-{sid}-{cfg.dataset}.csv", mime="text/csv")
     st.markdown("**How each ε was reached**\n\n"
                 + "\n".join(f"- {t}" for t in calibration_notes(table, jobs)))

@@ -352,7 +352,9 @@ def _sweep(args) -> int:
     if args.out:
         from dpcda.cli.outpath import write_atomic
 
-        write_atomic(args.out, lambda tmp: table.to_csv(tmp, index=False))
+        from dpcda.util.csv_safe import safe_frame
+
+        write_atomic(args.out, lambda tmp: safe_frame(table).to_csv(tmp, index=False))
         print(f"wrote {args.out}", file=sys.stderr)
     bad = [j for j in store.jobs(sweep_id=sweep_id) if j.status != "done"]
     for j in bad:

@@ -165,6 +165,7 @@ def release_numbers(setting: Setting, sigma_x: float, sigma_y: float) -> dict:
     rel = generate_from_dataset(ds, "dp-cda", l=setting.l, sigma_x=sigma_x, sigma_y=sigma_y,
                                 T=min(f["T"], T_CAP), delta=setting.delta, accountant=FEATURES,
                                 allocation=setting.allocation, **kw)
+    count_release(setting.dataset, rel.card)  # a fresh draw from the private data, shown
     rep = release_fidelity(rel, ds, preprocess=rel.preprocess)
     dist = (rep.distances if hasattr(rep, "distances") else [c.distance for c in rep.columns])
     out: dict = {"fidelity": float(np.mean(dist))}
@@ -238,5 +239,15 @@ def choice_report(cands: Sequence[Candidate], chosen: str, *, store=None) -> tup
     details = gather_report_inputs(
         s.dataset, l=s.l, **noise, delta=s.delta, accountant=accountant,
         conversion=s.conversion, c=s.c, T=pick.T, normalization=s.normalize,
-        allocation=s.allocation, store=store)
+        allocation=s.allocation, store=store, on_release=lambda card: count_release(s.dataset, card))
     return report_name(pick), build_choice_report(details, nums, chosen)
+
+
+def count_release(dataset: str, card: dict) -> None:
+    """Count a release drawn from the data of the built-in ``dataset`` in the server's tally
+    (:mod:`dpcda.dashboard.shown`), covered as its card's normalisation says."""
+    from dpcda.dashboard import shown
+
+    norm = card.get("normalization") or {}
+    covered = norm.get("covered_by_guarantee", True)
+    shown.record(("builtin", dataset), shown.release_drawn(card, normalize=None if covered else "zscore"))

@@ -1,6 +1,14 @@
 """What the dashboard's server process has drawn from each dataset's private data, and its
 privacy spend (:func:`dpcda.privacy.shown_compose.compose_shown`).
 
+**Which draws.** Every page that shows something computed from a fresh draw: the Samples page
+(previews, mosaic cells, releases, ``dp-center`` statistics), the Choose page (each candidate's
+release, for its samples and fidelity; the chosen one's report release), the report download
+of every page (a release when the page has none) and the Utility and Compare pages (each
+finished job's release, shown through its test accuracy: :func:`record_job`, once per job and
+process, when the page shows the job's results; a release of another mechanism than DP-CDA is
+counted but not composed, so the tally then says it is unbounded).
+
 **Which tally, and why the process's.** The Samples page caches its previews, mosaic cells and
 releases with ``st.cache_data``: one draw per setting, shown to every tab that asks for that
 setting, in every session, until the cache lets it go (then the next view draws a fresh one).
@@ -23,11 +31,16 @@ from dpcda.privacy.shown_compose import RELATION, Composed, Drawn, compose_shown
 
 _lock = threading.Lock()
 _drawn: dict[tuple, list[Drawn]] = {}
+_jobs: set[tuple] = set()
 
 #: The kinds' names (one, several), in the order the text lists them.
 KINDS = {"preview": ("preview", "previews"), "mosaic cell": ("mosaic cell", "mosaic cells"),
          "release": ("full release", "full releases"),
-         "statistics": ("statistics release", "statistics releases")}
+         "statistics": ("statistics release", "statistics releases"),
+         "measured": ("release measured by a learner (Utility, Compare)",
+                      "releases measured by a learner (Utility, Compare)")}
+#: Where the tally's line says the draws were shown.
+WHERE = "this server's pages (Samples, Choose, Utility, Compare, reports)"
 
 
 def record(source: tuple, drawn: Drawn) -> None:
@@ -48,6 +61,23 @@ def reset() -> None:
     """Forget every draw (tests; a fresh process starts empty)."""
     with _lock:
         _drawn.clear()
+        _jobs.clear()
+
+
+def record_job(source: tuple, job_key: tuple, result: dict | None, *, n_classes: int) -> bool:
+    """Count the release of a finished job (its ``result["drawn"]`` facts,
+    :func:`dpcda.privacy.shown_compose.release_facts`) once per ``job_key`` (e.g. the store's
+    path and the job's id) in this process; returns whether it was new. A result without those
+    facts (a job run before they were kept, another mechanism) counts as not composed."""
+    from dpcda.privacy.shown_compose import drawn_of
+
+    d = drawn_of((result or {}).get("drawn"), kind="measured", n_classes=n_classes)
+    with _lock:
+        if tuple(job_key) in _jobs:
+            return False
+        _jobs.add(tuple(job_key))
+        _drawn.setdefault(tuple(source), []).append(d)
+    return True
 
 
 def preview_drawn(*, sigma: float, l: int, c: float, per_class: int, n_classes: int,
@@ -98,30 +128,51 @@ def spent_text(source: tuple, *, lower_counts, delta: float) -> str:
 
     ds = drawn(source)
     if not ds:
-        return ("**Shown so far** from this data by this server's Samples page: nothing drawn yet "
+        return (f"**Shown so far** from this data by {WHERE}: nothing drawn yet "
                 f"(ε = 0, {RELATION}).")
     try:
         r = spent(source, lower_counts=lower_counts, delta=delta)
     except ValueError as exc:
-        return (f"**Shown so far** from this data by this server's Samples page: {len(ds)} releases, not "
+        return (f"**Shown so far** from this data by {WHERE}: {len(ds)} releases, not "
                 f"accounted under the {RELATION} relation ({exc}).")
     counts = Counter(d.kind for d in ds)
     kinds = ", ".join(f"{counts[k]} {names[counts[k] != 1]}" for k, names in KINDS.items()
                       if counts[k])
-    head = ("**Shown so far** from this data by this server's Samples page, all tabs together "
-            "(its draws are cached and shared): ")
-    n_ok = r.releases - r.real - r.uncovered
+    head = (f"**Shown so far** from this data by {WHERE}, all tabs together "
+            "(the Samples page's draws are cached and shared): ")
+    n_ok = r.releases - r.real - r.uncovered - r.other
 
     def bound(eps: float, n: int) -> str:
         return (f"ε = {fmt_eps(eps)} ({RELATION}, δ = {fmt_delta(r.delta)}), composed over {n} "
                 f"release{'s' if n != 1 else ''}")
 
     how = " (Rényi DP summed and converted once: an upper bound, looser than a card's ε.)"
-    if math.isinf(r.epsilon) and (r.real or r.uncovered):
+    if math.isinf(r.epsilon) and (r.real or r.uncovered or r.other):
         why = "; ".join(w for w in (
             f"{r.real} views of real records, not private" if r.real else "",
             f"{r.uncovered} draws normalised by z-score statistics of the private data (not "
-            "covered)" if r.uncovered else "") if w)
+            "covered)" if r.uncovered else "",
+            f"{r.other} releases of another mechanism or from before this tally kept its facts "
+            "(each accounted on its own card, not composed here)" if r.other else "") if w)
         return (head + f"ε = ∞ ({why}; {kinds} in all). The noisy, covered releases alone: "
                 + bound(r.noisy_epsilon, n_ok) + "." + how)
     return head + bound(r.epsilon, r.releases) + (f" ({kinds})" if len(counts) > 1 else "") + "." + how
+
+
+def record_jobs(dataset: str, store, jobs) -> int:
+    """:func:`record_job` for every finished job of a built-in ``dataset`` among ``jobs`` (those
+    a page shows the results of), keyed by the store's path and the job's id; returns how many
+    were new."""
+    from dpcda.data.presets import get_preset
+
+    k = len(get_preset(dataset).class_counts)
+    where = str(getattr(store, "path", id(store)))
+    return sum(record_job(("builtin", dataset), (where, j.id), j.result, n_classes=k)
+               for j in jobs if j.status == "done")
+
+
+def builtin_text(dataset: str, delta: float) -> str:
+    """:func:`spent_text` for a built-in ``dataset``, read against its public class counts."""
+    from dpcda.data.presets import get_preset
+
+    return spent_text(("builtin", dataset), lower_counts=get_preset(dataset).class_counts, delta=delta)

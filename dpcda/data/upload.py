@@ -10,7 +10,8 @@
   (shape x itemsize, read before anything is unpacked; :mod:`dpcda.data.array_limits`: 2 GiB
   and 2**28 values), so a small file of compressed zeros or a lying header is refused.
   Cells must be finite numbers (no NaN, inf or text); each class
-  needs at least 2 rows.
+  needs at least 2 rows. An error says where (row, column, label number), never a cell's or a
+  label's content: the message may be shared beyond the uploader (a screenshot, a report).
 - Labels are mapped to ``0..K-1`` in sorted order (numeric labels numerically); the original
   values become ``class_names``.
 - An upload has no test split: it is split 75/25 by row *position* (a fixed permutation of the
@@ -115,14 +116,15 @@ def parse_csv(data: bytes) -> tuple[np.ndarray, np.ndarray, tuple[str, ...] | No
             X[:, j] = pd.to_numeric(col.astype(str).str.strip(), errors="coerce").to_numpy(np.float64)
     bad = ~np.isfinite(X)
     if bad.any():
+        # where, never what: the cell's content is the uploader's data and the message may be
+        # shared (a screenshot, a report); its row and column are the file's structure
         i, j = (int(v) for v in np.argwhere(bad)[0])
         raw = feats.iat[i, j]
         raw = raw if isinstance(raw, str) else ("" if pd.isna(raw) else str(raw))
-        kind = "missing" if raw.strip() == "" else ("not a finite number" if _is_number(raw)
-                                                     else "not a number")
-        raise ValueError(f"CSV upload: row {i + first_row}, column {j + 2} "
-                         f"({shorten(feats.columns[j], 40)}) is {kind}: {shorten(raw, 40)!r}; every "
-                         "feature cell must be a finite number")
+        kind = "empty" if raw.strip() == "" else "not a finite number"
+        where = f"column {j + 2}" + (f" ({shorten(feats.columns[j], 40)})" if header else "")
+        raise ValueError(f"CSV upload: row {i + first_row}, {where} is {kind}; every "
+                         "feature cell must be a finite number (the cell's content is not repeated here)")
     labels = df.iloc[:, 0].str.strip().to_numpy(dtype=object)
     empty = np.flatnonzero(labels == "")
     if empty.size:
@@ -171,7 +173,8 @@ def parse_npz(data: bytes) -> tuple[np.ndarray, np.ndarray, tuple[int, ...] | No
     bad = ~np.isfinite(X)
     if bad.any():
         i, j = (int(v) for v in np.argwhere(bad)[0])
-        raise ValueError(f"NPZ upload: X[{i}, {j}] is {X[i, j]}; every feature must be a finite number")
+        raise ValueError(f"NPZ upload: X[{i}, {j}] is not a finite number; every feature must be a "
+                         "finite number (the value is not repeated here)")
     if np.issubdtype(y.dtype, np.floating) and not np.isfinite(y).all():
         raise ValueError(f"NPZ upload: y[{int(np.flatnonzero(~np.isfinite(y))[0])}] is not finite")
     return X, y, image_shape
@@ -186,16 +189,15 @@ def encode_labels(labels: np.ndarray) -> tuple[np.ndarray, tuple[str, ...]]:
     if np.isfinite(as_num).all():
         if not np.all(as_num == np.round(as_num)):
             i = int(np.flatnonzero(as_num != np.round(as_num))[0])
-            raise ValueError(f"labels must be integers or text, got {shorten(labels[i], 40)!r} "
-                             f"(row {i + 1}); "
-                             "continuous targets are not classes")
+            raise ValueError(f"labels must be integers or text; label number {i + 1} (in the "
+                             "file's order) has a fractional part: continuous targets are not classes")
         values, y = np.unique(as_num.astype(np.int64), return_inverse=True)
         names = tuple(str(int(v)) for v in values)
     else:
         values, y = np.unique(labels.astype(str), return_inverse=True)
         names = tuple(str(v) for v in values)
     if len(names) < 2:
-        raise ValueError(f"labels must contain at least 2 classes, got only {shorten(names[0], 40)!r}")
+        raise ValueError("labels must contain at least 2 classes, got only one")
     if len(names) > MAX_CLASSES:
         raise ValueError(f"labels must contain at most {MAX_CLASSES} classes, got {len(names)} "
                          "(is the first column really the label?)")
@@ -232,8 +234,8 @@ def load_upload(file_or_bytes: Upload, filename: str, *,
     counts = np.bincount(y, minlength=len(labels))
     if counts.min() < 2:
         k = int(np.argmin(counts))
-        raise ValueError(f"every class needs at least 2 rows; "
-                         f"class {labels[k]!r} has {int(counts[k])}")
+        raise ValueError("every class needs at least 2 rows; "
+                         f"class number {k + 1} (in sorted order) has only one")
     X_tr, X_te, y_tr, y_te = positional_split(X.astype(np.float32), y, what="upload")
     stem = Path(filename).name
     return Dataset(name=f"upload:{stem}", X_train=X_tr, y_train=y_tr, X_test=X_te, y_test=y_te,

@@ -309,6 +309,8 @@ def run_experiment(config: dict, ctx: JobContext | None = None) -> dict:
     ctx.check_cancelled()  # training stopped early because the job was told to stop
     privacy, params = card.privacy, card.parameters
     sigma_x = params.get("sigma_x", params.get("noise_std"))
+    from dpcda.privacy.shown_compose import release_facts
+
     return {
         "accuracy": out.get("accuracy"), "per_epoch": out.get("per_epoch", []),
         "epochs_run": out.get("epochs_run"), "cancelled": bool(out.get("cancelled", False)),
@@ -327,6 +329,8 @@ def run_experiment(config: dict, ctx: JobContext | None = None) -> dict:
         "normalization": card.normalization,
         "allocation": params.get("allocation"), "relation": privacy.get("relation"),
         "bound_note": privacy.get("bound_note"),
+        # what the dashboard's tally of draws from the private data composes (public card facts)
+        "drawn": release_facts(cfg.mechanism, release.card),
         **({"learner_choice": out["learner_choice"]} if "learner_choice" in out else {}),
     }
 

@@ -16,6 +16,8 @@ REASONS: dict[str, str] = {
     "worker-gone": "its worker process died or stopped beating its heartbeat",
     "worker-stopped": "its worker was asked to stop (SIGTERM) and handed the job back",
     "reused": "an identical job had already finished; its result was reused",
+    "stale-code": "its worker runs older dpcda code than is on disk now and handed the job back "
+                  "(restart the worker)",
 }
 
 

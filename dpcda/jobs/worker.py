@@ -24,6 +24,7 @@ from typing import Callable
 
 from dpcda.util.cancellation import watching
 from dpcda.jobs import db as _db
+from dpcda.jobs.code_version import STARTED_WITH, stale_code_message
 from dpcda.jobs.kinds import JobCancelled, JobContext, get_kind, load_plugins
 from dpcda.jobs.procs import hostname, pid_alive, pid_token
 from dpcda.jobs.store import DEFAULT_STALE_AFTER, Job, JobStore
@@ -101,6 +102,8 @@ class Worker:
         self._in_job = False
         self._main: int | None = None  # thread id to interrupt (set when run in the main thread)
         self._stopping = threading.Event()
+        #: the code this worker runs (:mod:`dpcda.jobs.code_version`; tests may set another)
+        self.started_with = STARTED_WITH
 
     # --- stopping -----------------------------------------------------------------------
 
@@ -155,6 +158,12 @@ class Worker:
                         break
                     self._stopping.wait(self.poll_interval)
                     continue
+                stale = stale_code_message(self.started_with)
+                if stale is not None:  # started before an upgrade: hand the job back and stop
+                    self.store.finish(job.id, self.worker_id, "queued", reason="stale-code",
+                                      message=stale, refund=True)
+                    log.warning("job %d handed back: %s", job.id, stale)
+                    break
                 self._run_job(job)
                 ran += 1
                 idle_since = time.monotonic()

@@ -33,7 +33,7 @@ from dpcda.mechanisms.mixing import Mixed, mix_any_class
 from dpcda.mechanisms.prepare import fit_preprocessor
 from dpcda.mechanisms.release import Release, epsilon_text
 from dpcda.randomness import SecureRandom, add_gaussian, float_cost, grid_for
-from dpcda.randomness.noise import aimed, calibration_aim
+from dpcda.randomness.noise import aimed, calibration_aim, delta_aim
 from dpcda.util.notices import notice
 from dpcda.mechanisms.validation import (check_delta, check_features, check_float, check_int,
                                          check_labels, check_release_size)
@@ -82,8 +82,9 @@ def generate_dpmix_traced(X, y, *, l: int, T: int | None = None, sigma_x=None, s
                          f"and some are outside it after normalize={pre.method!r}; use "
                          "normalize='scale' with the data's public bounds, or accountant="
                          "'dpmix-clipped'")
-    common = dict(l=l, T=T, delta=delta, n=N, d_x=d, d_y=K, c=c)
     aim = calibration_aim(eps, T * (d + K))  # the target less floating point's share
+    d_aim = delta_aim(delta, eps, T * (d + K))  # and delta's
+    common = dict(l=l, T=T, delta=d_aim, n=N, d_x=d, d_y=K, c=c)
     if eps is not None:
         cal = calibrate(epsilon=aim, accountant=accountant, conversion=conversion, ratio=ratio,
                         max_alpha=max_alpha, **common)
@@ -102,7 +103,8 @@ def generate_dpmix_traced(X, y, *, l: int, T: int | None = None, sigma_x=None, s
         else "DPMix (random mixing of any-class points, Lee et al.)",
         parameters={"l": l, "T": T, "c": c if clip else None, "sigma_x": sx, "sigma_y": sy, "delta": delta},
         privacy=add_randomness(aimed(privacy_from_result(res, calibrated_to=eps,
-                                                         mechanism=_algorithm), eps, aim),
+                                                         mechanism=_algorithm), eps, aim,
+                                     delta=delta, delta_aimed=d_aim),
                                source, mixed.float_cost),
         data=data_block(dataset=dataset, N=N, class_counts=np.bincount(y, minlength=K),
                         class_names=class_names, image_shape=image_shape, d=d),
@@ -177,6 +179,7 @@ def generate_random_projection(X, y, *, epsilon: float, delta: float = 1e-5, p: 
                          f"projection, got accountant={accountant!r}")
     p = min(100, d) if p is None else check_int("p", p, 1, d, " (at most the dimension d)")
     aim = calibration_aim(eps, N * p)  # the target less floating point's share
+    d_aim = delta_aim(delta, eps, N * p)  # and delta's
     pre = fit_preprocessor(X, normalize, c=c, bounds=bounds)
     dev = resolve_device(device)
     source = SecureRandom(seed)  # the noise's source; R, public, comes from a fast generator
@@ -187,9 +190,9 @@ def generate_random_projection(X, y, *, epsilon: float, delta: float = 1e-5, p: 
     # stable) is within ~1e-15 relative; 2^-30 covers it.
     s_R = float(torch.linalg.matrix_norm(R.cpu(), ord=2)) * (1.0 + 2.0 ** -30)
     if accountant == "gaussian":
-        std = gaussian_sigma(aim, delta, sensitivity=2.0 * c * s_R)
+        std = gaussian_sigma(aim, d_aim, sensitivity=2.0 * c * s_R)
     else:  # as published
-        std = c * s_R * math.sqrt(math.log(1.0 / (2.0 * delta)) + aim) / aim
+        std = c * s_R * math.sqrt(math.log(1.0 / (2.0 * d_aim)) + aim) / aim
     acc = get_accountant(accountant)
     bound = bound_fields(accountant, "random-projection")  # relation, valid_bound, bound_note
     valid = bound["valid_bound"]
@@ -204,12 +207,13 @@ def generate_random_projection(X, y, *, epsilon: float, delta: float = 1e-5, p: 
     R_np = R.to(torch.float32).cpu().numpy()
     privacy = {"private": True, "epsilon": aim,
                "epsilon_text": epsilon_text(aim) + ("" if valid else f" ({NOT_A_BOUND})"),
-               "delta": delta, "accountant": accountant, "accountant_title": acc.title,
+               "delta": d_aim, "accountant": accountant, "accountant_title": acc.title,
                "assumptions": acc.assumptions, **bound,
                "conversion": None, "alpha": None,
                "warnings": [] if delta < 1.0 / N else
                [notice("delta_not_below_1_over_n", delta=delta, n=N)]}
-    add_randomness(aimed(privacy, eps, aim), source, float_cost((centre.size, grid)))
+    add_randomness(aimed(privacy, eps, aim, delta=delta, delta_aimed=d_aim), source,
+                   float_cost((centre.size, grid)))
     card = make_card(
         algorithm="random-projection", title="Random projection (DPPro, Xu et al. 2017)",
         parameters={"p": p, "c": c, "epsilon": eps, "delta": delta, "noise_std": std,

@@ -67,14 +67,15 @@ def _calibrate(sites, l: int, T: int, common: dict):
     pre = fit_preprocessor(sites.sites[0].X, common["normalize"], c=cfg.c, bounds=common["bounds"])
     from dataclasses import replace
 
-    from dpcda.randomness.noise import aimed, calibration_aim
+    from dpcda.randomness.noise import aimed, calibration_aim, delta_aim
 
     # floating point's share kept back as generate_dpcda does (the fixed-point sum's own cost
     # is on the card apart: docs/decentral.md)
     aim = calibration_aim(cfg.epsilon, cfg.T * (d + K) + d + K)
-    sx, sy, privacy = account(replace(cfg, epsilon=aim) if aim != cfg.epsilon else cfg, N=N,
+    d_aim = delta_aim(cfg.delta, cfg.epsilon, cfg.T * (d + K) + d + K)
+    sx, sy, privacy = account(replace(cfg, epsilon=aim, delta=d_aim) if aim != cfg.epsilon else cfg, N=N,
                               counts=counts, d=d, K=K, compare=False, bounds=counts)
-    aimed(privacy, cfg.epsilon, aim)
+    aimed(privacy, cfg.epsilon, aim, delta=cfg.delta, delta_aimed=d_aim)
     if cfg.accountant in BOUNDS_ACCOUNTANTS and privacy.get("private"):  # as generate_dpcda says
         privacy["warnings"] = [*privacy.get("warnings", []), notice("class_sizes_from_data")]
     return cfg, sx, sy, privacy, t_k, counts, pre

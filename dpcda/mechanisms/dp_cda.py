@@ -30,7 +30,7 @@ from dpcda.mechanisms.dp_cda_account import (BOUNDS_ACCOUNTANTS, COMPOSING_ACCOU
 from dpcda.mechanisms.mixing import Mixed, mix_classwise
 from dpcda.mechanisms.prepare import DP_NORMALIZE_CHOICES, affine_of, fit_preprocessor
 from dpcda.mechanisms.release import Release
-from dpcda.randomness.noise import aimed, calibration_aim
+from dpcda.randomness.noise import aimed, calibration_aim, delta_aim
 from dpcda.randomness.secure import SecureRandom
 from dpcda.mechanisms.segments import segment_spans, snap_segments
 from dpcda.privacy.allocation import ALLOCATION_TITLES
@@ -153,17 +153,19 @@ def generate_dpcda_traced(X, y, *, l: int, T: int, c: float = 1.0, sigma_x=None,
     check_label_share(label_share)
     # floating point's share kept back (docs/security.md): at most T samples of d + K noisy
     # values, the statistics' d and the histogram's K
-    aim = calibration_aim(cfg.epsilon, cfg.T * (X.shape[1] + K) + X.shape[1] + K)
+    n_values = cfg.T * (X.shape[1] + K) + X.shape[1] + K
+    aim = calibration_aim(cfg.epsilon, n_values)
+    d_aim = delta_aim(cfg.delta, cfg.epsilon, n_values)  # and delta's share, with a target epsilon
     # Whole-record without public bounds and with a target epsilon: the bounds come from a DP
     # histogram of the labels (a share of epsilon; docs/whole-record.md §11).
-    plan = (label_plan(aim, cfg.delta, K, label_share)
+    plan = (label_plan(aim, d_aim, K, label_share)
             if whole and class_bounds is None and cfg.epsilon is not None else None)
     if plan is not None and not useful(plan, len(X), K, cfg.l):  # public: too small a dataset
         plan = None
     stats_mu = None
     if isinstance(normalize, str) and normalize in DP_NORMALIZE_CHOICES:
         target = aim if plan is None else plan.epsilon_rest
-        stats_mu = release_stats_mu(target, cfg.delta if plan is None else plan.delta_rest,
+        stats_mu = release_stats_mu(target, d_aim if plan is None else plan.delta_rest,
                                     stats_share)
     source = SecureRandom(seed)  # every private draw of this release; never stored
     hist_cost = None
@@ -175,11 +177,11 @@ def generate_dpcda_traced(X, y, *, l: int, T: int, c: float = 1.0, sigma_x=None,
     # Under whole-record the class sizes are private: the split comes from the public bounds.
     t_k = samples_per_class(cfg.T, n_bounds if whole else counts, cfg.allocation)  # ValueError names T
     pre = fit_preprocessor(X, normalize, c=cfg.c, bounds=bounds, stats_mu=stats_mu, rng=source)
-    sx, sy, privacy = account(replace(cfg, epsilon=aim) if aim != cfg.epsilon else cfg,
+    sx, sy, privacy = account(replace(cfg, epsilon=aim, delta=d_aim) if aim != cfg.epsilon else cfg,
                               N=len(X), counts=counts, d=X.shape[1], K=K,
                               compare=compare_accountants, stats_mu=pre.stats_mu, bounds=n_bounds,
                               plan=plan)
-    aimed(privacy, cfg.epsilon, aim)
+    aimed(privacy, cfg.epsilon, aim, delta=cfg.delta, delta_aimed=d_aim)
     if whole and bounds_source == "data" and privacy.get("private"):
         privacy["warnings"] = [*privacy.get("warnings", []), notice("class_sizes_from_data")]
     if plan is not None and k_given is None and privacy.get("private"):

@@ -45,7 +45,7 @@ from dpcda.mechanisms.rff import (
 )
 from dpcda.privacy.events import Relation, ReleaseEvent
 from dpcda.randomness import SecureRandom, add_gaussian, float_cost, grid_for
-from dpcda.randomness.noise import aimed, calibration_aim
+from dpcda.randomness.noise import aimed, calibration_aim, delta_aim
 from dpcda.util.notices import notice
 from dpcda.mechanisms.validation import (
     check_delta,
@@ -181,9 +181,11 @@ def generate_dp_merf(X, y, *, epsilon=None, delta: float = 1e-5, noise_multiplie
         raise ValueError(f"hidden must be a sequence of layer widths, got hidden={hidden!r}") from None
     aim = None if epsilon is None else calibration_aim(  # the target less floating point's share
         check_float("epsilon", epsilon, lo=0.0, lo_open=True), n_features * K + K)
-    plan = noise_plan(N=N, epsilon=aim, noise_multiplier=noise_multiplier, delta=delta,
+    d_aim = delta_aim(delta, epsilon, n_features * K + K)  # and delta's (a target epsilon only)
+    plan = noise_plan(N=N, epsilon=aim, noise_multiplier=noise_multiplier, delta=d_aim,
                       labels=labels, count_share=count_share)
-    privacy = aimed(_privacy(plan, N=N, delta=delta, epsilon=epsilon), epsilon, aim)
+    privacy = aimed(_privacy(plan, N=N, delta=d_aim, epsilon=epsilon), epsilon, aim, delta=delta,
+                    delta_aimed=d_aim)
 
     pre = fit_preprocessor(X, normalize, c=c, bounds=bounds)
     bounded = pre.method == "scale"

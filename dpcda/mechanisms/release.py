@@ -27,6 +27,7 @@ from typing import Callable, Mapping
 import numpy as np
 
 from dpcda.mechanisms.data_card import DataCard
+from dpcda.util.csv_safe import safe_cell
 
 # Keys a data card must never contain, at any depth (checked on every Release).
 FORBIDDEN_CARD_KEYS = frozenset({"seed", "rng", "rng_state", "random_state", "generator",
@@ -185,8 +186,9 @@ def load_npz(path) -> Release:
 
 
 def _csv_cell(name) -> str:
-    """A header cell: quoted when it holds a comma, quote or newline (RFC 4180)."""
-    text = str(name)
+    """A header cell: never read as a formula (:func:`dpcda.util.csv_safe.safe_cell`), quoted when
+    it holds a comma, quote or newline (RFC 4180)."""
+    text = safe_cell(name)
     return f'"{text.replace(chr(34), chr(34) * 2)}"' if any(c in text for c in ',"\n\r') else text
 
 

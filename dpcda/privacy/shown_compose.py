@@ -59,6 +59,9 @@ class Drawn:
     c: float = 1.0
     mu: float = 0.0
     covered: bool = True
+    #: False: a release of another mechanism (DP-MERF, DPMix, …), accounted on its own card by
+    #: its own analysis and not composed here: the composition is then unbounded (said so).
+    composable: bool = True
 
     @property
     def noisy(self) -> bool:
@@ -71,7 +74,8 @@ class Composed:
     """The composition of ``releases`` draws at ``delta``: ``epsilon`` (inf when real records
     or uncovered draws are among them), ``noisy_epsilon`` (the covered noisy draws alone; 0 when
     there are none), ``alpha`` (the best order of ``noisy_epsilon``, None when none), and the
-    counts ``real`` (draws without noise) and ``uncovered``."""
+    counts ``real`` (draws without noise), ``uncovered`` and ``other`` (releases of other
+    mechanisms, not composed here)."""
 
     epsilon: float
     noisy_epsilon: float
@@ -80,6 +84,7 @@ class Composed:
     releases: int
     real: int
     uncovered: int
+    other: int = 0
 
 
 @lru_cache(maxsize=4096)
@@ -105,6 +110,8 @@ def _check(draws, lower_counts, delta, orders):
     for d in draws:
         if not isinstance(d, Drawn):
             raise ValueError(f"draws must be Drawn records, got {type(d).__name__}")
+        if not d.composable:
+            continue
         if len(d.steps) != len(n):
             raise ValueError(f"a {d.kind}'s steps must have one entry per class (K={len(n)}), "
                              f"got {len(d.steps)}")
@@ -144,9 +151,11 @@ def compose_shown(draws, *, lower_counts, delta: float, orders=ORDERS) -> Compos
 
     draws = list(draws)
     n, delta, orders = _check(draws, lower_counts, delta, orders)
-    real = sum(1 for d in draws if not d.noisy)
-    uncovered = sum(1 for d in draws if d.noisy and not d.covered)
-    kept = [d for d in draws if d.noisy and d.covered]
+    other = sum(1 for d in draws if not d.composable)
+    mine = [d for d in draws if d.composable]
+    real = sum(1 for d in mine if not d.noisy)
+    uncovered = sum(1 for d in mine if d.noisy and not d.covered)
+    kept = [d for d in mine if d.noisy and d.covered]
     a = np.asarray(orders, dtype=float)
     L = np.zeros((len(n), len(a)))
     G = np.zeros((len(n), len(a)))
@@ -168,6 +177,32 @@ def compose_shown(draws, *, lower_counts, delta: float, orders=ORDERS) -> Compos
         i = int(np.argmin(e[a_, b_]))
         eps = max(float(e[a_, b_, i]), 0.0)
         alpha = int(orders[i]) if math.isfinite(eps) else None
-    full = math.inf if real or uncovered else eps
+    full = math.inf if real or uncovered or other else eps
     return Composed(epsilon=full, noisy_epsilon=eps, delta=delta, alpha=alpha,
-                    releases=len(draws), real=real, uncovered=uncovered)
+                    releases=len(draws), real=real, uncovered=uncovered, other=other)
+
+
+def release_facts(mechanism: str, card) -> dict:
+    """The public facts of a release's data card (a dict) that :func:`drawn_of` needs, as plain
+    JSON for a job's result: a DP-CDA release's noise, ``l``, ``c``, samples per class, its
+    ``dp-center`` statistics' GDP ``mu`` and whether its normalisation is covered; for any other
+    mechanism only its name (it is not composed here)."""
+    par, priv = card.get("parameters") or {}, card.get("privacy") or {}
+    if mechanism != "dp-cda" or "T_per_class" not in par:
+        return {"mechanism": str(mechanism)}
+    mu = (priv.get("composed_with") or {}).get("mu_gdp") or 0.0
+    norm = card.get("normalization") or {}
+    return {"mechanism": "dp-cda", "sigma_x": float(par.get("sigma_x") or 0.0), "l": int(par["l"]),
+            "T_per_class": [int(t) for t in par["T_per_class"]], "c": float(par["c"]),
+            "mu": float(mu), "covered": bool(norm.get("covered_by_guarantee", True))}
+
+
+def drawn_of(facts, *, kind: str, n_classes: int) -> Drawn:
+    """The :class:`Drawn` of :func:`release_facts` (a job's result written before those facts
+    were kept, ``None``, counts as a release not composed here)."""
+    k = int(n_classes)
+    if not facts or facts.get("mechanism") != "dp-cda" or len(facts.get("T_per_class", ())) != k:
+        return Drawn(kind, 0.0, 1, (0,) * k, composable=False)
+    return Drawn(kind, float(facts["sigma_x"]), int(facts["l"]),
+                 tuple(int(t) for t in facts["T_per_class"]), float(facts["c"]),
+                 mu=float(facts.get("mu") or 0.0), covered=bool(facts.get("covered", True)))

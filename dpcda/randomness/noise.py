@@ -308,9 +308,39 @@ def calibration_aim(epsilon: float | None, n_values: int) -> float | None:
     return aim
 
 
-def aimed(privacy: dict, target: float | None, aim: float | None) -> dict:
+def tail_upper() -> float:
+    """The mass beyond the bulk each noisy value may have (:attr:`FloatCost.tail` of every grid
+    :func:`float_cost` gives)."""
+    from scipy.special import ndtr
+
+    return 2.0 * float(ndtr(-(TAIL_B - 1.0)))
+
+
+def delta_aim(delta: float, epsilon: float | None, n_values: int) -> float:
+    """The delta a calibration to the target ``epsilon`` accounts the ideal release at, for a
+    target ``delta``: what floating point adds to delta (:meth:`FloatCost.delta_added`, at most
+    ``delta' (e^(n log1p eta) - 1) + n tail (1 + e^epsilon)`` once epsilon + its floating-point
+    share is at most the target) kept back, less a relative 2^-40, so that the card's
+    ``delta_total`` never exceeds ``delta``. No target epsilon (None or inf): ``delta`` itself;
+    so too when the bound's tail term alone reaches ``delta`` (epsilon near 80 and above, where
+    ``e^epsilon`` outgrows the tail's 2.4e-39): nothing can be kept back there, and the card's
+    ``privacy.floating_point.delta_total`` states the larger total, as before."""
+    numbers = all(isinstance(v, (int, float, np.floating, np.integer)) and not isinstance(v, bool)
+                  for v in (delta, epsilon))
+    if not numbers or not math.isfinite(epsilon) or not 0.0 < delta < 1.0:
+        return delta  # no target, or a value the caller's own check refuses in its own words
+    n = float(n_values)
+    grow = math.expm1(n * math.log1p(eta_upper()))
+    far = n * tail_upper() * (1.0 + math.exp(min(float(epsilon), 700.0)))
+    aim = (float(delta) - far) / (1.0 + grow) * (1.0 - 2.0 ** -40)
+    return aim if aim > 0 else delta
+
+
+def aimed(privacy: dict, target: float | None, aim: float | None, *, delta: float | None = None,
+          delta_aimed: float | None = None) -> dict:
     """``privacy`` (modified, returned) naming the target, not the aim, as what it was calibrated
-    to, with the reserve kept for floating point."""
+    to, with the reserve kept for floating point (and, with ``delta`` and ``delta_aimed`` of
+    :func:`delta_aim`, the same for delta)."""
     if target is not None and aim is not None and aim != target:
         privacy["calibrated_to_epsilon"] = float(target)
         privacy["calibration_aim"] = {
@@ -318,6 +348,12 @@ def aimed(privacy: dict, target: float | None, aim: float | None) -> dict:
             "why": "the noise is calibrated to the target minus a bound on what floating point "
                    "adds, so epsilon + epsilon_added (privacy.floating_point) is at most the "
                    "target"}
+        if delta is not None and delta_aimed is not None and delta_aimed != delta:
+            privacy["calibrated_to_delta"] = float(delta)
+            privacy["calibration_aim"].update(
+                delta=float(delta_aimed), delta_float_reserve=float(delta - delta_aimed),
+                why=privacy["calibration_aim"]["why"] + "; likewise delta + delta_added is at most "
+                    "the target delta (the ideal release is accounted at the smaller delta)")
     return privacy
 
 
@@ -331,7 +367,4 @@ def float_cost(*parts: tuple[int, Grid | None]) -> FloatCost:
     eta = max(g.eta() for _, g in live)
     if not eta < 0.5:  # cannot happen with sigma / gamma in [8, 16); a guard for the proof
         raise ValueError(f"the sampler's error bound eta = {eta:g} is outside the lemma's range")
-    from scipy.special import ndtr
-
-    tail = 2.0 * float(ndtr(-(TAIL_B - 1.0)))
-    return FloatCost(n_values=n, eta=eta, tail=tail)
+    return FloatCost(n_values=n, eta=eta, tail=tail_upper())

@@ -143,10 +143,12 @@ def gather_report_inputs(dataset: str, *, l: int, epsilon: float | None = None,
                          c: float | None = None, T: int | None = None,
                          normalization: str | None = None, allocation: str | None = None,
                          release=None, store=None, sweep_id: int | None = None,
-                         extra_caveats: Sequence[str] = ()) -> ReportInputs:
+                         extra_caveats: Sequence[str] = (), on_release=None) -> ReportInputs:
     """Everything the report of one DP-CDA setting shows (see the module docstring).
 
-    ``release``: the page's release (else one is generated, T capped at :data:`T_CAP`);
+    ``release``: the page's release (else one is generated, T capped at :data:`T_CAP`, and
+    ``on_release``, when given, is called with its data card: a fresh draw from the private
+    data, which the dashboard's tally counts, :mod:`dpcda.dashboard.shown`);
     ``store``: a :class:`dpcda.jobs.JobStore` or its path (default ``$DPCDA_HOME``'s, only
     read if it exists); ``sweep_id``: the stored sweep the page shows (a Utility sweep over l
     or a comparison), preferred to the newest one for its section. A dataset whose files are
@@ -176,6 +178,8 @@ def gather_report_inputs(dataset: str, *, l: int, epsilon: float | None = None,
         rel = _release(ds, release, l=l, epsilon=epsilon, sigma_x=sigma_x, T=T, c=c, delta=delta,
                        accountant=accountant, conversion=conversion, normalization=normalization,
                        allocation=allocation)
+        if release is None and on_release is not None:
+            on_release(rel.card)
         card, privacy = rel.card, rel.card["privacy"]
         par = card.get("parameters", {})
         kw.update(_pictures(rel, ds))

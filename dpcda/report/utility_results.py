@@ -169,6 +169,14 @@ def results_table(res, jobs, dataset: str):
     return pd.DataFrame(rows)
 
 
+def results_csv(table) -> bytes:
+    """The results table as CSV bytes for a download: text cells never read as a spreadsheet
+    formula (:func:`dpcda.util.csv_safe.safe_frame`), numbers as they are."""
+    from dpcda.util.csv_safe import safe_frame
+
+    return safe_frame(table).to_csv(index=False).encode()
+
+
 def _point(r) -> str:
     """A results row's point: "ε = 10, l = 4" or "σ = 0.7, l = 4"."""
     e, s = r.epsilon_target, r.sigma_fixed

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 
 import pytest
@@ -90,3 +91,42 @@ def test_the_release_drawn_of_a_real_histogram_card_matches_its_parameters():
     got = shown.release_drawn(rel.card, normalize="dp-center").mu
     assert got == pytest.approx(float(np.hypot(st["mu_gdp"], h["sensitivity"] / h["sigma"])))
     assert got > st["mu_gdp"]
+
+
+def test_a_release_of_another_mechanism_is_counted_not_composed():
+    from dpcda.privacy.shown_compose import drawn_of, release_facts
+
+    shown.record(DIGITS, shown.release_drawn(card(), normalize="scale"))
+    facts = release_facts("dp-merf", {"parameters": {"l": 1}, "privacy": {"epsilon": 1.0}})
+    assert facts == {"mechanism": "dp-merf"}
+    shown.record(DIGITS, drawn_of(facts, kind="measured", n_classes=10))
+    shown.record(DIGITS, drawn_of(None, kind="measured", n_classes=10))  # an older job's result
+    r = shown.spent(DIGITS, lower_counts=N, delta=1e-5)
+    assert math.isinf(r.epsilon) and r.other == 2 and r.releases == 3
+    assert r.noisy_epsilon == compose_shown(shown.drawn(DIGITS)[:1], lower_counts=N, delta=1e-5).epsilon
+    text = shown.spent_text(DIGITS, lower_counts=N, delta=1e-5)
+    assert "ε = ∞" in text and "2 releases of another mechanism" in text and "composed over 1 release" in text
+
+
+def test_a_dp_cda_card_round_trips_through_the_job_facts():
+    from dpcda.privacy.shown_compose import drawn_of, release_facts
+
+    c = card(sigma=0.4, mu=0.3)
+    c["normalization"] = {"method": "dp-center", "covered_by_guarantee": True}
+    d = drawn_of(release_facts("dp-cda", c), kind="release", n_classes=10)
+    assert d == shown.release_drawn(c, normalize="dp-center")
+    c["normalization"] = {"method": "zscore", "covered_by_guarantee": False}
+    assert not drawn_of(release_facts("dp-cda", c), kind="release", n_classes=10).covered
+
+
+def test_a_choose_candidates_release_and_its_report_are_counted():
+    """The Choose page draws a fresh release per candidate (its samples and fidelity) and one for
+    the chosen setting's report: both are draws from the private data, counted."""
+    from dpcda.dashboard import candidates as cand
+    from dpcda.dashboard.setting import Setting
+
+    a = cand.measure(Setting(dataset="digits", l=4, sigma_x=1.0), "A")
+    (d,) = shown.drawn(DIGITS)
+    assert d.kind == "release" and d.sigma == 1.0 and d.l == 4 and sum(d.steps) > 0
+    cand.choice_report([a], "A")
+    assert len(shown.drawn(DIGITS)) == 2

@@ -324,3 +324,38 @@ def test_qda_without_public_class_sizes_uses_the_large_class_limit():
     train = {"model": "qda", "n_classes": 3}
     _qda_inputs(train, card, 0.25)
     assert train["mix_factors"] == (0.125,) * 3 and train["noise_std"] == 0.25
+
+
+def test_a_jobs_release_is_counted_once_in_the_servers_tally():
+    """A finished job's result carries its release's public facts (noise, l, c, samples per
+    class); the Utility and Compare pages count each job's release once in the server's tally of
+    draws from the private data (issue 26's tally counted only the Samples page's draws)."""
+    from types import SimpleNamespace
+
+    from dpcda.dashboard import shown
+    from dpcda.data import load_dataset
+    from dpcda.experiments.run import run_experiment
+    from dpcda.privacy import samples_per_class
+    from dpcda.privacy.shown_compose import Drawn, compose_shown
+
+    out = run_experiment({"dataset": "digits", "sigma": 0.5, "l": 4, "T": 800,
+                          "train": {"model": "ncm", "epochs": 1}})
+    counts = load_dataset("digits").class_counts
+    t_k = samples_per_class(800, counts, out["allocation"] or "equal")
+    assert out["drawn"] == {"mechanism": "dp-cda", "sigma_x": 0.5, "l": 4, "c": 1.0, "mu": 0.0,
+                            "T_per_class": [int(t) for t in t_k], "covered": True}
+    shown.reset()
+    try:
+        jobs = [SimpleNamespace(id=1, status="done", result=out),
+                SimpleNamespace(id=2, status="failed", result=None)]
+        store = SimpleNamespace(path="/tmp/store.sqlite3")
+        assert shown.record_jobs("digits", store, jobs) == 1
+        assert shown.record_jobs("digits", store, jobs) == 0  # shown again: not drawn again
+        (d,) = shown.drawn(("builtin", "digits"))
+        assert d == Drawn("measured", 0.5, 4, tuple(int(t) for t in t_k), 1.0)
+        want = compose_shown([d], lower_counts=counts, delta=1e-5).epsilon
+        assert 0 < want < math.inf
+        assert "composed over 1 release" in shown.builtin_text("digits", 1e-5)
+        assert "Utility, Compare" in shown.builtin_text("digits", 1e-5)
+    finally:
+        shown.reset()

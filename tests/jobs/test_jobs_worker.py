@@ -123,3 +123,40 @@ def test_worker_once_on_an_empty_queue_exits_at_once(db_path):
     assert out.returncode == 0, out.stderr
     assert "stopped after 0 job(s)" in out.stderr
     assert JobStore(db_path).jobs() == []
+
+
+def test_a_worker_started_before_the_code_changed_hands_the_job_back_and_says_so(store):
+    """A worker keeps the code it imported: one started before a learner existed refused its jobs
+    with "model must be one of …" (qda, issue 28). Now, when the sources on disk differ from those
+    it started with, it hands the claimed job back (no attempt spent), says so in the job's
+    message with both code fingerprints and what to do, and stops; a fresh worker runs the job."""
+    from dpcda.jobs.code_version import code_fingerprint
+    from dpcda.jobs.worker import Worker
+
+    job_id = store.submit("fake-epochs", {"epochs": 1})
+    old = Worker(store, heartbeat_interval=0.1, stale_after=5, isolate=False)
+    old.started_with = "0123456789ab"  # as if it had started before the code on disk changed
+    assert old.run(idle_exit=0) == 0  # ran nothing, and returned: it stopped
+    job = store.get_job(job_id)
+    assert job.status == "queued" and job.reason == "stale-code" and job.attempts == 0
+    assert "0123456789ab" in job.message and code_fingerprint() in job.message
+    assert "restart it (python -m dpcda worker)" in job.message
+    assert not [w for w in live_workers(store) if w["id"] == old.worker_id]
+    fresh = Worker(store, heartbeat_interval=0.1, stale_after=5, isolate=False)
+    assert fresh.run(once=True) == 1 and store.get_job(job_id).status == "done"
+
+
+def test_the_code_fingerprint_follows_the_sources(tmp_path):
+    from dpcda.jobs.code_version import code_fingerprint, stale_code_message
+
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "a.py").write_text("x = 1\n")
+    first = code_fingerprint(tmp_path / "pkg")
+    assert code_fingerprint(tmp_path / "pkg") == first  # stable
+    (tmp_path / "pkg" / "learners.py").write_text("NAMES = ['lda', 'qda']\n")  # a module added
+    second = code_fingerprint(tmp_path / "pkg")
+    (tmp_path / "pkg" / "a.py").write_text("x = 2\n")  # an edit
+    third = code_fingerprint(tmp_path / "pkg")
+    assert len({first, second, third}) == 3
+    assert stale_code_message(first, first) is None
+    assert "code on disk is now " + third in stale_code_message(first, third)

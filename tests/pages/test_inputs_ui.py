@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
 from streamlit.testing.v1 import AppTest
+
+from tests.markdown_check import PAYLOADS, problems, shown_text
 
 
 def _page():
@@ -18,6 +21,9 @@ def _page():
     if T == 8:  # an error whose text names a server path
         show_problem(ValueError("MNIST files not found. Searched: /srv/data/mnist/raw, "
                                 "/srv/cache/MNIST/raw."))
+    if T == 9:  # an error quoting a crafted column name of an upload
+        show_problem(ValueError("column '![x](http://evil.example/t.png) [Click](https://evil.example/r) "
+                                "<img src=x> :material/home:' has a single value"))
     if T == 7:
         try:
             from dpcda.util.checks import check_float
@@ -62,3 +68,18 @@ def test_a_problem_never_shows_a_server_path():
     assert error.value == ("MNIST files not found. Searched: (a file on the server), "
                            "(a file on the server).")
     assert "/srv" not in error.value and not [e for e in at.expander if "/srv" in str(e.proto)]
+
+
+def test_a_crafted_column_name_in_a_problem_is_shown_as_typed():
+    (error,) = run("9").error
+    assert problems(error.value) == []  # no image, link, HTML or icon
+    assert shown_text(error.value) == ("Column '![x](http://evil.example/t.png) "
+                                       "[Click](https://evil.example/r) <img src=x> :material/home:' "
+                                       "has a single value")
+
+
+@pytest.mark.parametrize("payload", PAYLOADS)
+def test_typed_text_quoted_by_a_refusal_is_never_markdown(payload):
+    (error,) = run(payload).error
+    assert problems(error.value) == [], error.value
+    assert shown_text(error.value).startswith("The number of synthetic samples T must be ")

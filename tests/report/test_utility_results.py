@@ -137,3 +137,18 @@ def test_every_accuracy_is_read_against_the_majority_rate_and_the_ceiling(store)
     assert [v for v, _ in data["levels"]] == pytest.approx([b.majority.rate, b.ceiling])
     assert any(n.startswith("Grey rules:") for n in figure_notes(data, dataset="digits", accountant="paper"))
     assert baseline_notes(table, jobs, "no-such-dataset") == []
+
+
+def test_the_results_download_never_holds_a_spreadsheet_formula():
+    import io
+
+    import pandas as pd
+
+    from dpcda.report.utility_results import results_csv
+
+    table = pd.DataFrame({"accountant": ["=cmd|' /C calc'!A0", "pld"], "epsilon_target": [-1.5, 10.0],
+                          "vs_majority": ["@x", ""]})
+    back = pd.read_csv(io.BytesIO(results_csv(table)), keep_default_na=False)
+    assert list(back["accountant"]) == ["'=cmd|' /C calc'!A0", "pld"]
+    assert list(back["vs_majority"]) == ["'@x", ""]
+    assert list(back["epsilon_target"]) == [-1.5, 10.0]

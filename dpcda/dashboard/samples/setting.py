@@ -71,15 +71,19 @@ def noise_for(mode: str, value: float, *, l: int, T: int, c: float, delta: float
     from dpcda.dashboard.setting import DEFAULT_ALLOCATION
     from dpcda.privacy import PrivacyParams, calibrate, compute_epsilon
 
-    common = dict(l=l, T=T, c=c, delta=delta, n=n, class_counts=class_counts and tuple(class_counts), d_x=d_x,
-                  d_y=d_y, allocation=allocation or DEFAULT_ALLOCATION)
     if mode not in ("epsilon", "sigma"):
         raise ValueError(f"mode must be 'epsilon' or 'sigma', got mode={mode!r}")
+    asked = delta  # the mixing alone is stated at it (the Privacy page's headline)
+    if mode == "epsilon":  # as the release does: delta less floating point's share of it
+        delta = aimed_delta(delta, value, T=T, d_x=d_x, d_y=d_y)
+    common = dict(l=l, T=T, c=c, delta=delta, n=n, class_counts=class_counts and tuple(class_counts), d_x=d_x,
+                  d_y=d_y, allocation=allocation or DEFAULT_ALLOCATION)
     mu = stats_mu_for(mode, value, normalize=normalize, delta=delta)
 
     def mixing(sx: float, sy: float) -> float:
-        return float(compute_epsilon(PrivacyParams(sigma_x=sx, sigma_y=sy, **common), accountant=accountant,
-                                     conversion=conversion, max_alpha=max_alpha).epsilon)
+        p = PrivacyParams(sigma_x=sx, sigma_y=sy, **{**common, "delta": asked})
+        return float(compute_epsilon(p, accountant=accountant, conversion=conversion,
+                                     max_alpha=max_alpha).epsilon)
 
     if mode == "epsilon":
         from dpcda.randomness.noise import calibration_aim
@@ -164,6 +168,15 @@ def release_stem(dataset: str, l: int, epsilon: float | None) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", f"dpcda_{dataset}_l{l}_eps{tag}")
 
 
+def aimed_delta(delta: float, epsilon: float, *, T: int, d_x: int, d_y: int) -> float:
+    """The delta a release calibrated to ``epsilon`` is accounted at: the one
+    :func:`dpcda.mechanisms.generate_dpcda` takes (:func:`dpcda.randomness.noise.delta_aim` of
+    T rows of d_x + d_y values, and d_x + d_y more)."""
+    from dpcda.randomness.noise import delta_aim
+
+    return delta_aim(delta, epsilon, T * (d_x + d_y) + d_x + d_y)
+
+
 def generate_release(dataset, noise: Noise, *, target_epsilon: float | None = None, **settings):
     """A DP-CDA release of ``dataset`` at the noise of ``noise`` (already calibrated by
     :func:`noise_for`, so it is not calibrated twice); ``target_epsilon`` is recorded on the
@@ -178,8 +191,15 @@ def generate_release(dataset, noise: Noise, *, target_epsilon: float | None = No
         # its statistics' share depends on the target: calibrated as the page's noise was
         rel = generate_from_dataset(dataset, "dp-cda", epsilon=target_epsilon, **settings)
     else:
+        delta = settings.get("delta", 1e-5)
+        if target_epsilon is not None:  # accounted at the delta noise_for calibrated it at
+            settings["delta"] = aimed_delta(delta, target_epsilon, T=settings.get("T") or dataset.n_train,
+                                            d_x=dataset.d_x, d_y=dataset.n_classes)
         rel = generate_from_dataset(dataset, "dp-cda", sigma_x=noise.sigma, sigma_y=noise.label_sigma,
                                     **settings)
+        if settings.get("delta", delta) != delta:
+            rel.card["privacy"]["calibrated_to_delta"] = float(delta)
+            rel.card["parameters"]["delta"] = float(delta)  # as asked, like a calibrated release's
     if target_epsilon is not None:
         rel.card["privacy"]["calibrated_to_epsilon"] = float(target_epsilon)
     return rel

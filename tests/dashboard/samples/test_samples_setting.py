@@ -42,6 +42,10 @@ def test_generate_release_uses_the_given_noise_and_records_the_target():
     p = rel.card["privacy"]
     assert rel.card["parameters"]["sigma_x"] == nz.sigma and p["calibrated_to_epsilon"] == 5.0
     assert p["epsilon"] == pytest.approx(nz.epsilon, rel=1e-9) and p["accountant"] == "class-aware"
+    # the page's release meets the target delta with floating point's share, as a calibrated one
+    fp = p["floating_point"]
+    assert fp["delta_total"] <= SETTING["delta"] and p["calibrated_to_delta"] == SETTING["delta"]
+    assert fp["epsilon_total"] <= 5.0 and rel.card["parameters"]["delta"] == SETTING["delta"]
 
 
 def test_report_settings_names_the_noise_and_the_dataset():
