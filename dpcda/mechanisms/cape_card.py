@@ -31,8 +31,56 @@ def sites_card(rel: Release, sites: Sites, mode: str, threats, privacy: dict, ex
                     "private": privacy.get("private", True),
                     "seeded": bool(privacy.get("seeded", extra.get("seeded", False))),
                     "threat_models": threats,
-                    **{k: privacy[k] for k in ("floating_point", "randomness", "warnings")
+                    **{k: privacy[k] for k in ("floating_point", "randomness", "warnings",
+                                                "outside_under_inside_relation", "calibration_aim",
+                                                "calibrated_to_epsilon")
                        if k in privacy}},
         "reference_card": rel.card if mode == "centralized" else None,
     }
     return Release(X=rel.X, y=rel.y, y_soft=rel.y_soft, card=card, preprocess=rel.preprocess)
+
+
+#: What the inside threat models' epsilons do not include (docs/decentral.md, "Floating point
+#: towards the aggregator").
+INSIDE_FLOAT = ("not included: the epsilon is of the exact-arithmetic view; the messages' fixed "
+                "point (2^-F) is finer than the float64 shares' error, so Theorem 3's per-cell "
+                "bound does not cover the aggregator's view (docs/decentral.md)")
+
+
+def inside_threats(*, S: int, sigma: float, c: float, l: int, per_class, site_counts,
+                   delta: float, ts) -> list[dict]:
+    """Threat models (b) and (c, t) of a CAPE release: each epsilon is the smaller of the two
+    valid bounds of :func:`dpcda.privacy.decentral.inside_epsilon`, with both on the entry."""
+    from dpcda.privacy.decentral import RELATION, inside_epsilon
+
+    out = []
+    for t in [0, *[t for t in ts if 1 <= t <= S - 1]]:
+        if sigma > 0:
+            eps, acc, both = inside_epsilon(S=S, t=t, sigma=sigma, c=c, l=l, per_class=per_class,
+                                            site_counts=site_counts, delta=delta)
+        else:
+            eps, acc, both = None, None, {}
+        if t == 0:
+            what = "honest-but-curious aggregator and coordinator (every message)"
+        else:
+            what = (f"the aggregator with {t} colluding sites (records at honest sites; records "
+                    "at colluding sites are not protected from them)")
+        entry = threat("b" if t == 0 else "c", what, eps, acc, RELATION, t)
+        entry["bounds"] = {k: _num(v) for k, v in both.items()}
+        entry["floating_point"] = INSIDE_FLOAT
+        out.append(entry)
+    return out
+
+
+def outside_same_relation(*, sigma: float, c: float, l: int, per_class, class_counts,
+                          delta: float) -> dict:
+    """Threat model (a)'s epsilon under the inside parties' relation (features replaced, class
+    and site fixed; ``class-aware-pld``): what (b) and (c) are to be compared with, since the
+    release's own (a) is under its accountant's relation (by default whole-record)."""
+    from dpcda.privacy.decentral import RELATION
+    from dpcda.privacy.pld import max_over_classes
+
+    rates = [(int(l) / int(n), int(t)) for t, n in zip(per_class, class_counts) if int(t) > 0]
+    eps = (max_over_classes(2.0 * c / l / sigma, rates, delta, None, False).epsilon
+           if sigma > 0 and rates else None)
+    return {"epsilon": _num(eps), "accountant": "class-aware-pld", "relation": RELATION}

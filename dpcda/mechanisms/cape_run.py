@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dpcda.mechanisms.cape_card import sites_card, threat
+from dpcda.mechanisms.cape_card import inside_threats, outside_same_relation, sites_card, threat
 from dpcda.mechanisms.cape_float import METHOD, band, cape_float_cost, value_bound
 from dpcda.mechanisms.cape_masks import PairMasks, SiteDropout, fixed_point_bits, from_fixed
 from dpcda.mechanisms.cape_masks import pooled_counts, site_subsets, to_fixed
@@ -67,14 +67,18 @@ def _calibrate(sites, l: int, T: int, common: dict):
     pre = fit_preprocessor(sites.sites[0].X, common["normalize"], c=cfg.c, bounds=common["bounds"])
     from dataclasses import replace
 
-    from dpcda.randomness.noise import aimed, calibration_aim
+    from dpcda.mechanisms.cape_reserve import calibrate_cape
 
-    # floating point's share kept back as generate_dpcda does (the fixed-point sum's own cost
-    # is on the card apart: docs/decentral.md)
-    aim = calibration_aim(cfg.epsilon, cfg.T * (d + K) + d + K)
-    sx, sy, privacy = account(replace(cfg, epsilon=aim) if aim != cfg.epsilon else cfg, N=N,
-                              counts=counts, d=d, K=K, compare=False, bounds=counts)
-    aimed(privacy, cfg.epsilon, aim)
+    # floating point's share kept back, as generate_dpcda does, but sized by CAPE's own cost
+    # (Theorem 3): the target holds for threat model (a) after the reserve
+    n_x, n_y = int(t_k.sum()) * d, int(t_k.sum()) * K
+
+    def account_at(aim):
+        return account(replace(cfg, epsilon=aim) if aim != cfg.epsilon else cfg, N=N,
+                       counts=counts, d=d, K=K, compare=False, bounds=counts)
+
+    sx, sy, privacy = calibrate_cape(account_at, cfg.epsilon, S=sites.S, c=cfg.c, n_x=n_x,
+                                     n_y=n_y, n_aim=cfg.T * (d + K) + d + K)
     if cfg.accountant in BOUNDS_ACCOUNTANTS and privacy.get("private"):  # as generate_dpcda says
         privacy["warnings"] = [*privacy.get("warnings", []), notice("class_sizes_from_data")]
     return cfg, sx, sy, privacy, t_k, counts, pre
@@ -85,7 +89,6 @@ def run_cape(sites, *, l: int, T: int, common: dict, ts, seed, drop,
     """The ``cape`` release (see the module docstring); ``trace`` (tests) records the error."""
     from dpcda.mechanisms.mixing import grids, hard_labels, shrink_factor
     from dpcda.mechanisms.card import add_randomness
-    from dpcda.privacy.decentral import ACCOUNTANT, RELATION, view_epsilon
 
     if any(not 0 <= int(s) < sites.S for s in drop):
         raise ValueError(f"drop must name sites in 0..{sites.S - 1}")
@@ -123,16 +126,12 @@ def run_cape(sites, *, l: int, T: int, common: dict, ts, seed, drop,
     X, y_soft = X[order], y_soft[order]
     y = hard_labels(y_soft, gy.gamma if gy else 0.0, coord)
     eps_a = privacy.get("epsilon") if privacy.get("private") else None
-    kw = dict(S=S, sigma=sx, c=cfg.c, l=l, per_class=t_k, class_counts=counts, delta=cfg.delta,
-              mask_ratio=math.inf)
     threats = [threat("a", "outside reader of the release (the centralized law)", eps_a,
-                       privacy.get("accountant"), privacy.get("relation"), 0),
-               threat("b", "honest-but-curious aggregator and coordinator (every message)",
-                       view_epsilon(t=0, **kw) if noisy else None, ACCOUNTANT, RELATION, 0)]
-    threats += [threat("c", f"the aggregator with {t} colluding sites (records at honest sites; "
-                             "records at colluding sites are not protected from them)",
-                        view_epsilon(t=t, **kw) if noisy else None, ACCOUNTANT, RELATION, t)
-                for t in ts if 1 <= t <= S - 1]
+                       privacy.get("accountant"), privacy.get("relation"), 0)]
+    threats += inside_threats(S=S, sigma=sx, c=cfg.c, l=l, per_class=t_k, site_counts=per_site,
+                              delta=cfg.delta, ts=ts)
+    privacy["outside_under_inside_relation"] = outside_same_relation(
+        sigma=sx, c=cfg.c, l=l, per_class=t_k, class_counts=counts, delta=cfg.delta)
     add_randomness(privacy, coord, cape_float_cost(S, A, F, (total * d, gx), (total * K, gy)))
     if "floating_point" in privacy:
         privacy["floating_point"]["method"] = METHOD

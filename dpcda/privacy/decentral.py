@@ -103,3 +103,36 @@ def view_epsilon(*, S: int, t: int, sigma: float, c: float, l: int, per_class, c
         if int(T_k) > 0:
             worst = max(worst, epsilon_uses_mixture(mu, int(T_k), int(l) / int(n_k), delta))
     return worst
+
+
+def view_mu(*, S: int, t: int, sigma: float, c: float, l: int, mask_ratio: float = math.inf) -> float:
+    """The view's shift per included record over its noise, ``(2c/l)/sigma sqrt(view_factor)``."""
+    sigma = check_float("sigma", sigma, lo=0.0)
+    if sigma == 0:
+        return math.inf
+    return (2.0 * float(c) / int(l)) / sigma * math.sqrt(view_factor(S, t, mask_ratio))
+
+
+def inside_epsilon(*, S: int, t: int, sigma: float, c: float, l: int, per_class, site_counts,
+                   delta: float, mask_ratio: float = math.inf) -> tuple[float, str, dict]:
+    """``(epsilon, accountant, {accountant: epsilon})`` towards the aggregator with ``t``
+    colluding sites (``t = 0``: threat model (b)) for a record at an honest site: the smaller
+    of two valid upper bounds on the same quantity (so the smaller is one too): the
+    counts-mixture PLD, which credits the sites' own subsampling
+    (:func:`dpcda.privacy.decentral_pld.counts_epsilon`, docs/decentral.md Theorem 5), and the
+    known-indices uses mixture (:func:`view_epsilon`, no amplification; the view it accounts
+    contains the real one). ``site_counts``: ``(S, K)``. With CAPE's Gaussian masks
+    (``mask_ratio`` finite) the view is Gaussian too, with the
+    shift of :func:`view_factor`: the same argument holds."""
+    from dpcda.privacy import decentral_pld
+
+    site_counts = np.asarray(site_counts)
+    counts = site_counts.sum(axis=0)
+    old = view_epsilon(S=S, t=t, sigma=sigma, c=c, l=l, per_class=per_class,
+                       class_counts=counts, delta=delta, mask_ratio=mask_ratio)
+    new = decentral_pld.counts_epsilon(s=view_mu(S=S, t=t, sigma=sigma, c=c, l=l,
+                                                 mask_ratio=mask_ratio), l=l,
+                                       per_class=per_class, site_counts=site_counts,
+                                       delta=check_delta(delta))
+    both = {decentral_pld.ACCOUNTANT: new, ACCOUNTANT: old}
+    return (new, decentral_pld.ACCOUNTANT, both) if new <= old else (old, ACCOUNTANT, both)

@@ -142,7 +142,10 @@ def test_local_mode_needs_more_noise_than_cape():
     local = generate_sites(sites, mode="local", **kw)
     central = generate_sites(sites, mode="centralized", **kw)
     sx = cape.card["parameters"]["sigma_x"]
-    assert sx == pytest.approx(central.card["parameters"]["sigma_x"], rel=1e-12)
+    # the centralized noise, or a hair more where CAPE's floating-point reserve needs it
+    assert central.card["parameters"]["sigma_x"] <= sx <= 1.01 * central.card["parameters"]["sigma_x"]
+    fp = cape.card["privacy"]["floating_point"]
+    assert fp["epsilon_total"] <= 2.0
     assert min(local.card["parameters"]["sigma_x_per_site"]) > 1.2 * sx
     card = cape.card
     assert card["mode"] == "cape" and card["sites"] == 3
@@ -152,7 +155,11 @@ def test_local_mode_needs_more_noise_than_cape():
     # the outside reader's is the centralized (calibrated) one; inside the protocol the
     # parties see more (no amplification towards them), more so with every colluding site
     assert eps[0] == pytest.approx(central.card["privacy"]["epsilon"]) == pytest.approx(2.0, rel=1e-3)
-    assert eps[0] <= eps[1] < eps[2] < eps[3]
+    # (a) is under the release's relation (whole-record); under the inside parties' relation
+    # (features replaced, class and site fixed) the outside reader's is below (b)
+    same = card["privacy"]["outside_under_inside_relation"]
+    assert same["accountant"] == "class-aware-pld"
+    assert same["epsilon"] <= eps[1] < eps[2] < eps[3]
     assert all(t["epsilon"] == pytest.approx(2.0, rel=1e-3)
                for t in local.card["privacy"]["threat_models"])
 
