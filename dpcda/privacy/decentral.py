@@ -17,13 +17,19 @@ one site's partial mean by at most ``Delta = 2c/l``; the Gaussian view has, per 
     mu^2 = (Delta/sigma)^2 [ S/H + (1 - 1/H) / (1/S + H mask_ratio^2) ]     (:func:`view_factor`)
 
 with Gaussian masks (CAPE), and ``(Delta/sigma)^2 S/H`` with the uniform modular masks the
-release uses (``mask_ratio = inf``; docs/decentral.md, Theorem 4). The parties are assumed to
-know which records each sample mixed (the coordinator draws the pooled subset's counts; knowing
-the records too is a stronger adversary, so the bound holds for the real one): there is no
-subsampling amplification towards them. A record is used ``m ~ Binomial(T_k, l/n_k)`` times,
-independent of the data, so the exact privacy profile is the mixture ``delta(eps) =
-E_m[delta_G(eps; mu sqrt(m))]`` of Gaussian profiles (Balle & Wang 2018,
-:func:`dpcda.privacy.gaussian.gaussian_delta`), maximised over classes.
+release uses (``mask_ratio = inf``; docs/decentral.md, Theorem 4). Two upper bounds on the same
+privacy profile, and :func:`inside_epsilon` reports the smaller:
+
+* the *counts-mixture PLD* (:mod:`dpcda.privacy.decentral_pld`, Theorem 5): the aggregator learns
+  each sample's per-site counts, not the records, so the sites' own subsampling is credited;
+* the *known-indices* bound (:func:`view_epsilon`): as if the parties also knew which records
+  each sample mixed (a stronger adversary, whose view contains the real one), without
+  subsampling amplification. A record is used ``m ~ Binomial(T_k, l/n_k)`` times, independent of
+  the data, so that profile is the mixture ``delta(eps) = E_m[delta_G(eps; mu sqrt(m))]`` of
+  Gaussian profiles (Balle & Wang 2018, :func:`dpcda.privacy.gaussian.gaussian_delta`),
+  maximised over classes.
+
+Both are of the exact-arithmetic view (floating point towards the aggregator: docs/decentral.md).
 """
 
 from __future__ import annotations

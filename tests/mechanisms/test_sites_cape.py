@@ -153,7 +153,7 @@ def test_local_mode_needs_more_noise_than_cape():
     assert keys == [("a", 0), ("b", 0), ("c", 1), ("c", 2)]
     eps = [t["epsilon"] for t in card["privacy"]["threat_models"]]
     # the outside reader's is the centralized (calibrated) one; inside the protocol the
-    # parties see more (no amplification towards them), more so with every colluding site
+    # parties see more (the per-site counts), more so with every colluding site
     assert eps[0] == pytest.approx(central.card["privacy"]["epsilon"]) == pytest.approx(2.0, rel=1e-3)
     # (a) is under the release's relation (whole-record); under the inside parties' relation
     # (features replaced, class and site fixed) the outside reader's is below (b)
