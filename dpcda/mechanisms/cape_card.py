@@ -40,17 +40,18 @@ def sites_card(rel: Release, sites: Sites, mode: str, threats, privacy: dict, ex
     return Release(X=rel.X, y=rel.y, y_soft=rel.y_soft, card=card, preprocess=rel.preprocess)
 
 
-#: What the inside threat models' epsilons do not include (docs/decentral.md, "Floating point
-#: towards the aggregator").
-INSIDE_FLOAT = ("not included: the epsilon is of the exact-arithmetic view; the messages' fixed "
-                "point (2^-F) is finer than the float64 shares' error, so Theorem 3's per-cell "
-                "bound does not cover the aggregator's view (docs/decentral.md)")
+#: How the inside threat models' floating point is accounted (docs/decentral.md, Theorem 3).
+INSIDE_FLOAT = ("the honest sites' shares, each quantised to the public share grid before "
+                "masking: their lattice sum is a post-processing of the ideal Gaussian sum up to "
+                "a relative error per value (docs/decentral.md, Theorem 3)")
 
 
 def inside_threats(*, S: int, sigma: float, c: float, l: int, per_class, site_counts,
-                   delta: float, ts) -> list[dict]:
+                   delta: float, ts, float_cost=None) -> list[dict]:
     """Threat models (b) and (c, t) of a CAPE release: each epsilon is the smaller of the two
-    valid bounds of :func:`dpcda.privacy.decentral.inside_epsilon`, with both on the entry."""
+    valid bounds of :func:`dpcda.privacy.decentral.inside_epsilon`, with both on the entry, and
+    (``float_cost(H)``, a :class:`~dpcda.randomness.noise.FloatCost` for ``H`` honest sites)
+    what floating point adds to it, with the totals the view satisfies."""
     from dpcda.privacy.decentral import RELATION, inside_epsilon
 
     out = []
@@ -67,7 +68,8 @@ def inside_threats(*, S: int, sigma: float, c: float, l: int, per_class, site_co
                     "at colluding sites are not protected from them)")
         entry = threat("b" if t == 0 else "c", what, eps, acc, RELATION, t)
         entry["bounds"] = {k: _num(v) for k, v in both.items()}
-        entry["floating_point"] = INSIDE_FLOAT
+        if float_cost is not None and eps is not None:
+            entry["floating_point"] = {**float_cost(S - t).card(eps, delta), "method": INSIDE_FLOAT}
         out.append(entry)
     return out
 

@@ -7,8 +7,8 @@ Each site quantises its noisy share ``P_s + g_s`` to the public grid ``gamma_F =
 
 * *each share* (:func:`share_eta`): the realised cell of ``fl(P_s + g_s)`` has a probability
   within ``1 +- eta_h`` of the ideal rounded Gaussian's in the bulk (the lemma of
-  :class:`dpcda.randomness.noise.Grid` with the share's float error band, as
-  :func:`dpcda.mechanisms.cape_float.cape_eta`), because ``gamma_F`` is far coarser than that band;
+  :class:`dpcda.randomness.noise.Grid` with the share's float error band), because ``gamma_F``
+  is far coarser than that band;
 * *the lattice sum of H shares* (:func:`aliasing`): by Poisson summation its pmf is
   ``gamma_F f_Y(v)`` up to a relative ``xi`` in the bulk, where ``Y`` is the ideal sum plus
   ``H - 1`` independent uniforms on a cell, rounded to the grid: a post-processing of the ideal
@@ -26,7 +26,7 @@ import math
 
 import numpy as np
 
-from dpcda.randomness.noise import NDTRI_REL_ERR, TAIL_B, FloatCost, Grid
+from dpcda.randomness.noise import NDTRI_REL_ERR, TAIL_B, FloatCost
 
 _U = 2.0 ** -53
 #: The share grid's cells per share standard deviation: ``tau / gamma_F`` in [8, 16).
@@ -47,12 +47,21 @@ def share_grid_bits(S: int, sigma_x: float, sigma_y: float) -> int | None:
 
 
 def share_eta(S: int, sigma: float, A: float, F: int) -> float:
-    """Per-value bound on ``|realised / ideal - 1|`` of one share's cell in the bulk."""
-    from dpcda.mechanisms.cape_float import cape_eta
-
+    """Per-value bound on ``|realised / ideal - 1|`` of one share's cell in the bulk: the lemma of
+    :meth:`dpcda.randomness.noise.Grid.eta` with the share's own error band ``w`` (the sampler's
+    relative error over the bulk and the float64 sum ``P_s + g_s``) in place of the centralized
+    sampler's, plus its term for the uniform's 2^-191 grid."""
     tau = float(sigma) / math.sqrt(S)
+    gamma = 2.0 ** -F
+    h = gamma / tau
     w = tau * TAIL_B * (NDTRI_REL_ERR + 8 * _U) + 2 * _U * A
-    return cape_eta(Grid(sigma=tau, gamma=2.0 ** -F), w)
+    width = w / tau
+    grid_v = 2.0 ** -190 / (h * _phi(TAIL_B + h))
+    return 2.0 * (w / gamma) * math.exp((TAIL_B + h + width) * (h + 2.0 * width)) + grid_v
+
+
+def _phi(z: float) -> float:
+    return math.exp(-0.5 * z * z) / math.sqrt(2.0 * math.pi)
 
 
 def aliasing(H: int, tau: float, gamma: float) -> float:

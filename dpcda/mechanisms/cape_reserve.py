@@ -3,7 +3,7 @@
 A centralized release keeps back :func:`dpcda.randomness.noise.float_reserve` (a bound on what
 its grid-rounded values add, whatever the noise scale). CAPE's aggregate carries more floating
 point error (the S shares' sampler errors, the fixed point; docs/decentral.md, Theorem 3), so
-its :func:`dpcda.mechanisms.cape_float.cape_float_cost` can exceed that reserve: the card's
+its :func:`dpcda.mechanisms.cape_grid.lattice_cost` can exceed that reserve: the card's
 total ``epsilon + epsilon_added`` of threat model (a) would then be above the target.
 :func:`calibrate_cape` checks the total at the calibrated noise and, while it exceeds the
 target, aims lower by what floating point adds there (with a margin); the loop ends only on a
@@ -23,14 +23,16 @@ _MARGIN = 1.25
 
 def cape_epsilon_added(S: int, c: float, sx: float, sy: float, n_x: int, n_y: int) -> float:
     """What floating point adds to a CAPE release of ``n_x`` feature and ``n_y`` label values
-    at noise ``(sx, sy)`` (:func:`dpcda.mechanisms.cape_float.cape_float_cost`)."""
-    from dpcda.mechanisms.cape_float import cape_float_cost, value_bound
-    from dpcda.mechanisms.cape_masks import fixed_point_bits
-    from dpcda.mechanisms.mixing import grids
+    at noise ``(sx, sy)``: the lattice sum of the S sites' shares on the public share grid
+    (:func:`dpcda.mechanisms.cape_grid.lattice_cost`)."""
+    from dpcda.mechanisms.cape_float import value_bound
+    from dpcda.mechanisms.cape_grid import lattice_cost, share_grid_bits
 
-    gx, gy = grids(sx, sy, c)
+    F = share_grid_bits(S, sx, sy)
+    if F is None:
+        return 0.0
     A = value_bound(c, sx, sy, S)
-    return cape_float_cost(S, A, fixed_point_bits(S, A), (n_x, gx), (n_y, gy)).epsilon_added
+    return lattice_cost(S, S, A, F, (n_x, sx), (n_y, sy)).epsilon_added
 
 
 def calibrate_cape(account_at, target, *, S: int, c: float, n_x: int, n_y: int,

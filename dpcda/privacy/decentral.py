@@ -1,8 +1,9 @@
 """Privacy of DP-CDA across sites per threat model (docs/decentral.md; pure numpy/scipy).
 
-The CAPE protocol (:mod:`dpcda.mechanisms.cape`) releases exactly the centralized law, so an
-outside reader of the release gets the centralized epsilon (threat model (a), accounted by the
-centralized accountant). This module accounts the parties inside the protocol:
+The CAPE protocol's release (:mod:`dpcda.mechanisms.cape`) is a post-processing of the
+centralized Gaussian mechanism, so an outside reader of the release gets the centralized
+epsilon (threat model (a), accounted by the centralized accountant). This module accounts the
+parties inside the protocol:
 
 * (b) an honest-but-curious aggregator that sees every message, and
 * (c) the aggregator colluding with ``t`` sites (their masks and noise shares known),

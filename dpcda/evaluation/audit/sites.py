@@ -6,12 +6,13 @@ replaced by ``+c`` (the features canary of ``docs/audit.md``, at one site: the w
 protocol realises under the inside relation). Each trial runs ``T`` samples of the protocol
 with its own parts (:mod:`dpcda.mechanisms.cape_masks`): the coordinator's pooled-subset counts,
 each site's uniform subset of its records, its share ``N(0, sigma^2/S)`` from the project's
-sampler, the public fixed point and the pairwise modular masks. The aggregator sees the counts
-and every message; it adds the messages mod 2^64 (Theorem 4: the sum is all they tell it) and
-applies the Neyman-Pearson test of the worst-case pair given the counts: the log-likelihood
-ratio ``sum_j log(1 - g_j + g_j exp((mu z_j - mu^2/2)/sigma^2))`` with ``g_j = l_{s,j}/n_{k,s}``
-the canary's inclusion probability given the revealed count. The rigorous 95% lower bound and
-the GDP estimate come from :func:`dpcda.evaluation.audit.stats.bounds_from_statistics`.
+sampler, its quantisation to the public share grid and the pairwise modular masks. The
+aggregator sees the counts and every message; it adds the messages mod 2^64 (Theorem 4: the
+sum is all they tell it) and applies the Neyman-Pearson test of the worst-case pair given the
+counts: the log-likelihood ratio ``sum_j log(1 - g_j + g_j exp((mu z_j - mu^2/2)/sigma^2))``
+with ``g_j = l_{s,j}/n_{k,s}`` the canary's inclusion probability given the revealed count.
+The rigorous 95% lower bound and the GDP estimate come from
+:func:`dpcda.evaluation.audit.stats.bounds_from_statistics`.
 """
 
 from __future__ import annotations
@@ -42,8 +43,9 @@ class SitesAudit:
 def _trial_views(a: SitesAudit, with_canary: bool, n: int, rng) -> tuple[np.ndarray, np.ndarray]:
     """``n x T`` aggregates (shifted by ``+c``: 0 without the canary in the sample) and the
     canary site's counts, from the protocol's messages."""
-    from dpcda.mechanisms.cape_masks import (PairMasks, fixed_point_bits, from_fixed,
-                                             pooled_counts, site_subsets, to_fixed)
+    from dpcda.mechanisms.cape_grid import share_grid_bits
+    from dpcda.mechanisms.cape_masks import (PairMasks, from_fixed, pooled_counts, site_subsets,
+                                             to_fixed)
     from dpcda.randomness.noise import standard_normal
 
     S, m = len(a.site_sizes), n * a.T
@@ -51,7 +53,7 @@ def _trial_views(a: SitesAudit, with_canary: bool, n: int, rng) -> tuple[np.ndar
     if with_canary:
         tables[a.canary_site][-1] = a.c
     A = a.c + 14.0 * a.sigma / math.sqrt(S)
-    F = fixed_point_bits(S, A)
+    F = share_grid_bits(S, a.sigma, 0.0)  # the protocol's public share grid
     C = pooled_counts(a.site_sizes, a.l, m, generator=rng)
     masks = PairMasks(S, rng).masks((m,))
     total = np.zeros(m, dtype=np.uint64)

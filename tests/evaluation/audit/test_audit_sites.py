@@ -32,12 +32,10 @@ def test_statistic_uses_the_revealed_count():
 @pytest.mark.slow
 def test_audit_of_the_aggregator_stays_below_the_accounted_b():
     """The rigorous lower bound from the aggregator's real view (messages of the protocol's own
-    parts) is below the accounted (b), and the GDP estimate is above what the outside reader's
-    pair allows: the aggregator does learn more than the release, as (b) says."""
+    parts) is below the accounted (b), and so is the GDP estimate."""
     a = SitesAudit(site_sizes=(6, 10, 14), l=4, T=30, sigma=0.7, trials=20_000)
     r = run_sites_audit(a, seed=5)
     assert not r["lower_exceeds_upper"]
     assert 0.5 < r["epsilon_lower"] < r["epsilon_accounted"]
     assert r["epsilon_gdp"] < r["epsilon_accounted"]
-    assert r["epsilon_gdp"] > r["epsilon_outside_same_relation"]
     assert r["accountant"] == "counts-subsampled-pld"
