@@ -160,6 +160,12 @@ def test_order_and_below_the_known_indices_bound():
     old = view_epsilon(t=0, class_counts=n_k, mask_ratio=math.inf,
                        **{k: v for k, v in kw.items() if k != "site_counts"})
     assert vals[0] < old / 3
+    # the coarse-grid pruning finds the maximum over every (class, site) cell
+    every = max(site_class_epsilon(s0, int(n_k[k]), int(counts[j, k]), 4, per_class[k],
+                                   SETTING["delta"])
+                for j in range(S) for k in range(3) if counts[j, k] > 0)
+    assert counts_epsilon(s=s0, l=4, per_class=per_class, site_counts=counts,
+                          delta=SETTING["delta"]) == every
     assert eps[0][1] == "counts-subsampled-pld"
     assert eps[0][2]["gaussian-uses-mixture"] == pytest.approx(old)
     rdp = counts_rdp_epsilon(s=s0, l=4, per_class=per_class, site_counts=counts,
