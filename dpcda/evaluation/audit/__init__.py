@@ -26,7 +26,6 @@ _EXPORTS = {
     "AuditSettings": "settings", "canary_classes": "settings", "default_trials": "settings",
     "bounds_from_statistics": "stats", "clopper_pearson_upper": "stats",
     "epsilon_from_rates": "stats", "gdp_delta": "stats", "gdp_epsilon": "stats", "gdp_mu": "stats",
-    "SitesAudit": "sites", "run_sites_audit": "sites",
 }
 
 __all__ = sorted(_EXPORTS)
