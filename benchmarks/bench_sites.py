@@ -19,13 +19,12 @@ import json
 def cancellation() -> None:
     """The aggregate's error against the float64 sum of the shares (digits, S = 3 and 10), and
     the floating-point epsilon the card adds at MNIST's size (60,000 x 794 values, sigma of
-    epsilon = 1, l = 4, computed from public facts)."""
+    epsilon = 1, l = 4, computed from public facts; the lattice sum on the share grid)."""
     from sklearn.datasets import load_digits
 
-    from dpcda.mechanisms.cape_float import cape_float_cost, value_bound
-    from dpcda.mechanisms.cape_masks import fixed_point_bits
+    from dpcda.mechanisms.cape_float import value_bound
+    from dpcda.mechanisms.cape_grid import lattice_cost, share_grid_bits
     from dpcda.mechanisms.cape_run import CapeTrace, run_cape
-    from dpcda.mechanisms.mixing import grids
     from dpcda.mechanisms.sites import split_sites
     from dpcda.randomness.secure import SecureRandom
 
@@ -47,9 +46,8 @@ def cancellation() -> None:
                     class_counts=counts, allocation="equal")
     for S in (10, 100):
         A = value_bound(1.0, cal.sigma_x, cal.sigma_y, S)
-        F = fixed_point_bits(S, A)
-        gx, gy = grids(cal.sigma_x, cal.sigma_y, 1.0)
-        cost = cape_float_cost(S, A, F, (60000 * 784, gx), (60000 * 10, gy))
+        F = share_grid_bits(S, cal.sigma_x, cal.sigma_y)
+        cost = lattice_cost(S, S, A, F, (60000 * 784, cal.sigma_x), (60000 * 10, cal.sigma_y))
         print(f"MNIST size S={S:3d}: sigma_x {cal.sigma_x:.3f}, F {F}, eta {cost.eta:.2e}, "
               f"epsilon_added {cost.epsilon_added:.2e}")
 

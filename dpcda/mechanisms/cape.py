@@ -2,7 +2,7 @@
 
 >>> sites = split_sites(X, y, sites=10, split="iid", n_classes=10)          # doctest: +SKIP
 >>> rel = generate_sites(sites, mode="cape", l=4, T=60000, epsilon=1.0)     # doctest: +SKIP
->>> rel.card["privacy"]["threat_models"]                                    # doctest: +SKIP
+>>> rel.card["privacy"].get("threat_models")                                # doctest: +SKIP
 
 * ``centralized``: :func:`~dpcda.mechanisms.dp_cda.generate_dpcda` on the pooled records (a
   trusted curator; what the other two are measured against).
@@ -11,10 +11,11 @@
   parallel composition, the epsilon is the largest site's).
 * ``cape``: every synthetic sample of class k mixes ``l`` records drawn across the sites so that
   the l-subset is uniform over the pooled class (:func:`~dpcda.mechanisms.cape_masks.pooled_counts`);
-  site s sends its partial mean ``P_s`` plus its share ``g_s ~ N(0, sigma^2/S I)``, in public
-  fixed point and masked by ``e_s`` (pairwise modular masks that cancel exactly); the aggregator
-  sums the messages and rounds to the public grid: the release has the centralized law, up to a
-  floating-point term accounted on the card (docs/decentral.md, Theorems 1-3).
+  site s sends its partial mean ``P_s`` plus its share ``g_s ~ N(0, sigma^2/S I)``, rounded to
+  the public share grid and masked by ``e_s`` (pairwise modular masks that cancel exactly); the
+  aggregator sums the messages and rounds to the public grid: the release is a post-processing
+  of the centralized Gaussian mechanism, up to a floating-point term accounted on the card
+  (docs/decentral.md, Theorems 1-3).
 
 A standalone function, not a registry entry: the registry's generators take one ``(X, y)``
 (:class:`~dpcda.mechanisms.spec.Mechanism`), its pages, jobs and CLI offer them on a single

@@ -31,8 +31,58 @@ def sites_card(rel: Release, sites: Sites, mode: str, threats, privacy: dict, ex
                     "private": privacy.get("private", True),
                     "seeded": bool(privacy.get("seeded", extra.get("seeded", False))),
                     "threat_models": threats,
-                    **{k: privacy[k] for k in ("floating_point", "randomness", "warnings")
+                    **{k: privacy[k] for k in ("floating_point", "randomness", "warnings",
+                                                "outside_under_inside_relation", "calibration_aim",
+                                                "calibrated_to_epsilon")
                        if k in privacy}},
         "reference_card": rel.card if mode == "centralized" else None,
     }
     return Release(X=rel.X, y=rel.y, y_soft=rel.y_soft, card=card, preprocess=rel.preprocess)
+
+
+#: How the inside threat models' floating point is accounted (docs/decentral.md, Theorem 3).
+INSIDE_FLOAT = ("the honest sites' shares, each quantised to the public share grid before "
+                "masking: their lattice sum is a post-processing of the ideal Gaussian sum up to "
+                "a relative error per value (docs/decentral.md, Theorem 3)")
+
+
+def inside_threats(*, S: int, sigma: float, c: float, l: int, per_class, site_counts,
+                   delta: float, ts, float_cost=None) -> list[dict]:
+    """Threat models (b) and (c, t) of a CAPE release: each epsilon is the smaller of the two
+    valid bounds of :func:`dpcda.privacy.decentral.inside_epsilon`, with both on the entry, and
+    (``float_cost(H)``, a :class:`~dpcda.randomness.noise.FloatCost` for ``H`` honest sites)
+    what floating point adds to it, with the totals the view satisfies."""
+    from dpcda.privacy.decentral import RELATION, inside_epsilon
+
+    out = []
+    for t in [0, *[t for t in ts if 1 <= t <= S - 1]]:
+        if sigma > 0:
+            eps, acc, both = inside_epsilon(S=S, t=t, sigma=sigma, c=c, l=l, per_class=per_class,
+                                            site_counts=site_counts, delta=delta)
+        else:
+            eps, acc, both = None, None, {}
+        if t == 0:
+            what = "honest-but-curious aggregator and coordinator (every message)"
+        else:
+            what = (f"the aggregator with {t} colluding sites (records at honest sites; records "
+                    "at colluding sites are not protected from them)")
+        entry = threat("b" if t == 0 else "c", what, eps, acc, RELATION, t)
+        entry["bounds"] = {k: _num(v) for k, v in both.items()}
+        if float_cost is not None and eps is not None:
+            entry["floating_point"] = {**float_cost(S - t).card(eps, delta), "method": INSIDE_FLOAT}
+        out.append(entry)
+    return out
+
+
+def outside_same_relation(*, sigma: float, c: float, l: int, per_class, class_counts,
+                          delta: float) -> dict:
+    """Threat model (a)'s epsilon under the inside parties' relation (features replaced, class
+    and site fixed; ``class-aware-pld``): what (b) and (c) are to be compared with, since the
+    release's own (a) is under its accountant's relation (by default whole-record)."""
+    from dpcda.privacy.decentral import RELATION
+    from dpcda.privacy.pld import max_over_classes
+
+    rates = [(int(l) / int(n), int(t)) for t, n in zip(per_class, class_counts) if int(t) > 0]
+    eps = (max_over_classes(2.0 * c / l / sigma, rates, delta, None, False).epsilon
+           if sigma > 0 and rates else None)
+    return {"epsilon": _num(eps), "accountant": "class-aware-pld", "relation": RELATION}

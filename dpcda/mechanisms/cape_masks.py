@@ -96,7 +96,7 @@ def fixed_point_bits(S: int, value_bound: float) -> int:
 
 def to_fixed(x, F: int, value_bound: float) -> np.ndarray:
     """``round(x 2^F)`` as uint64 (two's complement), ``x`` clipped to ``+-value_bound`` first
-    (a tail event: :func:`dpcda.mechanisms.cape_float.cape_float_cost` counts it)."""
+    (a tail event: :func:`dpcda.mechanisms.cape_grid.lattice_cost` counts it)."""
     q = np.rint(np.ldexp(np.clip(x, -value_bound, value_bound), F))
     return q.astype(np.int64).view(np.uint64)
 

@@ -5,7 +5,7 @@ process, each with its own secure source; the messages are float64 throughout.
 Per class k, in chunks of samples: the coordinator's pooled-subset counts ``l_s``; each site's
 partial mean ``P_s`` (its ``l_s`` records summed in float64, over ``l``) and soft-label share
 ``(l_s/l) onehot(k)``; its share ``g_s ~ N(0, sigma^2/S)``; the message
-``M_s = fixed(P_s + g_s) + e_s`` mod 2^64 (public fixed point ``2^-F``, modular masks ``e_s``
+``M_s = fixed(P_s + g_s) + e_s`` mod 2^64 (the public share grid ``2^-F``, modular masks ``e_s``
 from the pairwise ChaCha20 streams); the aggregator's ``sum_s M_s`` (the masks cancel exactly)
 back in float64, rounded to the release's public grid. Rows are shuffled, hard labels are the
 argmax of the soft labels (as in :func:`dpcda.mechanisms.mixing.mix_classwise`).
@@ -18,8 +18,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dpcda.mechanisms.cape_card import sites_card, threat
-from dpcda.mechanisms.cape_float import METHOD, band, cape_float_cost, value_bound
+from dpcda.mechanisms.cape_card import inside_threats, outside_same_relation, sites_card, threat
+from dpcda.mechanisms.cape_float import band, value_bound
+from dpcda.mechanisms.cape_grid import METHOD, lattice_cost, share_grid_bits
 from dpcda.mechanisms.cape_masks import PairMasks, SiteDropout, fixed_point_bits, from_fixed
 from dpcda.mechanisms.cape_masks import pooled_counts, site_subsets, to_fixed
 from dpcda.mechanisms.release import Release
@@ -67,15 +68,24 @@ def _calibrate(sites, l: int, T: int, common: dict):
     pre = fit_preprocessor(sites.sites[0].X, common["normalize"], c=cfg.c, bounds=common["bounds"])
     from dataclasses import replace
 
-    from dpcda.randomness.noise import aimed, calibration_aim, delta_aim
+    from dpcda.mechanisms.cape_reserve import calibrate_cape
+    from dpcda.randomness.noise import delta_aim
 
-    # floating point's share kept back as generate_dpcda does (the fixed-point sum's own cost
-    # is on the card apart: docs/decentral.md)
-    aim = calibration_aim(cfg.epsilon, cfg.T * (d + K) + d + K)
+    # floating point's share kept back, as generate_dpcda does, but sized by CAPE's own cost
+    # (Theorem 3): the target holds for threat model (a) after the reserve; delta likewise
+    n_x, n_y = int(t_k.sum()) * d, int(t_k.sum()) * K
     d_aim = delta_aim(cfg.delta, cfg.epsilon, cfg.T * (d + K) + d + K)
-    sx, sy, privacy = account(replace(cfg, epsilon=aim, delta=d_aim) if aim != cfg.epsilon else cfg, N=N,
-                              counts=counts, d=d, K=K, compare=False, bounds=counts)
-    aimed(privacy, cfg.epsilon, aim, delta=cfg.delta, delta_aimed=d_aim)
+
+    def account_at(aim):
+        return account(replace(cfg, epsilon=aim, delta=d_aim) if aim != cfg.epsilon else cfg, N=N,
+                       counts=counts, d=d, K=K, compare=False, bounds=counts)
+
+    sx, sy, privacy = calibrate_cape(account_at, cfg.epsilon, S=sites.S, c=cfg.c, n_x=n_x,
+                                     n_y=n_y, n_aim=cfg.T * (d + K) + d + K)
+    if "calibration_aim" in privacy and d_aim != cfg.delta:
+        privacy["calibrated_to_delta"] = float(cfg.delta)
+        privacy["calibration_aim"].update(delta=float(d_aim),
+                                          delta_float_reserve=float(cfg.delta - d_aim))
     if cfg.accountant in BOUNDS_ACCOUNTANTS and privacy.get("private"):  # as generate_dpcda says
         privacy["warnings"] = [*privacy.get("warnings", []), notice("class_sizes_from_data")]
     return cfg, sx, sy, privacy, t_k, counts, pre
@@ -86,7 +96,6 @@ def run_cape(sites, *, l: int, T: int, common: dict, ts, seed, drop,
     """The ``cape`` release (see the module docstring); ``trace`` (tests) records the error."""
     from dpcda.mechanisms.mixing import grids, hard_labels, shrink_factor
     from dpcda.mechanisms.card import add_randomness
-    from dpcda.privacy.decentral import ACCOUNTANT, RELATION, view_epsilon
 
     if any(not 0 <= int(s) < sites.S for s in drop):
         raise ValueError(f"drop must name sites in 0..{sites.S - 1}")
@@ -104,7 +113,9 @@ def run_cape(sites, *, l: int, T: int, common: dict, ts, seed, drop,
     sig = np.concatenate([np.full(d, sx), np.full(K, sy)])
     gx, gy = grids(sx, sy, cfg.c)
     A = value_bound(cfg.c, sx, sy, S)
-    F = fixed_point_bits(S, A)
+    # the public share grid (8 to 16 cells per share std): each site quantises its share to it
+    # before masking (docs/decentral.md, Theorem 3); without noise the finest fixed point
+    F = share_grid_bits(S, sx, sy) if noisy else fixed_point_bits(S, A)
     fx = dict(F=F, A=A, bound=max(band(S, float(max(sx, sy)), A, F), 0.0))
     total = int(t_k.sum())
     out = np.empty((total, d + K))
@@ -124,24 +135,25 @@ def run_cape(sites, *, l: int, T: int, common: dict, ts, seed, drop,
     X, y_soft = X[order], y_soft[order]
     y = hard_labels(y_soft, gy.gamma if gy else 0.0, coord)
     eps_a = privacy.get("epsilon") if privacy.get("private") else None
-    kw = dict(S=S, sigma=sx, c=cfg.c, l=l, per_class=t_k, class_counts=counts, delta=cfg.delta,
-              mask_ratio=math.inf)
-    threats = [threat("a", "outside reader of the release (the centralized law)", eps_a,
-                       privacy.get("accountant"), privacy.get("relation"), 0),
-               threat("b", "honest-but-curious aggregator and coordinator (every message)",
-                       view_epsilon(t=0, **kw) if noisy else None, ACCOUNTANT, RELATION, 0)]
-    threats += [threat("c", f"the aggregator with {t} colluding sites (records at honest sites; "
-                             "records at colluding sites are not protected from them)",
-                        view_epsilon(t=t, **kw) if noisy else None, ACCOUNTANT, RELATION, t)
-                for t in ts if 1 <= t <= S - 1]
-    add_randomness(privacy, coord, cape_float_cost(S, A, F, (total * d, gx), (total * K, gy)))
+    threats = [threat("a", "outside reader of the release (a post-processing of the "
+                            "centralized mechanism)", eps_a,
+                       privacy.get("accountant"), privacy.get("relation"), 0)]
+    parts = ((total * d, sx), (total * K, sy))
+    threats += inside_threats(S=S, sigma=sx, c=cfg.c, l=l, per_class=t_k, site_counts=per_site,
+                              delta=cfg.delta, ts=ts,
+                              float_cost=lambda H: lattice_cost(H, S, A, F, *parts))
+    privacy["outside_under_inside_relation"] = outside_same_relation(
+        sigma=sx, c=cfg.c, l=l, per_class=t_k, class_counts=counts, delta=cfg.delta)
+    add_randomness(privacy, coord, lattice_cost(S, S, A, F, *parts) if noisy else None)
     if "floating_point" in privacy:
         privacy["floating_point"]["method"] = METHOD
     extra = {"l": cfg.l, "T": cfg.T, "T_per_class": [int(t) for t in t_k], "c": cfg.c,
              "sigma_x": sx, "sigma_y": sy, "delta": cfg.delta,
              "masks": "pairwise, uniform mod 2^64 from ChaCha20 keyed per pair (exact cancellation)",
              "fixed_point_bits": F,
-             "aggregate_noise": "sum of S shares N(0, sigma^2/S): N(0, sigma^2), as centralized",
+             "aggregate_noise": "sum of S shares N(0, sigma^2/S), each quantised to the public "
+                                "share grid 2^-F: N(0, sigma^2) as centralized, plus S "
+                                "roundings of at most 2^-(F+1) each",
              "reveals": "the coordinator learns every site's class sizes and draws each sample's "
                         "per-site counts; no party but a site sees its records",
              "dropouts": "a site leaving after masking aborts the release (nothing published)"}

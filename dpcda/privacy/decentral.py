@@ -1,8 +1,9 @@
 """Privacy of DP-CDA across sites per threat model (docs/decentral.md; pure numpy/scipy).
 
-The CAPE protocol (:mod:`dpcda.mechanisms.cape`) releases exactly the centralized law, so an
-outside reader of the release gets the centralized epsilon (threat model (a), accounted by the
-centralized accountant). This module accounts the parties inside the protocol:
+The CAPE protocol's release (:mod:`dpcda.mechanisms.cape`) is a post-processing of the
+centralized Gaussian mechanism, so an outside reader of the release gets the centralized
+epsilon (threat model (a), accounted by the centralized accountant). This module accounts the
+parties inside the protocol:
 
 * (b) an honest-but-curious aggregator that sees every message, and
 * (c) the aggregator colluding with ``t`` sites (their masks and noise shares known),
@@ -17,13 +18,19 @@ one site's partial mean by at most ``Delta = 2c/l``; the Gaussian view has, per 
     mu^2 = (Delta/sigma)^2 [ S/H + (1 - 1/H) / (1/S + H mask_ratio^2) ]     (:func:`view_factor`)
 
 with Gaussian masks (CAPE), and ``(Delta/sigma)^2 S/H`` with the uniform modular masks the
-release uses (``mask_ratio = inf``; docs/decentral.md, Theorem 4). The parties are assumed to
-know which records each sample mixed (the coordinator draws the pooled subset's counts; knowing
-the records too is a stronger adversary, so the bound holds for the real one): there is no
-subsampling amplification towards them. A record is used ``m ~ Binomial(T_k, l/n_k)`` times,
-independent of the data, so the exact privacy profile is the mixture ``delta(eps) =
-E_m[delta_G(eps; mu sqrt(m))]`` of Gaussian profiles (Balle & Wang 2018,
-:func:`dpcda.privacy.gaussian.gaussian_delta`), maximised over classes.
+release uses (``mask_ratio = inf``; docs/decentral.md, Theorem 4). Two upper bounds on the same
+privacy profile, and :func:`inside_epsilon` reports the smaller:
+
+* the *counts-mixture PLD* (:mod:`dpcda.privacy.decentral_pld`, Theorem 5): the aggregator learns
+  each sample's per-site counts, not the records, so the sites' own subsampling is credited;
+* the *known-indices* bound (:func:`view_epsilon`): as if the parties also knew which records
+  each sample mixed (a stronger adversary, whose view contains the real one), without
+  subsampling amplification. A record is used ``m ~ Binomial(T_k, l/n_k)`` times, independent of
+  the data, so that profile is the mixture ``delta(eps) = E_m[delta_G(eps; mu sqrt(m))]`` of
+  Gaussian profiles (Balle & Wang 2018, :func:`dpcda.privacy.gaussian.gaussian_delta`),
+  maximised over classes.
+
+Both are of the exact-arithmetic view (floating point towards the aggregator: docs/decentral.md).
 """
 
 from __future__ import annotations
@@ -103,3 +110,36 @@ def view_epsilon(*, S: int, t: int, sigma: float, c: float, l: int, per_class, c
         if int(T_k) > 0:
             worst = max(worst, epsilon_uses_mixture(mu, int(T_k), int(l) / int(n_k), delta))
     return worst
+
+
+def view_mu(*, S: int, t: int, sigma: float, c: float, l: int, mask_ratio: float = math.inf) -> float:
+    """The view's shift per included record over its noise, ``(2c/l)/sigma sqrt(view_factor)``."""
+    sigma = check_float("sigma", sigma, lo=0.0)
+    if sigma == 0:
+        return math.inf
+    return (2.0 * float(c) / int(l)) / sigma * math.sqrt(view_factor(S, t, mask_ratio))
+
+
+def inside_epsilon(*, S: int, t: int, sigma: float, c: float, l: int, per_class, site_counts,
+                   delta: float, mask_ratio: float = math.inf) -> tuple[float, str, dict]:
+    """``(epsilon, accountant, {accountant: epsilon})`` towards the aggregator with ``t``
+    colluding sites (``t = 0``: threat model (b)) for a record at an honest site: the smaller
+    of two valid upper bounds on the same quantity (so the smaller is one too): the
+    counts-mixture PLD, which credits the sites' own subsampling
+    (:func:`dpcda.privacy.decentral_pld.counts_epsilon`, docs/decentral.md Theorem 5), and the
+    known-indices uses mixture (:func:`view_epsilon`, no amplification; the view it accounts
+    contains the real one). ``site_counts``: ``(S, K)``. With CAPE's Gaussian masks
+    (``mask_ratio`` finite) the view is Gaussian too, with the
+    shift of :func:`view_factor`: the same argument holds."""
+    from dpcda.privacy import decentral_pld
+
+    site_counts = np.asarray(site_counts)
+    counts = site_counts.sum(axis=0)
+    old = view_epsilon(S=S, t=t, sigma=sigma, c=c, l=l, per_class=per_class,
+                       class_counts=counts, delta=delta, mask_ratio=mask_ratio)
+    new = decentral_pld.counts_epsilon(s=view_mu(S=S, t=t, sigma=sigma, c=c, l=l,
+                                                 mask_ratio=mask_ratio), l=l,
+                                       per_class=per_class, site_counts=site_counts,
+                                       delta=check_delta(delta))
+    both = {decentral_pld.ACCOUNTANT: new, ACCOUNTANT: old}
+    return (new, decentral_pld.ACCOUNTANT, both) if new <= old else (old, ACCOUNTANT, both)
