@@ -83,27 +83,32 @@ def main() -> None:
     commit = _commit()
     for S in (int(v) for v in args.sites.split(",")):
         modes = tuple(m for m in args.modes.split(",") if m != "cape" or S <= args.cape_max)
-        t0 = time.perf_counter()
-        res = run_sites(dataset=args.dataset, sites=S, split=args.split, epsilon=args.epsilon,
-                        runs=args.runs, alpha=args.alpha, modes=modes)
-        secs = time.perf_counter() - t0
-        rows = []
-        for mode, r in res.items():
-            eps = {f"{t['key']}{t['colluding_sites'] or ''}": t["epsilon"] for t in r["threat_models"]}
-            rows.append({"dataset": args.dataset, "epsilon": args.epsilon, "split": args.split,
-                         "alpha": args.alpha if args.split == "skewed" else "", "sites": S,
-                         "mode": mode, "l": r["l"], "T": r["T"], "learner": r["learner"],
-                         "runs": r["runs"], "accuracy": round(r["accuracy"], 4),
-                         "accuracies": ";".join(f"{a:.4f}" for a in r["accuracies"]),
-                         "epsilon_a": eps.get("a"), "epsilon_b": eps.get("b"),
-                         "release_seconds": round(r["release_seconds"], 1),
-                         "commit": commit})
-            print(f"{args.dataset} eps={args.epsilon} {args.split} S={S:3d} {mode:11s} "
-                  f"accuracy {r['accuracy']:.4f} ({rows[-1]['accuracies']}) learner {r['learner']} "
-                  f"release {r['release_seconds']:.1f} s", flush=True)
-        print(f"  S={S}: {secs:.0f} s ({commit})", flush=True)
-        _write(Path(args.out), rows)
-
+        acc: dict = {m: [] for m in modes}
+        secs: dict = {m: [] for m in modes}
+        for run in range(args.runs):  # one run at a time: the rows so far are written after each
+            t0 = time.perf_counter()
+            res = run_sites(dataset=args.dataset, sites=S, split=args.split, epsilon=args.epsilon,
+                            runs=1, alpha=args.alpha, modes=modes)
+            rows = []
+            for mode, r in res.items():
+                acc[mode] += r["accuracies"]
+                secs[mode].append(r["release_seconds"])
+                eps = {f"{t['key']}{t['colluding_sites'] or ''}": t["epsilon"]
+                       for t in r["threat_models"]}
+                rows.append({"dataset": args.dataset, "epsilon": args.epsilon, "split": args.split,
+                             "alpha": args.alpha if args.split == "skewed" else "", "sites": S,
+                             "mode": mode, "l": r["l"], "T": r["T"], "learner": r["learner"],
+                             "runs": len(acc[mode]),
+                             "accuracy": round(sum(acc[mode]) / len(acc[mode]), 4),
+                             "accuracies": ";".join(f"{a:.4f}" for a in acc[mode]),
+                             "epsilon_a": eps.get("a"), "epsilon_b": eps.get("b"),
+                             "release_seconds": round(sum(secs[mode]) / len(secs[mode]), 1),
+                             "commit": commit})
+                print(f"{args.dataset} eps={args.epsilon} {args.split} S={S:3d} {mode:11s} run "
+                      f"{run + 1}: accuracy {r['accuracies'][-1]:.4f} (mean {rows[-1]['accuracy']}) "
+                      f"learner {r['learner']} release {r['release_seconds']:.1f} s", flush=True)
+            print(f"  S={S} run {run + 1}: {time.perf_counter() - t0:.0f} s ({commit})", flush=True)
+            _write(Path(args.out), rows)
 
 if __name__ == "__main__":
     main()
