@@ -1,7 +1,7 @@
 """Write the Sites page's shipped files (dpcda/dashboard/sites_data.py says what they hold):
 
     python benchmarks/sites_page_data.py --noise      # sites_noise.csv: digits, MNIST, Fashion-MNIST
-    python benchmarks/sites_page_data.py --previews   # sites_previews.json: digits, S = 2, 5, 10
+    python benchmarks/sites_page_data.py --previews   # sites_previews.json: digits, S = 2 and 5
 
 The noise rows are calibrated from the presets' public facts (no dataset files needed): about
 half a minute each on this project's shared machine. The previews release the bundled digits
@@ -30,7 +30,7 @@ def main() -> None:
     ap.add_argument("--noise", action="store_true")
     ap.add_argument("--previews", action="store_true")
     ap.add_argument("--datasets", default=",".join(PAGE_DATASETS))
-    ap.add_argument("--preview-sites", default="2,5,10")
+    ap.add_argument("--preview-sites", default="2,5")
     ap.add_argument("--preview-epsilon", type=float, default=10.0)
     args = ap.parse_args()
     commit = _commit()
