@@ -16,6 +16,10 @@ sweep that is stopped keeps what it measured; a setting already in the file is r
 ``--cape-max``: CAPE is left out above this S (the simulation expands S(S-1)/2 pair-mask streams
 of T x (d + K) words in one process: about 2 s a pair at MNIST size on this project's machine).
 Each row records the learner, the commit and the seconds it took.
+
+    python benchmarks/sites_table.py --figure docs/sites_accuracy.svg --dataset mnist --epsilon 1
+
+draws the table's accuracy against S per mode (an SVG, ``dpcda.report.svg.line_chart``) instead.
 """
 
 from __future__ import annotations
@@ -62,6 +66,27 @@ def _write(path: Path, rows: list[dict]) -> None:
             w.writerow({k: r.get(k, "") for k in FIELDS})
 
 
+def figure(args) -> None:
+    from dpcda.experiments.sites_table import load_sites_table
+    from dpcda.report.svg import Series, line_chart
+
+    rows = [r for r in load_sites_table(args.out) if (r.dataset, r.epsilon, r.split) ==
+            (args.dataset, args.epsilon, args.split)]
+    series = []
+    for mode in ("centralized", "cape", "local"):
+        pts = sorted((r.sites, r.accuracy) for r in rows if r.mode == mode)
+        if pts:
+            series.append(Series(label=mode, xs=tuple(p[0] for p in pts),
+                                 ys=tuple(p[1] for p in pts), dashed=mode == "local"))
+    learners = sorted({r.learner for r in rows})
+    commits = sorted({r.commit for r in rows})
+    svg = line_chart(series, title=f"{args.dataset}, epsilon = {args.epsilon:g}, {args.split} sites "
+                                   f"({', '.join(learners)}; commit {', '.join(commits)})",
+                     x_title="sites S", y_title="test accuracy", x_log=True)
+    Path(args.figure).write_text(svg + "\n")
+    print(f"wrote {args.figure}: {sum(len(s.xs) for s in series)} points")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--dataset", default="digits")
@@ -73,7 +98,11 @@ def main() -> None:
     ap.add_argument("--cape-max", type=int, default=1000, help="leave CAPE out above this S")
     ap.add_argument("--runs", type=int, default=1)
     ap.add_argument("--out", default=str(TABLE_PATH))
+    ap.add_argument("--figure", default=None, help="write the accuracy-vs-S SVG here and stop")
     args = ap.parse_args()
+    if args.figure:
+        figure(args)
+        return
 
     import torch
 
