@@ -30,7 +30,7 @@ def site_map(d: Design, class_names: list[str]) -> go.Figure:
     r = min(0.09, 0.9 / max(len(pos), 1)) if pies else 0.0
     for s, (x, y) in enumerate(pos):
         if pies:
-            fig.add_trace(go.Pie(values=d.mix[s], labels=class_names, sort=False, textinfo="none",
+            fig.add_trace(go.Pie(values=d.mix[s].tolist(), labels=class_names, sort=False, textinfo="none",
                                  domain=dict(x=[x - r, x + r], y=[y - r, y + r]),
                                  marker=dict(colors=[_color(k) for k in range(len(class_names))]),
                                  showlegend=s == 0, name=f"site {s + 1}",
@@ -56,7 +56,7 @@ def mix_bars(d: Design, class_names: list[str]) -> go.Figure:
     sites = [f"site {s + 1}" for s in range(len(d.size))]
     fig = go.Figure()
     for k, name in enumerate(class_names):
-        fig.add_trace(go.Bar(x=sites, y=d.mix[:, k] * 100, name=name, marker_color=_color(k),
+        fig.add_trace(go.Bar(x=sites, y=(d.mix[:, k] * 100).tolist(), name=name, marker_color=_color(k),
                              hovertemplate="%{x}: %{y:.1f}%<extra>class " + name + "</extra>"))
     fig.update_layout(barmode="stack", height=280, margin=dict(l=10, r=10, t=30, b=10),
                       yaxis_title="% of the site's records", showlegend=False,

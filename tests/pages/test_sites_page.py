@@ -92,7 +92,8 @@ def test_a_refused_alpha_is_said_at_its_box_and_in_the_main_area():
     at.text_input(key="sites_alpha").input("0")
     rerun(at)
     assert any("No split yet" in i.value for i in at.info)
-    assert any("alpha" in e.value or "α" in e.value for e in at.sidebar.error)
+    # at its box: the parameter and the allowed values in words
+    assert any("alpha" in e.value.lower() and "above 0" in e.value for e in at.sidebar.error)
     assert not at.get("plotly_chart")
 
 
