@@ -115,7 +115,9 @@ else:
         f"centralized noise, calibrated by `{noise.accountant}`; CAPE carries the same in sum). "
         "(a) holds for anyone who reads the release; (b) and (c) for the parties inside the "
         "protocol, accounted by `gaussian-uses-mixture` under its own relation (class and site "
-        "of a record fixed; no subsampling amplification towards them): they grow with t. "
+        "of a record fixed; no subsampling amplification towards them). (b) is the same at "
+        "every S: the aggregator sees the sum of all S noise shares, σ² in total; (c) grows "
+        "as S/(S − t), the share of the noise the colluders cannot remove. "
         "Local: every site calibrates the target on its own records. ε is computed live; the "
         "accuracy is read from a table measured beforehand (default learner, real test split).")
     fig = accuracy_figure(acc, S, f"Measured accuracy against S ({dataset}, ε = {epsilon:g}, "
