@@ -119,4 +119,4 @@ def test_measured_accuracy_is_read_from_the_shipped_table():
     for trace in fig["data"]:
         mode = {"centralized": "centralized", "CAPE": "cape", "local": "local"}[trace["name"].split(" ")[0]]
         assert trace["x"] == sorted(acc[mode]) and trace["y"] == [acc[mode][s][0] for s in sorted(acc[mode])]
-    assert at.get("imgs")  # previews per mode
+    assert len(at.get("image")) >= 3  # previews per mode
