@@ -29,7 +29,8 @@ DPMIX_URL = ("https://scholar.google.com/scholar?q=%22Synthesizing+differentiall
 #: (file, title, icon, what it offers) for the navigation, in the order of the steps.
 PAGES = tuple((s.page, s.title, s.icon, f"{s.name}: {s.do}") for s in STEPS)
 #: Pages after the steps: (file, title, icon).
-EXTRA_PAGES = (("pages/choose.py", "Choose & report", ":material/fact_check:"),)
+EXTRA_PAGES = (("pages/choose.py", "Choose & report", ":material/fact_check:"),
+               ("pages/sites/page.py", "Sites", ":material/hub:"))
 
 # A shield with an epsilon, as an inline SVG (served as a data: URL).
 FAVICON = ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 64 64">'
@@ -96,6 +97,13 @@ def _home_text() -> None:
                "private data are not covered by any of them.")
 
 
+def _url_path(file: str) -> str:
+    """A page's address: its file name, or its folder's for a page kept in a folder of its own
+    (``pages/sites/page.py`` -> ``sites``)."""
+    path = Path(file)
+    return path.parent.name if path.stem == "page" else path.stem
+
+
 def main() -> None:
     st.set_page_config(page_title="dpcda", page_icon=FAVICON, layout="wide")
     # Less empty space around every page (Streamlit's 6rem on top, 5rem aside) for a 1024×768 projector.
@@ -103,7 +111,7 @@ def main() -> None:
     pages = [st.Page(home, title="Home", icon=":material/home:", default=True)]
     pages += [st.Page(file, title=title, icon=icon)
               for file, title, icon, _ in PAGES if (ROOT / file).exists()]
-    pages += [st.Page(file, title=title, icon=icon)
+    pages += [st.Page(file, title=title, icon=icon, url_path=_url_path(file))
               for file, title, icon in EXTRA_PAGES if (ROOT / file).exists()]
     with foreground():  # background prefetches (dpcda.dashboard.background) wait while a page runs
         st.navigation(pages).run()

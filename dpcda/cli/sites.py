@@ -31,6 +31,9 @@ def register(sub) -> None:
     p.add_argument("--delta", type=float, default=1e-5, help="delta (default 1e-5)")
     p.add_argument("--l", type=int, default=4, help="order of mixture (default 4)")
     p.add_argument("--T", type=int, default=None, help="synthetic samples (default: N)")
+    p.add_argument("--colluding", default=None,
+                   help="threat model (c): comma-separated t (colluding sites, 1..S-1; "
+                        "default 1, S/2, S-1)")
     p.add_argument("--runs", type=int, default=1, help="runs averaged (default 1)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(handler=_cmd_sites)
@@ -39,9 +42,16 @@ def register(sub) -> None:
 def _cmd_sites(args) -> int:
     from dpcda.experiments.sites_run import run_sites
 
+    colluding = None
+    if args.colluding is not None:
+        try:
+            colluding = [int(v) for v in args.colluding.split(",")]
+        except ValueError:
+            raise ValueError("--colluding must list whole numbers t from 1 to S-1 separated by "
+                             f"commas, got --colluding={args.colluding!r}") from None
     res = run_sites(dataset=args.dataset, sites=args.sites, split=args.split, epsilon=args.epsilon,
                     runs=args.runs, l=args.l, T=args.T, delta=args.delta, alpha=args.alpha,
-                    column=args.site_column)
+                    column=args.site_column, colluding=colluding)
     if args.json:
         print(json.dumps({m: {k: v for k, v in r.items() if k != "accuracies"}
                           for m, r in res.items()}))

@@ -15,7 +15,12 @@ import time
 SITES_MODES = ("centralized", "cape", "local")
 
 
-def _train(release, ds, X_test, cfg, model: str) -> float:
+def _train(release, ds, X_test, cfg, model: str, mode: str) -> float:
+    """The learner on one release, tested on the real test split. The noise-aware learners get
+    what :func:`dpcda.experiments.run.run_experiment` gives them from a card: the public noise
+    (``local``: the sites' mean variance, as their union mixes them), and for QDA the mixing
+    factors ``f_k`` (the pooled class sizes, which every mode treats as public; ``local``: the
+    large-class limit ``1 / l``, its per-site sizes differing)."""
     from dpcda.training import TrainConfig, train_and_evaluate
 
     X_test = release.preprocess(X_test)
@@ -23,11 +28,17 @@ def _train(release, ds, X_test, cfg, model: str) -> float:
     train = {**cfg.train.to_dict(), "model": model, "n_classes": ds.n_classes}
     sigma_x = params.get("sigma_x")
     sx_sites = params.get("sigma_x_per_site")
-    if model == "lda":  # noise-aware LDA removes the public noise variance (post-processing)
-        if sigma_x is None and sx_sites:  # local: the union's sites differ; their mean variance
-            sigma_x = (sum(s * s for s in sx_sites) / len(sx_sites)) ** 0.5
+    if sigma_x is None and sx_sites:  # local: the union's sites differ; their mean variance
+        sigma_x = (sum(s * s for s in sx_sites) / len(sx_sites)) ** 0.5
+    if model in ("lda", "qda"):  # the noise-aware learners remove the public noise variance
         train["noise_std"] = float(sigma_x or 0.0)
+    if model == "lda":
         train["label_noise_std"] = float(params.get("sigma_y") or sigma_x or 0.0)
+    if model == "qda" and train.get("mix_factors") is None:
+        from dpcda.training.qda import mixing_factors
+
+        train["mix_factors"] = (tuple(float(f) for f in mixing_factors(cfg.l, ds.class_counts))
+                                if mode != "local" else (1.0 / cfg.l,) * ds.n_classes)
     image_shape = ds.image_shape if release.X.shape[1] == ds.d_x else None
     out = train_and_evaluate(release.X, release.y, X_test, ds.y_test, y_soft=release.y_soft,
                              image_shape=image_shape, config=TrainConfig.from_dict(train))
@@ -36,18 +47,26 @@ def _train(release, ds, X_test, cfg, model: str) -> float:
 
 def run_sites(*, dataset: str, sites: int, split: str = "iid", epsilon: float, runs: int = 1,
               l: int = 4, T: int | None = None, delta: float = 1e-5, alpha: float = 0.5,
-              column: int | None = None,
+              column: int | None = None, colluding=None,
               modes=SITES_MODES) -> dict:
     """``{mode: {"accuracy", "epsilon", "accountant", "threat_models", "release_seconds", ...}}``
-    (and the setting: learner, sites, split, l, T, runs)."""
+    (and the setting: learner, sites, split, l, T, runs). ``colluding``: the ``t`` reported
+    for threat model (c) (default :func:`dpcda.mechanisms.cape.default_colluding`)."""
     from dpcda.data import load_dataset
     from dpcda.data.presets import default_clip_norm
     from dpcda.experiments.run import experiment_config, resolve_model
-    from dpcda.mechanisms.cape import generate_sites
-    from dpcda.mechanisms.sites import check_sites_for, split_sites
-    from dpcda.mechanisms.validation import check_int
+    from dpcda.mechanisms.cape import check_colluding, generate_sites
+    from dpcda.mechanisms.sites import SPLITS, check_sites_for, split_sites
+    from dpcda.mechanisms.validation import check_float, check_int
 
     runs = check_int("runs", runs, 1)
+    sites = check_int("sites", sites, 1)
+    if split not in SPLITS:  # refused before any data is read or released
+        raise ValueError(f"split must be one of {', '.join(SPLITS)}, got split={split!r}")
+    if split == "skewed":
+        check_float("alpha", alpha, lo=0.0, lo_open=True, why=" (the Dirichlet concentration)")
+    if colluding is not None:
+        colluding = check_colluding(colluding, sites)
     cfg = experiment_config({"dataset": dataset, "epsilon": epsilon, "l": l, "delta": delta})
     model = resolve_model({"dataset": dataset, "epsilon": epsilon}, cfg.train.model)
     ds = load_dataset(dataset)
@@ -68,9 +87,9 @@ def run_sites(*, dataset: str, sites: int, split: str = "iid", epsilon: float, r
             t0 = time.perf_counter()
             rel = generate_sites(placed, mode=mode, l=cfg.l, T=T, epsilon=epsilon, delta=delta,
                                  c=default_clip_norm(dataset), normalize="scale", bounds=bounds,
-                                 dataset=dataset)
+                                 dataset=dataset, colluding=colluding)
             out[mode]["release_seconds"].append(time.perf_counter() - t0)
-            out[mode]["accuracies"].append(_train(rel, ds, X_test, cfg, model))
+            out[mode]["accuracies"].append(_train(rel, ds, X_test, cfg, model, mode))
             p = rel.card["privacy"]
             out[mode].update(epsilon=p["epsilon"], accountant=p["accountant"],
                              threat_models=p["threat_models"])

@@ -43,6 +43,17 @@ def default_colluding(S: int) -> list[int]:
     return sorted({t for t in (1, S // 2, S - 1) if 1 <= t <= S - 1})
 
 
+def check_colluding(colluding, S: int) -> list[int]:
+    """The ``t`` for threat model (c), sorted: each a whole number from 1 to S - 1 (the
+    aggregator colluding with every site but the one whose record is protected at most)."""
+    from dpcda.mechanisms.validation import check_int
+
+    if S < 2:
+        raise ValueError(f"colluding sites t need at least 2 sites (sites={S}): leave t out")
+    return sorted({check_int("t", t, 1, S - 1, why=f" (colluding sites, sites={S})")
+                   for t in colluding})
+
+
 def generate_sites(sites: Sites, *, mode: str, l: int, T: int, epsilon=None, sigma_x=None,
                    delta: float = 1e-5, c: float = 1.0, normalize: str = "scale", bounds=None,
                    accountant: str | None = None, colluding=None, dataset: str | None = None,
@@ -65,7 +76,7 @@ def generate_sites(sites: Sites, *, mode: str, l: int, T: int, epsilon=None, sig
                   # coordinator must know them: the same promise in the three modes (the card's
                   # class_sizes_from_data notice), no DP label histogram in one mode only
                   class_bounds="data")
-    ts = default_colluding(sites.S) if colluding is None else sorted({int(t) for t in colluding})
+    ts = default_colluding(sites.S) if colluding is None else check_colluding(colluding, sites.S)
     if mode == "centralized":
         from dpcda.mechanisms.dp_cda import generate_dpcda
 
@@ -114,4 +125,4 @@ def _local(sites: Sites, T: int, seed, common: dict, ts) -> Release:
                  extra={"T_per_site": T_s, "sigma_x_per_site": sx, "seeded": bool(master.seeded)})
 
 
-__all__ = ["MODES", "SiteDropout", "default_colluding", "generate_sites"]
+__all__ = ["MODES", "SiteDropout", "check_colluding", "default_colluding", "generate_sites"]

@@ -156,15 +156,22 @@ def _make(X, y, index_sets, n_classes, split) -> Sites:
 def check_sites_for(sites: Sites, l: int, *, every_site: bool) -> None:
     """ValueError unless the pooled classes (and with ``every_site``, every site's classes: the
     local mode) hold at least ``l`` records. The message names the parameters, no count."""
-    counts = sites.class_counts()
+    check_counts_for(sites.class_counts(), l, every_site=every_site)
+
+
+def check_counts_for(counts, l: int, *, every_site: bool) -> None:
+    """:func:`check_sites_for` on an ``(S, K)`` table of records per site and class (the
+    dashboard checks a split's public design with it). The message names no count."""
+    counts = np.asarray(counts)
+    S = counts.shape[0]
     if (counts.sum(axis=0) < l).any():
         raise ValueError(f"l={l} exceeds the records of a pooled class: lower l")
-    if every_site and (counts.sum(axis=0) < sites.S * l).any():
-        raise ValueError(f"sites={sites.S} is more than the classes allow: the local mode needs "
+    if every_site and (counts.sum(axis=0) < S * l).any():
+        raise ValueError(f"sites={S} is more than the classes allow: the local mode needs "
                          f"l={l} records of every class at every site (fewer sites, or lower l)")
     if every_site and (counts == 0).any():
-        raise ValueError(f"a site holds no record of some class: every one of the sites={sites.S} "
+        raise ValueError(f"a site holds no record of some class: every one of the sites={S} "
                          "needs every class for the local mode (fewer sites, or another split)")
     if every_site and (counts < l).any():
-        raise ValueError(f"sites={sites.S} is more than the classes allow: every site needs at least "
+        raise ValueError(f"sites={S} is more than the classes allow: every site needs at least "
                          f"l={l} records of every class for the local mode (fewer sites, or lower l)")

@@ -23,6 +23,15 @@ REPO = Path(__file__).resolve().parents[2]
     (["--sites", "3", "--l", "0"], "l must be"),
     # Dirichlet(0.01) puts nearly every class at one site: some site lacks some class
     (["--sites", "3", "--split", "skewed", "--alpha", "0.01"], "a site holds no record of some class"),
+    # a bad alpha, refused before the data are read (issue 27 item 6)
+    (["--sites", "3", "--split", "skewed", "--alpha", "0"], "alpha must be a finite number > 0"),
+    (["--sites", "3", "--split", "skewed", "--alpha", "-2"], "alpha must be a finite number > 0"),
+    (["--sites", "3", "--split", "skewed", "--alpha", "nan"], "alpha must be a finite number > 0"),
+    # t colluding sites out of range: 1..S-1, named with the allowed values
+    (["--sites", "10", "--colluding", "10"], "t must be an integer in [1, 9]"),
+    (["--sites", "10", "--colluding", "0"], "t must be an integer in [1, 9]"),
+    (["--sites", "10", "--colluding", "1,x"], "--colluding must list whole numbers t from 1 to S-1"),
+    (["--sites", "1", "--colluding", "1"], "colluding sites t need at least 2 sites (sites=1)"),
 ])
 def test_bad_input_is_one_line_exit_2_and_nothing_printed(argv, words, capsys, tmp_path,
                                                           monkeypatch):

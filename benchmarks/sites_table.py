@@ -1,0 +1,143 @@
+"""Measure the table the Sites page ships (dpcda/experiments/sites_table.csv): accuracy of the
+three modes across S sites (docs/decentral.md, "Measured").
+
+Every row is one (dataset, epsilon, split, S, mode) measured ``--runs`` times with a fresh split
+and fresh releases each (:func:`dpcda.experiments.sites_run.run_sites`: the project's default
+learner on the real test split). Rows are appended as soon as a setting is done, so a long
+sweep that is stopped keeps what it measured; a setting already in the file is replaced.
+
+    python benchmarks/sites_table.py --dataset digits --epsilon 10 --sites 1,2,5,10 --runs 1
+    DPCDA_DATA_DIR=... python benchmarks/sites_table.py --dataset mnist --epsilon 1 --sites 10 --runs 3
+    DPCDA_DATA_DIR=... python benchmarks/sites_table.py --dataset mnist --epsilon 1 \\
+        --sites 1,2,5,10,20,50,100 --cape-max 20 --runs 1
+    DPCDA_DATA_DIR=... python benchmarks/sites_table.py --dataset mnist --epsilon 1 --sites 10 \\
+        --split skewed --alpha 0.5 --modes centralized,cape --runs 3
+
+``--cape-max``: CAPE is left out above this S (the simulation expands S(S-1)/2 pair-mask streams
+of T x (d + K) words in one process: about 2 s a pair at MNIST size on this project's machine).
+Each row records the learner, the commit and the seconds it took.
+
+    python benchmarks/sites_table.py --figure docs/sites_accuracy.svg --dataset mnist --epsilon 1
+
+draws the table's accuracy against S per mode (an SVG, ``dpcda.report.svg.line_chart``) instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from dpcda.experiments.sites_table import FIELDS, TABLE_PATH  # noqa: E402
+
+
+def _commit() -> str:
+    root = Path(__file__).resolve().parents[1]
+    try:
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, text=True,
+                              capture_output=True, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--",
+                                "dpcda"], cwd=root, text=True, capture_output=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return head + ("+dirty" if dirty else "")
+
+
+def _key(r: dict) -> tuple:
+    return tuple(str(r[k]) for k in ("dataset", "epsilon", "split", "alpha", "sites", "mode"))
+
+
+def _write(path: Path, rows: list[dict]) -> None:
+    old = []
+    if path.exists():
+        with path.open() as f:
+            old = list(csv.DictReader(f))
+    keys = {_key(r) for r in rows}
+    kept = [r for r in old if _key(r) not in keys]
+    with path.open("w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=FIELDS)
+        w.writeheader()
+        for r in kept + rows:
+            w.writerow({k: r.get(k, "") for k in FIELDS})
+
+
+def figure(args) -> None:
+    from dpcda.experiments.sites_table import load_sites_table
+    from dpcda.report.svg import Series, line_chart
+
+    rows = [r for r in load_sites_table(args.out) if (r.dataset, r.epsilon, r.split) ==
+            (args.dataset, args.epsilon, args.split)]
+    series = []
+    for mode in ("centralized", "cape", "local"):
+        pts = sorted((r.sites, r.accuracy) for r in rows if r.mode == mode)
+        if pts:
+            series.append(Series(label=mode, xs=tuple(p[0] for p in pts),
+                                 ys=tuple(p[1] for p in pts), dashed=mode == "local"))
+    learners = sorted({r.learner for r in rows})
+    commits = sorted({r.commit for r in rows})
+    svg = line_chart(series, title=f"{args.dataset}, epsilon = {args.epsilon:g}, {args.split} sites "
+                                   f"({', '.join(learners)}; commit {', '.join(commits)})",
+                     x_title="sites S", y_title="test accuracy", x_log=True)
+    Path(args.figure).write_text(svg + "\n")
+    print(f"wrote {args.figure}: {sum(len(s.xs) for s in series)} points")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--dataset", default="digits")
+    ap.add_argument("--epsilon", type=float, default=1.0)
+    ap.add_argument("--sites", default="10", help="comma-separated S values")
+    ap.add_argument("--split", default="iid")
+    ap.add_argument("--alpha", type=float, default=0.5)
+    ap.add_argument("--modes", default="centralized,cape,local")
+    ap.add_argument("--cape-max", type=int, default=1000, help="leave CAPE out above this S")
+    ap.add_argument("--runs", type=int, default=1)
+    ap.add_argument("--out", default=str(TABLE_PATH))
+    ap.add_argument("--figure", default=None, help="write the accuracy-vs-S SVG here and stop")
+    args = ap.parse_args()
+    if args.figure:
+        figure(args)
+        return
+
+    import torch
+
+    from dpcda.experiments.sites_run import run_sites
+
+    torch.set_num_threads(1)
+    commit = _commit()
+    for S in (int(v) for v in args.sites.split(",")):
+        modes = tuple(m for m in args.modes.split(",") if m != "cape" or S <= args.cape_max)
+        acc: dict = {m: [] for m in modes}
+        secs: dict = {m: [] for m in modes}
+        for run in range(args.runs):  # one run at a time: the rows so far are written after each
+            t0 = time.perf_counter()
+            res = run_sites(dataset=args.dataset, sites=S, split=args.split, epsilon=args.epsilon,
+                            runs=1, alpha=args.alpha, modes=modes)
+            rows = []
+            for mode, r in res.items():
+                acc[mode] += r["accuracies"]
+                secs[mode].append(r["release_seconds"])
+                eps = {f"{t['key']}{t['colluding_sites'] or ''}": t["epsilon"]
+                       for t in r["threat_models"]}
+                rows.append({"dataset": args.dataset, "epsilon": args.epsilon, "split": args.split,
+                             "alpha": args.alpha if args.split == "skewed" else "", "sites": S,
+                             "mode": mode, "l": r["l"], "T": r["T"], "learner": r["learner"],
+                             "runs": len(acc[mode]),
+                             "accuracy": round(sum(acc[mode]) / len(acc[mode]), 4),
+                             "accuracies": ";".join(f"{a:.4f}" for a in acc[mode]),
+                             "epsilon_a": eps.get("a"), "epsilon_b": eps.get("b"),
+                             "release_seconds": round(sum(secs[mode]) / len(secs[mode]), 1),
+                             "commit": commit})
+                print(f"{args.dataset} eps={args.epsilon} {args.split} S={S:3d} {mode:11s} run "
+                      f"{run + 1}: accuracy {r['accuracies'][-1]:.4f} (mean {rows[-1]['accuracy']}) "
+                      f"learner {r['learner']} release {r['release_seconds']:.1f} s", flush=True)
+            print(f"  S={S} run {run + 1}: {time.perf_counter() - t0:.0f} s ({commit})", flush=True)
+            _write(Path(args.out), rows)
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,158 @@
+"""The Sites page's logic (pages/sites/ draws): the split's public design, every mode's epsilon
+per threat model as S and t move, the measured accuracy, the map's geometry.
+
+What the page shows is a function of public inputs (a built-in dataset's class sizes, the
+design's own draws), the shipped measured table and noisy releases. A real split's per-site
+class counts are private (the CAPE coordinator learns them; nothing published carries them):
+the page shows the split's *design*, never a split's counts.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from dpcda.dashboard.sites_data import PAGE_DELTA, PAGE_L, Noise
+from dpcda.mechanisms.sites import SPLITS, check_counts_for, dirichlet
+from dpcda.util.checks import check_float, check_int
+
+#: The S values the page's slider offers (1 to 100).
+SITE_STEPS = (1, 2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 25, 30, 40, 50, 60, 80, 100)
+#: The splits the page offers on a built-in dataset (by-column needs an upload's site column).
+PAGE_SPLITS = ("iid", "skewed")
+MODES = ("centralized", "cape", "local")
+
+
+@dataclass(frozen=True)
+class Design:
+    """A split's public design: ``mix[s, k]`` the expected share of class k among site s's
+    records, ``size[s]`` the expected share of all records at site s, ``records[s, k]`` the
+    expected records (public class sizes times the design's shares; not a real split's counts)."""
+
+    split: str
+    alpha: float | None
+    mix: np.ndarray
+    size: np.ndarray
+    records: np.ndarray
+
+
+def check_sites(S, *, most: int = SITE_STEPS[-1]) -> int:
+    """The number of sites, a whole number from 1 to ``most`` (ValueError naming ``sites``)."""
+    return check_int("sites", S, 1, most)
+
+
+def check_colluding(t, S: int) -> int:
+    """``t`` colluding sites: a whole number from 0 to S - 1 (the aggregator colludes with at
+    most all sites but the one whose record is protected)."""
+    S = check_sites(S)
+    return check_int("t", t, 0, S - 1)
+
+
+def check_alpha(alpha) -> float:
+    """The Dirichlet concentration of a skewed split: a number above 0."""
+    return check_float("alpha", alpha, lo=0.0, lo_open=True,
+                       why=" (the Dirichlet concentration of a skewed split)")
+
+
+def draw_shares(S: int, K: int, alpha: float, rng=None) -> np.ndarray:
+    """``(S, K)``: for every class, the sites' shares ``p ~ Dirichlet(alpha 1_S)``, as a skewed
+    split draws them. They depend on no record: a public picture of the design."""
+    from dpcda.randomness.secure import as_source
+
+    S, a, rng = check_sites(S), check_alpha(alpha), as_source(rng)
+    return np.stack([dirichlet(a, S, rng) for _ in range(int(K))], axis=1)
+
+
+def design(split: str, S: int, class_counts, *, alpha: float | None = None,
+           shares: np.ndarray | None = None) -> Design:
+    """The design of an ``iid`` split (every site expects the pooled class mix and 1/S of the
+    records) or a ``skewed`` one from its drawn ``shares`` (:func:`draw_shares`)."""
+    if split not in PAGE_SPLITS:
+        allowed = ", ".join(PAGE_SPLITS)
+        raise ValueError(f"split must be one of {allowed} on a built-in dataset (by-column needs "
+                         f"an upload's site column), got split={split!r}")
+    S = check_sites(S)
+    n = np.asarray(class_counts, dtype=np.float64)
+    if split == "iid":
+        records = np.tile(n / S, (S, 1))
+        alpha = None
+    else:
+        alpha = check_alpha(alpha)
+        if shares is None or np.shape(shares) != (S, len(n)):
+            raise ValueError(f"shares must be an (S, K) table of Dirichlet draws for sites={S}")
+        records = np.asarray(shares) * n
+    size = records.sum(axis=1)
+    mix = records / np.where(size > 0, size, 1.0)[:, None]
+    return Design(split=split, alpha=alpha, mix=mix, size=size / n.sum(), records=records)
+
+
+def local_problem(d: Design, l: int = PAGE_L) -> str | None:
+    """Why the local mode cannot run on this design (the library's words), or None. The
+    design's expected records are rounded down as a split cuts whole records."""
+    try:
+        check_counts_for(np.floor(d.records + 1e-9), l, every_site=True)
+    except ValueError as exc:
+        return str(exc)
+    return None
+
+
+def threat_rows(noise: Noise, class_counts, S: int, t: int) -> list[dict]:
+    """Every mode's epsilon per threat model at ``S`` sites and ``t`` colluding sites:
+    ``{"mode", "key", "threat", "epsilon", "accountant", "relation"}``. The centralized and
+    local modes and CAPE's (a) are the target (as accounted by the noise table); CAPE's (b) and
+    (c) are accounted here (:func:`dpcda.privacy.decentral.view_epsilon`), as the release's
+    card accounts them."""
+    from dpcda.privacy import samples_per_class
+    from dpcda.privacy.decentral import ACCOUNTANT, RELATION, view_epsilon
+    from dpcda.mechanisms.dp_cda import DEFAULT_ALLOCATION
+
+    S = check_sites(S)
+    t = check_colluding(t, S)
+    counts = np.asarray(class_counts, dtype=np.int64)
+    t_k = samples_per_class(noise.T, counts, DEFAULT_ALLOCATION)
+    kw = dict(S=S, sigma=noise.sigma_x, c=noise.c, l=noise.l, per_class=t_k, class_counts=counts,
+              delta=noise.delta, mask_ratio=math.inf)
+    a = dict(epsilon=noise.epsilon_a, accountant=noise.accountant, relation=noise.relation)
+    rows = [dict(mode="centralized", key="a", threat="an outside reader (one trusted curator)", **a),
+            dict(mode="cape", key="a", threat="an outside reader (the centralized law)", **a)]
+    inside = dict(accountant=ACCOUNTANT, relation=RELATION)
+    if S > 1:
+        rows.append(dict(mode="cape", key="b", threat="the aggregator (every message)",
+                         epsilon=view_epsilon(t=0, **kw), **inside))
+    if t >= 1:
+        rows.append(dict(mode="cape", key="c", threat=f"the aggregator with t = {t} colluding sites",
+                         epsilon=view_epsilon(t=t, **kw), **inside))
+    local = dict(accountant=noise.accountant, relation=noise.relation, epsilon=noise.epsilon)
+    rows.append(dict(mode="local", key="a, b, c", threat="anyone: each site releases its own "
+                     "(the target per site, parallel composition)", **local))
+    return rows
+
+
+def accuracy_by_sites(rows, *, dataset: str, epsilon: float, split: str,
+                      alpha: float | None) -> dict[str, dict[int, tuple[float, int, str, str]]]:
+    """``{mode: {S: (accuracy, runs, learner, commit)}}`` from the measured table's ``rows``
+    (:func:`dpcda.experiments.sites_table.load_sites_table`) at this setting."""
+    out: dict[str, dict[int, tuple[float, int, str, str]]] = {m: {} for m in MODES}
+    for r in rows:
+        if (r.dataset, r.epsilon, r.split) != (dataset, float(epsilon), split):
+            continue
+        if split == "skewed" and (r.alpha is None or alpha is None or abs(r.alpha - alpha) > 1e-9):
+            continue
+        if r.mode in out:
+            out[r.mode][r.sites] = (r.accuracy, r.runs, r.learner, r.commit)
+    return out
+
+
+def ring(S: int, radius: float = 0.36) -> list[tuple[float, float]]:
+    """The map's site positions (paper coordinates in 0..1) on a circle round the aggregator at
+    the centre, the first at the top, clockwise."""
+    S = check_sites(S)
+    return [(0.5 + radius * math.sin(2 * math.pi * s / S), 0.5 + radius * math.cos(2 * math.pi * s / S))
+            for s in range(S)]
+
+
+__all__ = ["Design", "MODES", "PAGE_DELTA", "PAGE_L", "PAGE_SPLITS", "SITE_STEPS", "SPLITS",
+           "accuracy_by_sites", "check_alpha", "check_colluding", "check_sites", "design",
+           "draw_shares", "local_problem", "ring", "threat_rows"]

@@ -1,0 +1,60 @@
+"""The Sites page's comparison of the three modes (not a page itself): every ε with its threat
+model, accountant and relation (computed live), and the measured accuracy beside it (from the
+shipped table), with accuracy against S."""
+
+from __future__ import annotations
+
+import plotly.graph_objects as go
+import streamlit as st
+
+from dpcda.dashboard.sites import MODES
+from dpcda.report.formatting import fmt_eps, markdown_table
+
+TITLES = {"centralized": "centralized (trusted curator)", "cape": "CAPE (correlated noise)",
+          "local": "local (each site alone)"}
+
+
+@st.cache_data(show_spinner="Accounting the aggregator's view…", max_entries=256)
+def threats(noise, class_counts: tuple, S: int, t: int) -> list[dict]:
+    from dpcda.dashboard.sites import threat_rows
+
+    return threat_rows(noise, class_counts, S, t)
+
+
+def _acc(acc: dict, mode: str, S: int) -> str:
+    got = acc.get(mode, {}).get(S)
+    if got is None:
+        near = sorted(acc.get(mode, {}))
+        return "not measured at this S" + (f" (measured at S = {', '.join(map(str, near))})"
+                                           if near else "")
+    value, runs, learner, commit = got
+    return f"{value:.3f} ({runs} run{'s' * (runs > 1)}, {learner}, commit {commit})"
+
+
+def mode_table(rows: list[dict], acc: dict, S: int, local_problem: str | None) -> None:
+    """One line per mode and threat model: ε, accountant, relation; the accuracy per mode."""
+    table = []
+    for r in rows:
+        local_off = r["mode"] == "local" and local_problem is not None
+        table.append({"mode": TITLES[r["mode"]], "threat model": f"({r['key']}) {r['threat']}",
+                      "ε": "refused" if local_off else fmt_eps(r["epsilon"]),
+                      "accountant": f"`{r['accountant']}`", "relation": r["relation"],
+                      "accuracy (measured)": "—" if local_off else _acc(acc, r["mode"], S)})
+    st.markdown(markdown_table(table))
+
+
+def accuracy_figure(acc: dict, S: int, title: str) -> go.Figure | None:
+    """Measured accuracy against S per mode (log S axis), the current S marked."""
+    if not any(acc.get(m) for m in MODES):
+        return None
+    fig = go.Figure()
+    for mode in MODES:
+        pts = sorted(acc.get(mode, {}).items())
+        if pts:
+            fig.add_trace(go.Scatter(x=[p[0] for p in pts], y=[p[1][0] for p in pts],
+                                     mode="lines+markers", name=TITLES[mode]))
+    fig.add_vline(x=S, line_dash="dot", line_color="#888888")
+    fig.update_xaxes(type="log", title="sites S")
+    fig.update_yaxes(title="test accuracy")
+    fig.update_layout(height=320, margin=dict(l=10, r=10, t=40, b=10), title=title)
+    return fig

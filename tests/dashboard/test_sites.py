@@ -1,0 +1,144 @@
+"""The Sites page's logic (dpcda.dashboard.sites) and its shipped files (sites_data)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from dpcda.dashboard import sites as ds
+from dpcda.dashboard.sites_data import (PAGE_DATASETS, PAGE_EPSILONS, load_noise, load_previews,
+                                        measure_noise)
+from dpcda.data.presets import get_preset
+from dpcda.experiments.sites_table import SitesRow, load_sites_table
+from dpcda.privacy.decentral import view_epsilon
+
+DIGITS = tuple(get_preset("digits").class_counts)
+
+
+def test_iid_design_is_the_pooled_mix_at_every_site():
+    d = ds.design("iid", 7, DIGITS)
+    n = np.asarray(DIGITS, dtype=float)
+    assert d.mix.shape == (7, len(DIGITS))
+    assert np.allclose(d.mix, n / n.sum())
+    assert np.allclose(d.size, 1 / 7) and np.allclose(d.records.sum(axis=0), n)
+
+
+def test_skewed_design_is_the_drawn_shares_times_the_public_sizes():
+    shares = ds.draw_shares(5, len(DIGITS), 0.3)
+    assert shares.shape == (5, len(DIGITS)) and np.allclose(shares.sum(axis=0), 1.0)
+    d = ds.design("skewed", 5, DIGITS, alpha=0.3, shares=shares)
+    assert np.allclose(d.records, shares * np.asarray(DIGITS))
+    assert np.allclose(d.mix.sum(axis=1), 1.0) and math.isclose(d.size.sum(), 1.0)
+    # a small alpha skews: the sites' mixes differ (an iid design's rows are all the same)
+    assert np.ptp(d.mix, axis=0).max() > 0.05
+    with pytest.raises(ValueError, match="shares must be an"):
+        ds.design("skewed", 6, DIGITS, alpha=0.3, shares=shares)
+
+
+@pytest.mark.parametrize("call,words", [
+    (lambda: ds.check_sites(0), "sites must be an integer in [1, 100]"),
+    (lambda: ds.check_sites(101), "sites must be an integer in [1, 100]"),
+    (lambda: ds.check_colluding(10, 10), "t must be an integer in [0, 9]"),
+    (lambda: ds.check_colluding(-1, 3), "t must be an integer in [0, 2]"),
+    (lambda: ds.check_alpha(0.0), "alpha must be a finite number > 0"),
+    (lambda: ds.check_alpha(float("nan")), "alpha must be a finite number > 0"),
+    (lambda: ds.design("by-column", 3, DIGITS), "split must be one of iid, skewed"),
+])
+def test_bad_input_names_the_parameter_and_the_allowed_values(call, words):
+    with pytest.raises(ValueError) as err:
+        call()
+    assert words in str(err.value)
+
+
+def test_local_problem_on_a_design_uses_the_library_words_and_no_count():
+    assert ds.local_problem(ds.design("iid", 10, DIGITS)) is None
+    msg = ds.local_problem(ds.design("iid", 40, DIGITS))  # ~3 records a class at each site
+    assert msg is not None and "sites=40 is more than the classes allow" in msg
+    assert not any(str(c) in msg for c in DIGITS)
+    shares = np.zeros((3, len(DIGITS)))
+    shares[0] = 1.0  # every class at site 1: the others hold none
+    msg = ds.local_problem(ds.design("skewed", 3, DIGITS, alpha=0.1, shares=shares))
+    assert msg is not None and "a site holds no record of some class" in msg
+
+
+@pytest.fixture(scope="module")
+def noise():
+    table = load_noise()
+    return table[("digits", 1.0)]
+
+
+def test_the_shipped_noise_table_covers_the_page():
+    table = load_noise()
+    assert {(d, e) for d in PAGE_DATASETS for e in PAGE_EPSILONS} <= set(table)
+    for n in table.values():  # calibrated to the target, more noise for a smaller target
+        assert n.epsilon_a <= n.epsilon * (1 + 1e-9) and n.sigma_x > 0 and n.accountant
+    for d in PAGE_DATASETS:
+        sig = [table[(d, e)].sigma_x for e in PAGE_EPSILONS]
+        assert sig == sorted(sig, reverse=True)
+
+
+def test_threat_rows_follow_s_and_t(noise):
+    from dpcda.privacy import samples_per_class
+
+    rows = ds.threat_rows(noise, DIGITS, 10, 5)
+    by = {(r["mode"], r["key"]): r for r in rows}
+    assert set(by) == {("centralized", "a"), ("cape", "a"), ("cape", "b"), ("cape", "c"),
+                       ("local", "a, b, c")}
+    t_k = samples_per_class(noise.T, np.asarray(DIGITS), "proportional")
+    kw = dict(S=10, sigma=noise.sigma_x, c=noise.c, l=noise.l, per_class=t_k,
+              class_counts=np.asarray(DIGITS), delta=noise.delta, mask_ratio=math.inf)
+    assert by[("cape", "b")]["epsilon"] == pytest.approx(view_epsilon(t=0, **kw))
+    assert by[("cape", "c")]["epsilon"] == pytest.approx(view_epsilon(t=5, **kw))
+    assert by[("cape", "a")]["epsilon"] == by[("centralized", "a")]["epsilon"] <= 1.0
+    assert by[("local", "a, b, c")]["epsilon"] == 1.0
+    # (c) grows with t; with one site there is no aggregator's view to account
+    c = [next(r["epsilon"] for r in ds.threat_rows(noise, DIGITS, 10, t) if r["key"] == "c")
+         for t in (1, 5, 9)]
+    assert c == sorted(c) and c[0] < c[-1]
+    assert {r["key"] for r in ds.threat_rows(noise, DIGITS, 1, 0)} == {"a", "a, b, c"}
+    with pytest.raises(ValueError, match="t must be an integer in"):
+        ds.threat_rows(noise, DIGITS, 4, 4)
+
+
+def test_accuracy_by_sites_reads_only_its_setting():
+    def row(**kw):
+        base = dict(dataset="mnist", epsilon=1.0, split="iid", alpha=None, sites=10, mode="cape",
+                    learner="qda", runs=3, accuracy=0.8, accuracies=(0.8,), commit="abc")
+        return SitesRow(**{**base, **kw})
+
+    rows = [row(), row(sites=2, accuracy=0.7), row(epsilon=2.0, accuracy=0.1),
+            row(split="skewed", alpha=0.5, accuracy=0.2), row(mode="local", accuracy=0.6)]
+    got = ds.accuracy_by_sites(rows, dataset="mnist", epsilon=1, split="iid", alpha=None)
+    assert got["cape"] == {10: (0.8, 3, "qda", "abc"), 2: (0.7, 3, "qda", "abc")}
+    assert got["local"] == {10: (0.6, 3, "qda", "abc")} and got["centralized"] == {}
+    skew = ds.accuracy_by_sites(rows, dataset="mnist", epsilon=1, split="skewed", alpha=0.5)
+    assert skew["cape"] == {10: (0.2, 3, "qda", "abc")}
+
+
+def test_the_shipped_tables_are_read():
+    rows = load_sites_table()
+    assert rows and all(0 <= r.accuracy <= 1 and r.runs == len(r.accuracies) for r in rows)
+    prev = load_previews()
+    assert prev["sites"]
+    for modes in prev["sites"].values():
+        assert set(modes) == {"centralized", "cape", "local"}
+        for m in modes.values():
+            img = np.asarray(m["images"])
+            assert img.shape[1] == 64 and img.min() >= 0 and img.max() <= 1
+
+
+def test_ring_puts_the_sites_round_the_aggregator():
+    pos = np.asarray(ds.ring(12, radius=0.3))
+    assert pos.shape == (12, 2)
+    assert np.allclose(np.hypot(pos[:, 0] - 0.5, pos[:, 1] - 0.5), 0.3)
+    assert np.allclose(pos[0], (0.5, 0.8))  # the first at the top
+
+
+@pytest.mark.slow
+def test_the_shipped_noise_is_the_calibration_of_today():
+    shipped = load_noise()[("digits", 10.0)]
+    again = measure_noise("digits", 10.0)
+    assert again.sigma_x == pytest.approx(shipped.sigma_x, rel=1e-6)
+    assert again.accountant == shipped.accountant
