@@ -102,28 +102,33 @@ def threat_rows(noise: Noise, class_counts, S: int, t: int) -> list[dict]:
     """Every mode's epsilon per threat model at ``S`` sites and ``t`` colluding sites:
     ``{"mode", "key", "threat", "epsilon", "accountant", "relation"}``. The centralized and
     local modes and CAPE's (a) are the target (as accounted by the noise table); CAPE's (b) and
-    (c) are accounted here (:func:`dpcda.privacy.decentral.view_epsilon`), as the release's
-    card accounts them."""
+    (c) are accounted here (:func:`dpcda.privacy.decentral.inside_epsilon`: the smaller of the
+    counts-mixture PLD and the known-indices bound), as the release's card accounts them, for
+    the even split's public design (each class's records spread as evenly as S allows)."""
     from dpcda.privacy import samples_per_class
-    from dpcda.privacy.decentral import ACCOUNTANT, RELATION, view_epsilon
+    from dpcda.privacy.decentral import RELATION, inside_epsilon
     from dpcda.mechanisms.dp_cda import DEFAULT_ALLOCATION
 
     S = check_sites(S)
     t = check_colluding(t, S)
     counts = np.asarray(class_counts, dtype=np.int64)
     t_k = samples_per_class(noise.T, counts, DEFAULT_ALLOCATION)
-    kw = dict(S=S, sigma=noise.sigma_x, c=noise.c, l=noise.l, per_class=t_k, class_counts=counts,
+    even = np.array([[n // S + (s < n % S) for n in counts] for s in range(S)], dtype=np.int64)
+    kw = dict(S=S, sigma=noise.sigma_x, c=noise.c, l=noise.l, per_class=t_k, site_counts=even,
               delta=noise.delta, mask_ratio=math.inf)
+
+    def inside(t: int) -> dict:
+        eps, acc, _ = inside_epsilon(t=t, **kw)
+        return dict(epsilon=eps, accountant=acc, relation=RELATION)
+
     a = dict(epsilon=noise.epsilon_a, accountant=noise.accountant, relation=noise.relation)
     rows = [dict(mode="centralized", key="a", threat="an outside reader (one trusted curator)", **a),
             dict(mode="cape", key="a", threat="an outside reader (the centralized law)", **a)]
-    inside = dict(accountant=ACCOUNTANT, relation=RELATION)
     if S > 1:
-        rows.append(dict(mode="cape", key="b", threat="the aggregator (every message)",
-                         epsilon=view_epsilon(t=0, **kw), **inside))
+        rows.append(dict(mode="cape", key="b", threat="the aggregator (every message)", **inside(0)))
     if t >= 1:
         rows.append(dict(mode="cape", key="c", threat=f"the aggregator with t = {t} colluding sites",
-                         epsilon=view_epsilon(t=t, **kw), **inside))
+                         **inside(t)))
     local = dict(accountant=noise.accountant, relation=noise.relation, epsilon=noise.epsilon)
     rows.append(dict(mode="local", key="a, b, c", threat="anyone: each site releases its own "
                      "(the target per site, parallel composition)", **local))

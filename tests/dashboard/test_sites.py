@@ -89,8 +89,17 @@ def test_threat_rows_follow_s_and_t(noise):
     t_k = samples_per_class(noise.T, np.asarray(DIGITS), "proportional")
     kw = dict(S=10, sigma=noise.sigma_x, c=noise.c, l=noise.l, per_class=t_k,
               class_counts=np.asarray(DIGITS), delta=noise.delta, mask_ratio=math.inf)
-    assert by[("cape", "b")]["epsilon"] == pytest.approx(view_epsilon(t=0, **kw))
-    assert by[("cape", "c")]["epsilon"] == pytest.approx(view_epsilon(t=5, **kw))
+    # the card's accountant (the smaller of two valid bounds) on the even split's design
+    from dpcda.privacy.decentral import inside_epsilon
+
+    even = np.array([[n // 10 + (s < n % 10) for n in DIGITS] for s in range(10)])
+    ins = {k: v for k, v in kw.items() if k != "class_counts"}
+    for key, t in (("b", 0), ("c", 5)):
+        eps, acc, both = inside_epsilon(t=t, site_counts=even, **ins)
+        assert by[("cape", key)]["epsilon"] == pytest.approx(eps)
+        assert by[("cape", key)]["accountant"] == acc
+        assert eps <= view_epsilon(t=t, **kw) * (1 + 1e-9)  # never above the known-indices bound
+    assert by[("cape", "b")]["epsilon"] < by[("cape", "c")]["epsilon"]
     assert by[("cape", "a")]["epsilon"] == by[("centralized", "a")]["epsilon"] <= 1.0
     assert by[("local", "a, b, c")]["epsilon"] == 1.0
     # (c) grows with t; with one site there is no aggregator's view to account
