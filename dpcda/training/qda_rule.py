@@ -20,11 +20,13 @@ So, per class:
    (1 + gamma / x)``), so the variance used along it is ``lambda cos^2 + floor (1 - cos^2)``
    (the variance the true covariance has along that direction).
 
-Before that each class is shrunk towards the pooled release covariance by the Ledoit-Wolf
-intensity ``alpha_k = E||S_k - R_k||_F^2 / ||Sigma_hat_k - Sigma_hat_pooled||_F^2`` (capped at 1),
-whose numerator the Wishart law gives, ``(tr(R_k)^2 + tr(R_k^2)) / n_k`` (divided by ``f_k^2``
-in clean units), estimated with ``S_k``; the mixture then has ``gamma = d ((1 - alpha)^2 / n_k
-+ alpha^2 / N)``. Every input is public (``sigma``, ``f_k``, ``n_k``, ``d``) or the release.
+The same model is fitted to the pooled within-class covariance (``gamma = d / N``); each class
+then takes ``(1 - alpha_k) C_k + alpha_k C_pooled`` (both bulk-plus-spikes, so the sum is too)
+with the Ledoit-Wolf intensity ``alpha_k = E||S_k - R_k||_F^2 / ||Sigma_hat_k -
+Sigma_hat_pooled||_F^2`` (capped at 1), whose numerator the Wishart law gives, ``(tr(R_k)^2 +
+tr(R_k^2)) / n_k`` (divided by ``f_k^2`` in clean units), estimated with ``S_k``; both norms are
+taken in the span of the detected spikes. Every input is public (``sigma``, ``f_k``, ``n_k``,
+``d``) or the release.
 """
 
 from __future__ import annotations
