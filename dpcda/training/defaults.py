@@ -33,12 +33,12 @@ def default_model(*, dataset: str, image_shape: Sequence[int] | None, private: b
       (epsilon=inf, 2 runs, lda / cnn after 30 epochs / ncm: l=4 0.951 / 0.920 / 0.887,
       l=16 0.942 / 0.881 / 0.890; only at l=1 does the CNN win, 0.969 vs lda 0.947);
     - other private image releases (epsilon < inf) -> ``"qda"``, the noise-aware QDA, which
-      recovers each class's covariance from the release (its public sigma_x, l and class bounds;
-      issue 28, ``benchmarks/accuracy_qda.py``: whole-record, 3 runs, MNIST epsilon = 10 / 1
-      about 0.94 / 0.86 against the noise-aware LDA's 0.872 / 0.846; Fashion-MNIST 0.82 / 0.76
-      against 0.802 / 0.746). Where a mechanism does not mix within a class (its ``l_bound`` is
-      not ``"class"``: DPMix, DP-MERF, the baselines) the job runner keeps ``"lda"``
-      (:func:`dpcda.experiments.run.resolve_model`), the learner those were measured with;
+      recovers each class's covariance from the release (its public sigma_x, l and class bounds)
+      with every hyper-parameter derived from the release (issue 28; figures and what it loses
+      at epsilon = 1 in docs/defaults.md, ``benchmarks/accuracy_qda.py``). Where a mechanism
+      does not mix within a class (its ``l_bound`` is not ``"class"``: DPMix, DP-MERF, the
+      baselines) the job runner keeps ``"lda"`` (:func:`dpcda.experiments.run.resolve_model`),
+      the learner those were measured with;
     - other non-private image data (epsilon = inf) -> ``"cnn"``, the paper's Table 2 CNN
       (Fashion-MNIST: 0.910).
     """

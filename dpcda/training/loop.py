@@ -83,7 +83,7 @@ def _prepare(X_train, y_train, X_test, y_test, y_soft, image_shape, config: Trai
         Xtr, Xte = Xtr.reshape(len(Xtr), -1), Xte.reshape(len(Xte), -1)
     d = int(np.prod(Xtr.shape[1:]))
     scale = input_scale_factor(config.input_scale, n_features=d, clip_norm=config.clip_norm)
-    return spec, Xtr, ytr, Xte, yte, soft, K, scale
+    return spec, Xtr, ytr, Xte, yte, soft, K, scale, shape
 
 
 def train_and_evaluate(X_train, y_train, X_test, y_test, *, y_soft=None, image_shape=None,
@@ -113,12 +113,12 @@ def train_and_evaluate(X_train, y_train, X_test, y_test, *, y_soft=None, image_s
     if not isinstance(config, TrainConfig):
         raise ValueError(f"config must be a TrainConfig, got config={type(config).__name__}")
     t_start = time.perf_counter()
-    spec, Xtr, ytr, Xte, yte, soft, K, scale = _prepare(
+    spec, Xtr, ytr, Xte, yte, soft, K, scale, shape = _prepare(
         X_train, y_train, X_test, y_test, y_soft, image_shape, config)
     shift = prior_shift(config.class_prior, ytr, K)
     if spec.kind == "closed":
         out = _run_closed(spec.name, Xtr, ytr, Xte, yte, soft, K, scale, shift, config, on_epoch, seed,
-                          noisy_labels=y_soft)
+                          noisy_labels=y_soft, image_shape=shape)
     else:
         out = _run_torch(Xtr, ytr, Xte, yte, soft, K, scale, shift, config, on_epoch, seed)
     out.update(model=config.model, n_train=len(Xtr), n_test=len(Xte), n_classes=K,
@@ -141,7 +141,7 @@ def _noisy_average(score_fn, X: np.ndarray, config: TrainConfig, rng: np.random.
 
 
 def _run_closed(name, Xtr, ytr, Xte, yte, soft, K, scale, shift, config, on_epoch, seed, *,
-                noisy_labels=None):
+                noisy_labels=None, image_shape=None):
     opts: dict[str, Any] = {}
     fit_kw: dict[str, Any] = {}
     if name == "tree":
@@ -153,7 +153,8 @@ def _run_closed(name, Xtr, ytr, Xte, yte, soft, K, scale, shift, config, on_epoc
         if config.label_noise_std > 0 and noisy_labels is not None:
             fit_kw["noisy_labels"] = np.asarray(noisy_labels)  # the release's raw soft labels
     elif name == "qda":
-        opts = {"noise_var": (config.noise_std * scale) ** 2, "mix_factors": config.mix_factors}
+        opts = {"noise_var": (config.noise_std * scale) ** 2, "mix_factors": config.mix_factors,
+                "image_shape": image_shape}  # images: the tangent prior
     learner = get_model(name, input_shape=Xtr.shape[1:], n_classes=K, **opts)
     t0 = time.perf_counter()
     checkpoint()

@@ -94,10 +94,11 @@ def _lda(input_shape, n_classes, noise_var: float = 0.0, shrinkage: float = 0.01
 
 
 @_spec("qda", "Noise-aware QDA", "closed", False)
-def _qda(input_shape, n_classes, noise_var: float = 0.0, mix_factors=None, **_):
+def _qda(input_shape, n_classes, noise_var: float = 0.0, mix_factors=None, image_shape=None, **_):
     from dpcda.training.qda import NoiseAwareQDA
 
-    return NoiseAwareQDA(n_classes, noise_var=noise_var, mix_factors=mix_factors)
+    return NoiseAwareQDA(n_classes, noise_var=noise_var, mix_factors=mix_factors,
+                         image_shape=image_shape)
 
 
 @_spec("tree", "Decision tree (scikit-learn)", "closed", False)

@@ -7,37 +7,26 @@ covariance (``1/n_k`` normalisation) and the mixing factor ``f_k = (n_k - l) / (
 relation, public lower bounds ``n_k`` are on the release's card, so the learner inverts it:
 ``Sigma_k ~ (S_k - sigma_x^2 I) / f_k`` with ``S_k`` the release's sample covariance of class k.
 
-The inversion multiplies estimation noise by ``1 / f_k ~ l``, so it is done in a public basis of
-``p`` directions (the leading principal directions of the release itself: post-processing), the
-eigenvalues are floored and each class is shrunk towards the pooled covariance. Scores are the
-Gaussian log-likelihoods ``-log|C_k| / 2 - (x - mu_k)^T C_k^-1 (x - mu_k) / 2`` in that basis,
-plus, outside it, the distance to the class mean over the floor (isotropic, the same for every
-class: the LDA-like part that the basis leaves out; measured on one MNIST release, epsilon = 1,
-l = 8: 0.848 -> 0.862).
-
-Hyper-parameters (``p``, the shrinkage ``alpha``, the floor ``beta``) never see test data
-(``fit`` receives none). The default is a rule: one candidate whose floor scales with the public
-``sigma_x``, ``l`` and ``T_k``. Given several candidates, the held-out rule scores a share of
-the release's rows under each candidate's *release-space* model ``N(mu_k, f_k C_k + sigma_x^2
-I)`` (the distribution those rows were drawn from) and refits the most likely one on every row;
-measured, it over-regularises (the noise dominates the held-out likelihood), so it is not the
-default. The choice is kept in ``choice_`` (written beside the accuracy by the training loop).
+The inversion multiplies the estimation noise by ``1 / f_k ~ l``; what of ``Sigma_k`` the release
+can resolve is decided by a rule without tuned constants (:mod:`dpcda.training.qda_rule`:
+Ledoit-Wolf shrinkage towards the pooled covariance with the Wishart error, then a spiked model,
+isotropic bulk plus the eigen-directions above the Marchenko-Pastur edge, inverted by the BBP
+law). Images (``image_shape`` given) add the tangent prior (:mod:`dpcda.training.qda_prior`):
+each test image's own shift / rotation / scaling / shear / thickness tangents widen every class
+Gaussian by transformation variances fitted on the release. Scores are Gaussian
+log-likelihoods. Every hyper-parameter is a function of the release and its public
+parameters: ``fit`` receives nothing else, and the values are kept in ``choice_``.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-#: The default rule: one candidate, p = 150 directions, shrinkage 0.3, floor 0.1 of the
-#: inversion's eigenvalue noise (measured on MNIST / Fashion-MNIST at epsilon = 10 and 1,
-#: docs/training.md). Several candidates switch on the held-out choice.
-DIMS = (150,)
-SHRINKAGES = (0.3,)
-FLOORS = (0.1,)
-#: At most this many held-out rows are scored per candidate (time).
-MAX_HELD = 4000
-#: The floor's share of the mean eigenvalue in the basis (the whole floor without noise).
-TRACE_FLOOR = 0.1
+from dpcda.training.qda_prior import image_tangents, tangent_variances
+from dpcda.training.qda_rule import ledoit_wolf_intensity, spiked_eigenvalues
+
+#: Test rows scored per block (the tangents take n x 7 x d floats).
+BLOCK = 2048
 
 
 def mixing_factors(l: int, class_sizes) -> np.ndarray:
@@ -51,170 +40,152 @@ def mixing_factors(l: int, class_sizes) -> np.ndarray:
     return (n - l) / (l * np.maximum(n - 1, 1))
 
 
+def _combine(own, pooled, a: float):
+    """``(1 - a) C_own + a C_pooled`` for two bulk-plus-spikes covariances, as one (variances
+    along orthonormal directions, bulk): both are ``floor I + W E W^T``, so the sum is too."""
+    W = np.hstack([own[1], pooled[1]])
+    E = np.concatenate([(1 - a) * (own[0] - own[2]), a * (pooled[0] - pooled[2])])
+    floor = (1 - a) * own[2] + a * pooled[2]
+    if W.shape[1] == 0:
+        return np.zeros(0), W, floor
+    Q, R = np.linalg.qr(W)
+    e, V = np.linalg.eigh((R * E) @ R.T)
+    return floor + np.maximum(e, 0.0), Q @ V, floor
+
+
 class NoiseAwareQDA:
     """Quadratic discriminant analysis on a DP-CDA release (see the module docstring).
 
     ``noise_var``: the release's ``sigma_x^2`` in the units of ``X``; ``mix_factors``: ``f_k`` per
-    class (:func:`mixing_factors`; ``None`` = 1, no mixing). ``dims``, ``shrinkages``, ``floors``:
-    the candidates; ``holdout``: the share of rows held out to choose among them (0 or a single
-    candidate: no held-out choice, the first candidate). The floor of a candidate is
-    ``beta * noise_var / mean f_k * sqrt(p / T_k) + TRACE_FLOOR * tr(pooled) / p``: a share of
-    the inversion's eigenvalue noise (Marchenko-Pastur width) plus a share of the mean
-    eigenvalue in the basis (the only floor when there is no noise).
+    class (:func:`mixing_factors`; ``None`` = 1, no mixing); ``image_shape``: ``(C, H, W)`` of
+    the rows, which switches the tangent prior on (``tangent=False`` switches it off);
+    ``pool=False`` skips the shrinkage towards the pooled covariance.
     """
 
     def __init__(self, n_classes: int, *, noise_var: float = 0.0, mix_factors=None,
-                 dims=DIMS, shrinkages=SHRINKAGES, floors=FLOORS, holdout: float = 0.2) -> None:
+                 image_shape=None, tangent: bool = True, pool: bool = True,
+                 shrinkage: float | None = None) -> None:
         self.n_classes = int(n_classes)
         self.noise_var = float(noise_var)
+        if not np.isfinite(self.noise_var) or self.noise_var < 0:
+            raise ValueError(f"noise_var must be a number >= 0, got noise_var={noise_var!r}")
         self.mix_factors = None if mix_factors is None else np.asarray(mix_factors, dtype=np.float64)
         if self.mix_factors is not None and (self.mix_factors.shape != (self.n_classes,)
                                              or np.any(self.mix_factors <= 0)):
             raise ValueError(f"mix_factors must be {self.n_classes} positive numbers, "
                              f"got mix_factors={mix_factors!r}")
-        if not 0.0 <= float(holdout) < 1.0:
-            raise ValueError(f"holdout must be in [0, 1), got holdout={holdout!r}")
-        self.dims, self.shrinkages, self.floors = tuple(dims), tuple(shrinkages), tuple(floors)
-        self.holdout = float(holdout)
+        self.image_shape = None if image_shape is None else tuple(int(s) for s in image_shape)
+        if self.image_shape is not None and (len(self.image_shape) not in (2, 3)
+                                             or min(self.image_shape[-2:]) < 3):
+            raise ValueError("image_shape must be (C, H, W) or (H, W) with H, W >= 3, "
+                             f"got image_shape={image_shape!r}")
+        self.tangent, self.pool = bool(tangent), bool(pool)
+        if shrinkage is not None and not 0.0 <= float(shrinkage) <= 1.0:
+            raise ValueError(f"shrinkage must be None (the rule) or in [0, 1], got shrinkage={shrinkage!r}")
+        self.shrinkage = None if shrinkage is None else float(shrinkage)
         self.choice_: dict | None = None
         self._model = None
 
-    # -- estimation ---------------------------------------------------------------------------
-    def _basis(self, X: np.ndarray, p_max: int):
-        centre = X.mean(axis=0)
-        C = np.zeros((X.shape[1], X.shape[1]))
-        for i in range(0, len(X), 8192):
-            R = X[i:i + 8192] - centre
-            C += R.T @ R
-        _, V = np.linalg.eigh(C / len(X))
-        return centre, V[:, ::-1][:, :min(p_max, X.shape[1])]
-
-    def _moments(self, Z: np.ndarray, y: np.ndarray):
-        """Per class: mean, corrected covariance, sample count (present classes only)."""
-        K, p = self.n_classes, Z.shape[1]
-        f = self.mix_factors if self.mix_factors is not None else np.ones(K)
-        mus, covs, counts = np.zeros((K, p)), np.zeros((K, p, p)), np.bincount(y, minlength=K)
-        for k in range(K):
-            if counts[k] < 2:
-                continue
-            Zk = Z[y == k]
-            mus[k] = Zk.mean(axis=0)
-            R = Zk - mus[k]
-            covs[k] = (R.T @ R / (len(Zk) - 1) - self.noise_var * np.eye(p)) / f[k]
-        return mus, covs, counts
-
-    def _regularised(self, covs, counts, alpha: float, beta: float):
-        """Per class: eigen-decomposition of the shrunk, floored covariance."""
-        present = counts >= 2
-        p = covs.shape[1]
-        pooled = np.tensordot(counts[present] / counts[present].sum(), covs[present], axes=1)
-        f = self.mix_factors if self.mix_factors is not None else np.ones(self.n_classes)
-        t = float(np.mean(counts[present]))
-        floor = (beta * self.noise_var / float(np.mean(f[present])) * np.sqrt(p / t)
-                 + TRACE_FLOOR * max(np.trace(pooled), 0.0) / p)
-        out = []
-        for k in range(self.n_classes):
-            if not present[k]:
-                out.append(None)
-                continue
-            e, U = np.linalg.eigh((1 - alpha) * covs[k] + alpha * pooled)
-            out.append((np.maximum(e, max(floor, 1e-12)), U))
-        self._floor = max(floor, 1e-12)
-        return out, f
-
-    @staticmethod
-    def _loglik(Z, mus, eigs, extra=None):
-        s = np.full((len(Z), len(mus)), -np.inf)
-        for k, eu in enumerate(eigs):
-            if eu is None:
-                continue
-            e, U = eu
-            if extra is not None:  # the release-space variance: f_k * e + sigma^2
-                e = extra[0][k] * e + extra[1]
-            W = (Z - mus[k]) @ U
-            s[:, k] = -0.5 * np.sum(W * W / e, axis=1) - 0.5 * np.sum(np.log(e))
-        return s
-
-    def _choose(self, X, Zall, y, grid):
-        """The candidate whose release-space model gives the held-out rows the highest mean
-        log-likelihood (full dimension: outside the basis each class is isotropic with its
-        residual variance). A fixed split of the public release: post-processing, no private
-        randomness."""
-        rows = np.random.default_rng(0).permutation(len(X))
-        n_held = min(int(round(self.holdout * len(X))), MAX_HELD)
-        held, fit_rows = rows[:n_held], rows[n_held:]
-        d, K = X.shape[1], self.n_classes
-        means = np.zeros((K, d))
-        for k in range(K):
-            if np.any(y[fit_rows] == k):
-                means[k] = X[fit_rows][y[fit_rows] == k].mean(axis=0)
-        Rf = X[fit_rows] - means[y[fit_rows]]
-        Rh = X[held] - means[y[held]]
-        full_f, full_h = np.sum(Rf * Rf, axis=1), np.sum(Rh * Rh, axis=1)
-        best, best_ll = grid[0], -np.inf
-        for p in sorted({g[0] for g in grid}):
-            Zf, Zh = Zall[fit_rows, :p], Zall[held, :p]
-            mus, covs, counts = self._moments(Zf, y[fit_rows])
-            # outside the basis: mean squared residual per dimension (pooled over classes)
-            Pf, Ph = (Rf @ self._V[:, :p]), (Rh @ self._V[:, :p])
-            rest = max(float(np.mean(full_f - np.sum(Pf * Pf, axis=1))) / max(d - p, 1), 1e-12)
-            rest_h = full_h - np.sum(Ph * Ph, axis=1)
-            out_ll = -0.5 * rest_h / rest - 0.5 * (d - p) * np.log(rest) if d > p else 0.0
-            for a in sorted({g[1] for g in grid if g[0] == p}):
-                for b in [g[2] for g in grid if g[0] == p and g[1] == a]:
-                    eigs, f = self._regularised(covs, counts, a, b)
-                    s = self._loglik(Zh, mus, eigs, extra=(f, self.noise_var))
-                    ll = float(np.mean(s[np.arange(len(Zh)), y[held]] + out_ll))
-                    if ll > best_ll:
-                        best_ll, best = ll, (p, a, b)
-        return best, best_ll
+    def _class_moments(self, X, y):
+        K, d = self.n_classes, X.shape[1]
+        counts = np.bincount(y, minlength=K)
+        means, covs = np.zeros((K, d)), np.zeros((K, d, d))
+        for k in np.flatnonzero(counts >= 2):
+            Xk = X[y == k]
+            means[k] = Xk.mean(axis=0, dtype=np.float64)
+            D = (Xk - means[k]).astype(np.float32)  # post-processing of the public release
+            covs[k] = (D.T @ D).astype(np.float64) / (len(Xk) - 1)
+        return means, covs, counts
 
     def fit(self, X: np.ndarray, y: np.ndarray, soft: np.ndarray | None = None, **_) -> "NoiseAwareQDA":
-        X = np.asarray(X, dtype=np.float64).reshape(len(X), -1)
+        X = np.asarray(X).reshape(len(X), -1)
         y = np.asarray(y, dtype=np.int64) if soft is None else np.asarray(soft).argmax(axis=1)
-        centre, V = self._basis(X, max(self.dims))
-        Zall = (X - centre) @ V
-        self._V = V
-        grid = [(p, a, b) for p in self.dims if p <= V.shape[1]
-                for a in self.shrinkages for b in self.floors] or [(V.shape[1], 0.0, self.floors[0])]
-        held_score = None
-        best = grid[0]
-        if self.holdout > 0 and len(grid) > 1:
-            best, held_score = self._choose(X, Zall, y, grid)
-        p, a, b = best
-        mus, covs, counts = self._moments(Zall[:, :p], y)
-        eigs, _ = self._regularised(covs, counts, a, b)
-        self._corrected = covs
-        means = np.zeros((self.n_classes, X.shape[1]))
-        for k in np.flatnonzero(counts >= 2):
-            means[k] = X[y == k].mean(axis=0)
-        self._outside = (means, self._floor)
-        self._model = (centre, V[:, :p], mus, eigs)
-        self.choice_ = {"dims": int(p), "shrinkage": float(a), "floor": float(b),
-                        "holdout_loglik": held_score, "rule": "held-out release rows"
-                        if held_score is not None else "single candidate"}
+        K, d, s2 = self.n_classes, X.shape[1], self.noise_var
+        f = self.mix_factors if self.mix_factors is not None else np.ones(K)
+        means, S, counts = self._class_moments(X, y)
+        present = counts >= 2
+        if not present.any():
+            raise ValueError("y must name at least one class with 2 or more rows")
+        n_all = int(counts[present].sum())
+        w = (counts[present] - 1) / max(n_all - int(present.sum()), 1)
+        S_pool = np.tensordot(w, S[present], axes=1)
+        f_pool = float(np.sum(counts[present] * f[present]) / n_all)
+        eye = np.eye(d)
+        corr_pool = (S_pool - s2 * eye) / f_pool
+        self._corrected = np.where(present[:, None, None], (S - s2 * eye) / f[:, None, None], 0.0)
+        classes, alphas, ranks, floors = [None] * K, np.zeros(K), np.zeros(K, int), np.zeros(K)
+        pooled = None
+        if self.pool and present.sum() > 1:
+            ell, U = np.linalg.eigh(S_pool)
+            var, order, floor, r = spiked_eigenvalues(ell, s2, f_pool, d / max(n_all - 1, 1), d)
+            pooled = (var, U[:, order[:r]], floor)
+        for k in np.flatnonzero(present):
+            n_k = max(int(counts[k]) - 1, 1)
+            ell, U = np.linalg.eigh(S[k])
+            var, order, floor, r = spiked_eigenvalues(ell, s2, float(f[k]), d / n_k, d)
+            own = (var, U[:, order[:r]], floor)
+            a = 0.0
+            if pooled is not None:
+                Q = np.linalg.qr(np.hstack([pooled[1], own[1]]))[0]
+                a = ledoit_wolf_intensity(S[k], int(counts[k]), float(f[k]), self._corrected[k],
+                                          corr_pool, subspace=Q) if self.shrinkage is None else self.shrinkage
+            classes[k] = _combine(own, pooled, a) if a > 0 else own
+            alphas[k], ranks[k], floors[k] = a, len(classes[k][0]), classes[k][2]
+        lam = None
+        if self.tangent and self.image_shape is not None:
+            ks = np.flatnonzero(present)
+            lam = tangent_variances(means[ks], S[ks], s2, f[ks], floors[ks], self.image_shape)
+        self._model = (means, classes, lam)
+        self.choice_ = {
+            "rule": "release-only: Ledoit-Wolf pooling, spiked model (BBP)"
+                    + (", tangent prior" if lam is not None else ""),
+            "shrinkage": round(float(np.mean(alphas[present])), 4),
+            "spikes": [int(v) for v in ranks[present]],
+            "floor": float(np.mean(floors[present])),
+            "tangent_variances": None if lam is None else [float(v) for v in lam],
+        }
         return self
 
     def corrected_covariances(self) -> np.ndarray:
-        """``V (S_k - sigma^2 I) / f_k V^T`` per class: the exact correction, before floor and
-        shrinkage, in the original coordinates (restricted to the basis)."""
+        """``(S_k - sigma^2 I) / f_k`` per class: the exact correction, before the rule."""
         if self._model is None:
             raise RuntimeError("NoiseAwareQDA.corrected_covariances called before fit")
-        V = self._model[1]
-        return np.einsum("ip,kpq,jq->kij", V, self._corrected, V)
+        return self._corrected
 
     def scores(self, X: np.ndarray) -> np.ndarray:
         if self._model is None:
             raise RuntimeError("NoiseAwareQDA.scores called before fit")
-        centre, V, mus, eigs = self._model
         X = np.asarray(X, dtype=np.float64).reshape(len(X), -1)
-        s = self._loglik((X - centre) @ V, mus, eigs)
-        means, var = self._outside  # outside the basis: the class means, isotropic variance
-        for k, eu in enumerate(eigs):
-            if eu is not None:
-                D = X - means[k]
-                P = D @ V
-                s[:, k] -= 0.5 * (np.sum(D * D, axis=1) - np.sum(P * P, axis=1)) / var
+        return np.concatenate([self._block(X[i:i + BLOCK]) for i in range(0, len(X), BLOCK)]
+                              or [np.zeros((0, self.n_classes))])
+
+    def _block(self, X):
+        means, classes, lam = self._model
+        d = X.shape[1]
+        s = np.full((len(X), self.n_classes), -np.inf)
+        Tx = None
+        if lam is not None and np.any(lam > 0):
+            keep = lam > 0
+            Tx = image_tangents(X, self.image_shape)[:, keep] * np.sqrt(lam[keep])[None, :, None]
+            TT = np.einsum("nrd,nsd->nrs", Tx, Tx)
+        for k, c in enumerate(classes):
+            if c is None:
+                continue
+            var, U, floor = c
+            D = X - means[k]
+            W = D @ U
+            w = 1.0 / floor - 1.0 / var  # C^-1 = I / floor - U diag(w) U^T
+            q = np.sum(D * D, axis=1) / floor - np.sum(W * W * w, axis=1)
+            logdet = float(np.sum(np.log(var)) + (d - len(var)) * np.log(floor))
+            if Tx is not None:  # C + Tx Tx^T, by Woodbury and the matrix determinant lemma
+                TU = np.einsum("nrd,dj->nrj", Tx, U)
+                A = TT / floor - np.einsum("nrj,nsj->nrs", TU * w, TU)
+                b = np.einsum("nrd,nd->nr", Tx, D) / floor - np.einsum("nrj,nj->nr", TU * w, W)
+                A += np.eye(A.shape[1])[None]
+                q = q - np.sum(b * np.linalg.solve(A, b[..., None])[..., 0], axis=1)
+                s[:, k] = -0.5 * q - 0.5 * (logdet + np.linalg.slogdet(A)[1])
+            else:
+                s[:, k] = -0.5 * q - 0.5 * logdet
         return s
 
     def predict(self, X: np.ndarray) -> np.ndarray:

@@ -1,10 +1,15 @@
-"""Noise-aware QDA (dpcda.training.qda): the mixing/noise correction is exact, the hyper-parameters
-never see the test split, and bad inputs are refused by name."""
+"""Noise-aware QDA (dpcda.training.qda): the mixing/noise correction is exact, the regularising
+rule inverts the Marchenko-Pastur/BBP law, the hyper-parameters are a function of the release
+alone (never of the test split), the tangent prior helps where images vary by shifts, and bad
+inputs are refused by name."""
 
 import numpy as np
 import pytest
+from scipy import ndimage
 
 from dpcda.training.qda import NoiseAwareQDA, mixing_factors
+from dpcda.training.qda_prior import image_tangents
+from dpcda.training.qda_rule import spiked_eigenvalues
 
 
 def _classes(rng, K=3, d=8, n=400):
@@ -38,7 +43,7 @@ def test_correction_recovers_class_covariances_within_sampling_error():
     X = np.concatenate([_mix(rng, Xk, l, T, sigma) for Xk in Xs])
     y = np.repeat(np.arange(3), T)
     f = mixing_factors(l, [len(Xk) for Xk in Xs])
-    q = NoiseAwareQDA(3, noise_var=sigma ** 2, mix_factors=f, dims=(d,)).fit(X, y)
+    q = NoiseAwareQDA(3, noise_var=sigma ** 2, mix_factors=f).fit(X, y)
     got = q.corrected_covariances()
     # sampling error of a covariance entry from T rows: about sqrt(2 / T) * (f var + sigma^2) / f
     scale = (f[:, None, None] * np.abs(sig).max() + sigma ** 2) / f[:, None, None]
@@ -49,21 +54,50 @@ def test_correction_recovers_class_covariances_within_sampling_error():
     assert np.abs(raw - sig[2]).max() > 10 * np.abs(got[2] - sig[2]).max()
 
 
+def test_spiked_rule_inverts_the_marchenko_pastur_law():
+    """Bulk b0 I plus three spikes, mixed (f) and noised (sigma): the rule finds the spikes
+    above the BBP threshold and no other, and recovers them and the bulk, where the naive
+    (ell - sigma^2) / f is biased upwards by the Marchenko-Pastur spread."""
+    rng = np.random.default_rng(3)
+    d, n, f, sigma2, b0 = 200, 2000, 0.25, 1.0, 0.2
+    spikes = np.array([12.0, 6.0, 3.0, 0.3])  # clean excess; the last is below the threshold
+    gamma = d / n
+    x = f * spikes / (sigma2 + f * b0)  # in units of the release's bulk
+    assert np.sum(x > np.sqrt(gamma)) == 3
+    Q = np.linalg.qr(rng.normal(size=(d, d)))[0]
+    clean = np.full(d, b0)
+    clean[:4] += spikes
+    R = (Q * (f * clean + sigma2)) @ Q.T  # release covariance
+    Z = rng.normal(size=(n, d)) @ np.linalg.cholesky(R).T
+    ell = np.linalg.eigvalsh(Z.T @ Z / n)
+    var, order, floor, r = spiked_eigenvalues(ell, sigma2, f, gamma, d)
+    assert r == 3
+    assert abs(floor - b0) < 0.1 * b0
+    lam = var  # the variances used along the sample eigenvectors
+    # the variance along a sample eigenvector: spike * cos^2 + bulk; the true cos^2 from Q
+    U = np.linalg.eigh(Z.T @ Z / n)[1][:, order[:3]]
+    truth = np.einsum("dj,d,dj->j", Q.T @ U, clean, Q.T @ U)
+    np.testing.assert_allclose(lam, truth, rtol=0.15)
+    naive = (np.sort(ell)[::-1][:3] - sigma2) / f
+    assert np.all(np.abs(naive - truth) > 2 * np.abs(lam - truth))
+
+
 def test_scores_classify_clean_data_after_fitting_on_mixtures():
     rng = np.random.default_rng(1)
     Xs, y_clean, _ = _classes(rng, d=8, n=600)
     X = np.concatenate([_mix(rng, Xk, 8, 5000, 0.3) for Xk in Xs])
     y = np.repeat(np.arange(3), 5000)
     f = mixing_factors(8, [600] * 3)
-    acc = np.mean(NoiseAwareQDA(3, noise_var=0.09, mix_factors=f, dims=(8,))
+    acc = np.mean(NoiseAwareQDA(3, noise_var=0.09, mix_factors=f)
                   .fit(X, y).predict(np.concatenate(Xs)) == y_clean)
-    plain = np.mean(NoiseAwareQDA(3, dims=(8,)).fit(X, y).predict(np.concatenate(Xs)) == y_clean)
+    plain = np.mean(NoiseAwareQDA(3).fit(X, y).predict(np.concatenate(Xs)) == y_clean)
     assert acc > 0.9 and acc > plain
 
 
-def test_hyper_parameters_never_see_the_test_split():
-    """The choice is made in fit, which gets only the release; the held-out rule picks among
-    several candidates and the training loop reports the choice unchanged when test labels change."""
+def test_hyper_parameters_are_a_function_of_the_release_alone():
+    """fit gets only the release: the choice is the same whatever the test split (labels
+    changed, rows permuted), and it moves with the release's public sigma as the rule says
+    (a larger noise raises the Marchenko-Pastur edge: fewer spikes, more pooling)."""
     from dpcda.training import TrainConfig, train_and_evaluate
 
     rng = np.random.default_rng(2)
@@ -73,21 +107,70 @@ def test_hyper_parameters_never_see_the_test_split():
     X_test = np.concatenate(Xs)
     cfg = TrainConfig(model="qda", n_classes=3, noise_std=0.2, input_scale="none",
                       mix_factors=tuple(mixing_factors(4, [300] * 3)))
-    outs = [train_and_evaluate(X, y, X_test, yt, config=cfg)
-            for yt in (np.repeat(np.arange(3), 300), rng.integers(0, 3, size=900))]
-    assert outs[0]["learner_choice"] == outs[1]["learner_choice"]
+    perm = rng.permutation(900)
+    outs = [train_and_evaluate(X, y, Xt, yt, config=cfg) for Xt, yt in (
+        (X_test, np.repeat(np.arange(3), 300)), (X_test, rng.integers(0, 3, size=900)),
+        (X_test[perm] + 5.0, np.repeat(np.arange(3), 300)[perm]))]
+    assert outs[0]["learner_choice"] == outs[1]["learner_choice"] == outs[2]["learner_choice"]
     assert outs[0]["accuracy"] != outs[1]["accuracy"]
-    q = NoiseAwareQDA(3, noise_var=0.04, mix_factors=mixing_factors(4, [300] * 3),
-                      dims=(2, 6), shrinkages=(0.0, 0.5), floors=(0.1, 1.0)).fit(X, y)
-    assert q.choice_["rule"] == "held-out release rows"
-    assert q.choice_["dims"] in (2, 6) and np.isfinite(q.choice_["holdout_loglik"])
+    f = mixing_factors(4, [300] * 3)
+    lo = NoiseAwareQDA(3, noise_var=0.04, mix_factors=f).fit(X, y).choice_
+    X_loud = X + rng.normal(0.0, 3.0, size=X.shape)  # the same release with sigma^2 = 9.04
+    hi = NoiseAwareQDA(3, noise_var=9.04, mix_factors=f).fit(X_loud, y).choice_
+    assert sum(hi["spikes"]) < sum(lo["spikes"])
+    assert hi["shrinkage"] > lo["shrinkage"]
+    assert "release-only" in lo["rule"]
+
+
+def _shifted_shapes(rng, k, n, sd, H=16):
+    rows = ["#####", "#....", "#....", "#....", "#...."], ["#####", "..#..", "..#..", "..#..", "..#.."], \
+        ["#...#", ".#.#.", "..#..", ".#.#.", "#...#"], ["#####", "#...#", "#...#", "#...#", "#####"]
+    t = np.zeros((H, H))
+    t[5:10, 5:10] = [[c == "#" for c in row] for row in rows[k]]
+    return np.array([ndimage.gaussian_filter(ndimage.shift(t, s, order=1), 0.8)
+                     for s in rng.normal(0.0, sd, size=(n, 2))]).reshape(n, -1)
+
+
+def test_tangent_prior_helps_on_shifted_images_and_reads_the_shift_from_the_release():
+    """Four shapes shifted by N(0, 1 px) each way, mixed (l = 4) and noised (sigma = 0.3):
+    the release-fitted shift variances are near the truth (1 px^2) and widening each class
+    along the test image's own tangents classifies clean images better."""
+    rng = np.random.default_rng(0)
+    K, n, l, T, sigma, H = 4, 300, 4, 1500, 0.3, 16
+    Xs = [_shifted_shapes(rng, k, n, 1.0) for k in range(K)]
+    X = np.concatenate([_mix(rng, Xk, l, T, sigma) for Xk in Xs])
+    y = np.repeat(np.arange(K), T)
+    Xt = np.concatenate([_shifted_shapes(rng, k, 250, 1.0) for k in range(K)])
+    yt = np.repeat(np.arange(K), 250)
+    f = mixing_factors(l, [n] * K)
+    acc = {}
+    for tangent in (False, True):
+        q = NoiseAwareQDA(K, noise_var=sigma ** 2, mix_factors=f, image_shape=(1, H, H),
+                          tangent=tangent).fit(X, y)
+        acc[tangent] = np.mean(q.predict(Xt) == yt)
+    shift = q.choice_["tangent_variances"][:2]
+    assert 0.5 < max(shift) < 3.0, shift
+    assert acc[True] > acc[False] + 0.02, acc
+
+
+def test_image_tangents_are_the_derivatives_of_a_shift():
+    rng = np.random.default_rng(5)
+    img = ndimage.gaussian_filter(rng.random((20, 20)), 2.0)
+    t = image_tangents(img.reshape(1, -1), (1, 20, 20))[0]
+    smooth = ndimage.gaussian_filter(img, 0.7)
+    moved = ndimage.shift(smooth, (0, -0.05), order=3)  # content moves left: x -> x + 0.05
+    fd = ((moved - smooth) / 0.05)[3:-3, 3:-3]
+    tx = t[0].reshape(20, 20)[3:-3, 3:-3]
+    assert np.corrcoef(fd.ravel(), tx.ravel())[0, 1] > 0.99
 
 
 def test_bad_inputs_are_refused_by_name():
     with pytest.raises(ValueError, match="mix_factors"):
         NoiseAwareQDA(3, mix_factors=[1.0, 0.5])
-    with pytest.raises(ValueError, match="holdout"):
-        NoiseAwareQDA(3, holdout=1.5)
+    with pytest.raises(ValueError, match="noise_var"):
+        NoiseAwareQDA(3, noise_var=-1.0)
+    with pytest.raises(ValueError, match="image_shape"):
+        NoiseAwareQDA(3, image_shape=(1, 2, 2))
     from dpcda.training import TrainConfig
 
     with pytest.raises(ValueError, match="mix_factors"):
