@@ -107,8 +107,8 @@ def register(subparsers) -> None:
     s.add_argument("--epochs", type=_int_at_least("--epochs", 1), help="training epochs (default 5)")
     s.add_argument("--model", default="auto",
                    help="auto (default: the best measured learner per setting, resolved per job: "
-                        "tree for tabular data; for images qda (noise-aware QDA) when private (lda for "
-                        "mechanisms that mix across classes), cnn when epsilon=inf; digits: ncm "
+                        "tree for tabular data; for images lda (noise-aware LDA) when private, cnn "
+                        "when epsilon=inf; digits: ncm "
                         "when private, lda when epsilon=inf), or cnn, dpmix-cnn, fc, linear, ncm, "
                         "lda, qda or tree")
     s.add_argument("--label-mode", choices=("hard", "soft"), help="train on hard or noisy soft labels")

@@ -7,7 +7,7 @@ trained. Entry points::
     cfg = TrainConfig(model="cnn", epochs=5)
     res = train_and_evaluate(X_syn, y_syn, X_test, y_test, image_shape=(1, 28, 28), config=cfg)
     res["accuracy"], res["per_epoch"], res["samples_per_s"], res["device"]
-    default_model(dataset="fashion-mnist", image_shape=(1, 28, 28), private=True)  # "qda"
+    default_model(dataset="fashion-mnist", image_shape=(1, 28, 28), private=True)  # "lda"
 """
 
 from dpcda.training.config import CNN_NORMS, LABEL_MODES, SCHEDULERS, TrainConfig

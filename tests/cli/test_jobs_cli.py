@@ -158,7 +158,7 @@ def test_sweep_help_explains_the_auto_default(capsys):
     assert exc.value.code == 0
     text = " ".join(capsys.readouterr().out.split())  # argparse wraps lines
     assert "auto (default: the best measured learner per setting" in text
-    assert "tree for tabular data" in text and "qda" in text and "cnn when epsilon=inf" in text
+    assert "tree for tabular data" in text and "noise-aware LDA" in text and "cnn when epsilon=inf" in text
     assert "cnn (default)" not in text
 
 
@@ -184,10 +184,10 @@ def test_sweep_model_defaults_to_auto_resolved_per_epsilon(db, capsys, fake_expe
     rc = main(["sweep", "--dataset", "fashion-mnist", "--db", str(db), "--epsilons", "inf,10",
                "--ls", "4", "--epochs", "1"])
     assert rc == 0
-    assert {c["epsilon"]: c["train"]["model"] for c in fake_experiment} == {math.inf: "cnn", 10.0: "qda"}
+    assert {c["epsilon"]: c["train"]["model"] for c in fake_experiment} == {math.inf: "cnn", 10.0: "lda"}
     captured = capsys.readouterr()
-    assert "model per point: epsilon=inf: cnn, epsilon=10: qda" in captured.out
-    assert "epsilon=10 l=4 run=0 model=qda: done" in captured.err
+    assert "model per point: epsilon=inf: cnn, epsilon=10: lda" in captured.out
+    assert "epsilon=10 l=4 run=0 model=lda: done" in captured.err
 
 
 def test_parser_and_help_do_not_import_torch_or_pandas():

@@ -174,10 +174,10 @@ def test_auto_model_is_the_default_and_resolves_per_setting_before_hashing():
 
     private = normalize({"dataset": "fashion-mnist", "epsilon": 10, "l": 4})  # no model: auto
     public = normalize({"dataset": "fashion-mnist", "epsilon": "inf", "l": 4, "model": "auto"})
-    assert private["train"]["model"] == "qda" and public["train"]["model"] == "cnn"
+    assert private["train"]["model"] == "lda" and public["train"]["model"] == "cnn"
     assert normalize(private) == private and normalize(public) == public  # idempotent
     # The dedup key holds the concrete model: auto and its resolution share one key.
-    explicit = normalize({"dataset": "fashion-mnist", "epsilon": 10, "l": 4, "model": "qda"})
+    explicit = normalize({"dataset": "fashion-mnist", "epsilon": 10, "l": 4, "model": "lda"})
     assert config_hash("experiment", private) == config_hash("experiment", explicit)
     other = normalize({"dataset": "fashion-mnist", "epsilon": 10, "l": 4, "model": "cnn"})
     assert config_hash("experiment", private) != config_hash("experiment", other)

@@ -130,8 +130,8 @@ def test_auto_launch_resolves_the_model_per_epsilon(store, worker_calls, monkeyp
     assert not at.error
     (sweep,) = store.sweeps()
     models = {j.config["epsilon"]: j.config["train"]["model"] for j in store.jobs(sweep_id=sweep.id)}
-    assert models == {INF: "cnn", 10.0: "qda"}
-    assert any("`cnn` (ε = ∞)" in c.value and "`qda` (ε = 10)" in c.value for c in at.caption)
+    assert models == {INF: "cnn", 10.0: "lda"}
+    assert any("`cnn` (ε = ∞)" in c.value and "`lda` (ε = 10)" in c.value for c in at.caption)
 
 
 def test_launch_queues_a_sweep_and_starts_a_worker_then_shows_results(store, worker_calls):
