@@ -8,8 +8,9 @@
 local worker processes) of the same data, prints both, their ratio, the CAPE release's parts
 (engine start, the coordinator's set-up, the sites' stream, the rest) and the per-site critical
 path: what one machine per site would take (the release without the engine's start and with the
-stream replaced by the slowest site's own compute seconds; the transport between machines is
-not in it).
+stream replaced by the slowest site's own compute, in CPU seconds with its sampler's threads
+summed: an upper bound that other processes' load does not inflate; the transport between
+machines is not in it).
 
 Part 1 prints, for S sites and a mask ratio (mask std / aggregate noise std), the largest
 ``|fl(sum_s M_s) - sum_s (P_s + g_s)|`` over the aggregate noise std, and over the proved bound
@@ -93,7 +94,7 @@ def release_time(dataset: str, S: int, epsilon: float, engine: str, repeats: int
         print(f"{dataset} S={S} eps={epsilon} run {rep + 1}: centralized {central:.1f} s, "
               f"cape ({tr.engine}) {cape:.1f} s, ratio {cape / central:.2f}; cape parts: start "
               f"{tr.start_seconds:.1f}, set-up {tr.setup_seconds:.1f}, stream "
-              f"{tr.stream_seconds:.1f}, rest {tr.finish_seconds:.1f}; site compute max "
+              f"{tr.stream_seconds:.1f}, rest {tr.finish_seconds:.1f}; site compute (CPU) max "
               f"{max(tr.site_seconds):.1f} s, sum {sum(tr.site_seconds):.1f} s; per-site critical "
               f"path {critical:.1f} s, ratio {critical / central:.2f}")
 

@@ -44,7 +44,7 @@ class CapeTrace:
     worst_err: float = 0.0
     engine: str = ""
     errors: bool = True  # ask the sites for P_s + g_s too (tests); False: timings only
-    site_seconds: tuple = ()  # seconds each site spent computing its messages
+    site_seconds: tuple = ()  # CPU seconds each site spent computing its messages
     start_seconds: float = 0.0  # starting the engine (its processes or actors)
     setup_seconds: float = 0.0  # the coordinator's set-up: sizes, calibration, key agreement
     stream_seconds: float = 0.0  # from the first message asked to the last one summed

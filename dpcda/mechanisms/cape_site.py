@@ -83,7 +83,9 @@ class CapeSite:
         self._F, self._A, self._l = int(F), float(A), int(l)
 
     def busy_seconds(self) -> float:
-        """Seconds spent in :meth:`message` (a benchmark's per-site critical path)."""
+        """CPU seconds spent in :meth:`message`, the threads of its noise sampler summed (a
+        benchmark's per-site critical path: an upper bound on the site's own compute that
+        other processes' load does not inflate)."""
         return self._busy
 
     def message(self, k: int, counts, trace: bool = False):
@@ -91,11 +93,11 @@ class CapeSite:
         ``counts`` (None: the site has left). ``trace`` (tests): also ``P_s + g_s``."""
         import time
 
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         try:
             return self._message(int(k), counts, trace)
         finally:
-            self._busy += time.perf_counter() - t0
+            self._busy += time.process_time() - t0
 
     def _message(self, k: int, counts, trace: bool):
         from dpcda.randomness.noise import standard_normal
