@@ -81,22 +81,32 @@ def release_time(dataset: str, S: int, epsilon: float, engine: str, repeats: int
                   bounds=bounds, accountant=None, dataset=dataset, n_classes=ds.n_classes,
                   compare_accountants=False, class_bounds="data")
     for rep in range(repeats):  # interleaved, so that both see the same load
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), _cpu()
         generate_sites(placed, mode="centralized", l=4, T=T, epsilon=epsilon, c=c,
                        normalize="scale", bounds=bounds, dataset=dataset)
-        central = time.perf_counter() - t0
+        central, central_cpu = time.perf_counter() - t0, _cpu() - c0
         tr = CapeTrace(errors=False)
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), _cpu()
         run_cape(placed, l=4, T=T, common=common, ts=[1, S // 2, S - 1], seed=None, drop=(),
                  trace=tr, engine=engine)
-        cape = time.perf_counter() - t0
+        cape, cape_cpu = time.perf_counter() - t0, _cpu() - c0
         critical = cape - tr.start_seconds - tr.stream_seconds + max(tr.site_seconds)
         print(f"{dataset} S={S} eps={epsilon} run {rep + 1}: centralized {central:.1f} s, "
               f"cape ({tr.engine}) {cape:.1f} s, ratio {cape / central:.2f}; cape parts: start "
               f"{tr.start_seconds:.1f}, set-up {tr.setup_seconds:.1f}, stream "
               f"{tr.stream_seconds:.1f}, rest {tr.finish_seconds:.1f}; site compute (CPU) max "
               f"{max(tr.site_seconds):.1f} s, sum {sum(tr.site_seconds):.1f} s; per-site critical "
-              f"path {critical:.1f} s, ratio {critical / central:.2f}")
+              f"path {critical:.1f} s, ratio {critical / central:.2f}; CPU seconds (this process "
+              f"and its finished children: not Ray's workers) centralized {central_cpu:.1f}, cape "
+              f"{cape_cpu:.1f}, ratio {cape_cpu / central_cpu:.2f}")
+
+
+def _cpu() -> float:
+    """CPU seconds of this process and its waited-for children (the local engine's workers)."""
+    import resource
+
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
 
 
 def main() -> None:

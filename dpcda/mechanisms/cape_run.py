@@ -115,7 +115,8 @@ def run_cape(sites, *, l: int, T: int, common: dict, ts, seed, drop,
         trace.start_seconds = time.perf_counter() - clock
         everyone = {s: () for s in range(S)}
         identities = eng.call("enrol", everyone)  # pinned out of band in a deployment
-        per_site = np.stack([eng.call("class_sizes", everyone)[s] for s in range(S)])
+        sizes = eng.call("class_sizes", everyone)
+        per_site = np.stack([sizes[s] for s in range(S)])
         cfg, sx, sy, privacy, t_k, counts, pre = _calibrate(sites, per_site, l, T, common)
         from dpcda.mechanisms.cape_keys import SESSION_BYTES
 

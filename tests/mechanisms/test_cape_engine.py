@@ -188,3 +188,28 @@ def test_the_local_engine_gives_the_inline_release_bit_for_bit_and_stops_its_wor
     with pytest.raises(SiteDropout):  # an abort mid-stream stops the workers too
         generate_sites(sites, engine="local", drop=(0,), **kw)
     assert len(pids) == 2 * W and not any(_alive(p) for p in pids)
+
+
+def test_a_relay_that_swaps_a_key_aborts_the_release_end_to_end(monkeypatch):
+    from dpcda.mechanisms import cape_engine, cape_site
+
+    call = cape_engine.InlineEngine.call
+    own = KeyPair(2, SecureRandom(9)).public  # the relay's own key in place of site 2's
+
+    def relay(self, method, args):
+        if method == "agree":  # site 0 is shown a directory where site 2's key is swapped
+            shares, ids, session = args[0]
+            swapped = [dataclasses.replace(sh, public=own) if sh.index == 2 else sh for sh in shares]
+            args = {**args, 0: (swapped, ids, session)}
+        return call(self, method, args)
+
+    monkeypatch.setattr(cape_engine.InlineEngine, "call", relay)
+    sites = _small_sites()
+    kw = dict(mode="cape", l=4, T=60, sigma_x=0.5, normalize="none", engine="inline")
+    with pytest.raises(KeyAgreementError, match="site 2's public key"):
+        generate_sites(sites, **kw)  # the signature check catches it before any message
+    # had the pinning failed too (no signature check), the masks would not cancel: abort
+    monkeypatch.setattr(cape_site, "verify_directory",
+                        lambda shares, ids, session, S: {sh.index: sh.public for sh in shares})
+    with pytest.raises(MaskMismatch, match="did not cancel"):
+        generate_sites(sites, **kw)
