@@ -2,7 +2,7 @@
 
 >>> sites = split_sites(X, y, sites=10, split="iid", n_classes=10)          # doctest: +SKIP
 >>> rel = generate_sites(sites, mode="cape", l=4, T=60000, epsilon=1.0)     # doctest: +SKIP
->>> rel.card["privacy"]["threat_models"]                                    # doctest: +SKIP
+>>> rel.card["privacy"].get("threat_models")                                # doctest: +SKIP
 
 * ``centralized``: :func:`~dpcda.mechanisms.dp_cda.generate_dpcda` on the pooled records (a
   trusted curator; what the other two are measured against).
