@@ -43,7 +43,10 @@ def resolve_engine(engine: str, n_values: int, S: int) -> str:
         raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got engine={engine!r}")
     if engine != "auto":
         return engine
-    return "local" if n_values >= AUTO_LOCAL_VALUES and S > 1 and cores() > 1 else "inline"
+    import socket
+
+    big = n_values >= AUTO_LOCAL_VALUES and S > 1 and cores() > 1
+    return "local" if big and hasattr(socket, "AF_UNIX") else "inline"  # local needs Unix sockets
 
 
 def open_engine(name: str, specs, *, workers: int | None = None, address: str | None = None):

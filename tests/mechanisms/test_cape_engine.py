@@ -150,6 +150,9 @@ def test_a_dropout_aborts_and_the_engine_leaves_nothing_running():
 def test_engines_resolve_by_size_and_refuse_unknown_names():
     assert resolve_engine("auto", 1000, 3) == "inline"
     assert resolve_engine("inline", 10**9, 3) == "inline"
+    from dpcda.mechanisms.cape_engine import cores
+
+    assert resolve_engine("auto", 10**9, 10) == ("local" if cores() > 1 else "inline")
     with pytest.raises(ValueError, match="engine must be one of"):
         resolve_engine("flower", 10, 3)
     eng = InlineEngine([dict(index=0, S=1, X=np.zeros((2, 1)), y=np.array([0, 1]), K=2)])
