@@ -26,9 +26,11 @@ LANES: dict[str, tuple[str, ...]] = {
     # A real Chromium against a live `streamlit run` (Debian's /usr/bin/chromium).
     "browser": ("tests/browser/",),
     # A local Ray instance (minutes of start-up on a busy 2-core machine).
-    "ray": ("tests/jobs/test_jobs_ray.py",),
+    "ray": ("tests/jobs/test_jobs_ray.py", "tests/mechanisms/test_cape_ray.py"),
     # Long statistical, end-to-end and fault-injection tests (seconds to minutes each).
     "slow": (
+        # the CAPE sites in local worker processes (starts and stops two Python processes)
+        "tests/mechanisms/test_cape_engine.py::test_the_local_engine_gives_the_inline_release_bit_for_bit_and_stops_its_workers",
         # the fault-injection suite's SIGKILL trials (one module fixture, minutes) and its
         # cancel / SIGTERM / time-limit checks inside a native call
         "tests/jobs/test_fault_injection.py::test_killed_workers_lose_nothing_and_record_nothing_twice",

@@ -57,12 +57,13 @@ def check_colluding(colluding, S: int) -> list[int]:
 def generate_sites(sites: Sites, *, mode: str, l: int, T: int, epsilon=None, sigma_x=None,
                    delta: float = 1e-5, c: float = 1.0, normalize: str = "scale", bounds=None,
                    accountant: str | None = None, colluding=None, dataset: str | None = None,
-                   seed: int | None = None, drop=()) -> Release:
+                   seed: int | None = None, drop=(), engine: str = "auto") -> Release:
     """A release of DP-CDA over ``sites`` in ``mode`` (see the module docstring); noise from a
     target ``epsilon`` at ``delta`` (under ``accountant``, default the project's) or ``sigma_x``.
     ``colluding``: the ``t`` reported for threat model (c) (default :func:`default_colluding`).
     ``drop``: sites that leave after masking (simulated; the cape release then aborts with
-    :class:`~dpcda.mechanisms.cape_masks.SiteDropout`). ``seed``: tests only, not private."""
+    :class:`~dpcda.mechanisms.cape_masks.SiteDropout`). ``seed``: tests only, not private.
+    ``engine``: where the cape mode's sites run (:mod:`dpcda.mechanisms.cape_engine`)."""
     if mode not in MODES:
         raise ValueError(f"mode must be one of {', '.join(MODES)}, got mode={mode!r}")
     if normalize not in SITE_NORMALIZE:
@@ -90,7 +91,8 @@ def generate_sites(sites: Sites, *, mode: str, l: int, T: int, epsilon=None, sig
         return _local(sites, T, seed, common, ts)
     from dpcda.mechanisms.cape_run import run_cape
 
-    return run_cape(sites, l=int(l), T=int(T), common=common, ts=ts, seed=seed, drop=tuple(drop))
+    return run_cape(sites, l=int(l), T=int(T), common=common, ts=ts, seed=seed, drop=tuple(drop),
+                    engine=engine)
 
 
 def _local(sites: Sites, T: int, seed, common: dict, ts) -> Release:

@@ -1,6 +1,10 @@
 """One CAPE release across sites (:func:`run_cape`, called by
-:func:`dpcda.mechanisms.cape.generate_sites`): coordinator, sites and aggregator simulated in one
-process, each with its own secure source; the messages are float64 throughout.
+:func:`dpcda.mechanisms.cape.generate_sites`): this module is the coordinator and aggregator; the
+sites are :class:`~dpcda.mechanisms.cape_site.CapeSite` parties, each with its own records,
+secure source and keys, run by an engine (:mod:`dpcda.mechanisms.cape_engine`: in this process,
+in local worker processes, or as Ray actors). Set-up: the sites' identities, class sizes, a
+signed X25519 key agreement relayed by the coordinator (:mod:`dpcda.mechanisms.cape_keys`), the
+public parameters.
 
 Per class k, in chunks of samples: the coordinator's pooled-subset counts ``l_s``; each site's
 partial mean ``P_s`` (its ``l_s`` records summed in float64, over ``l``) and soft-label share
@@ -14,6 +18,7 @@ argmax of the soft labels (as in :func:`dpcda.mechanisms.mixing.mix_classwise`).
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -21,10 +26,9 @@ import numpy as np
 from dpcda.mechanisms.cape_card import inside_threats, outside_same_relation, sites_card, threat
 from dpcda.mechanisms.cape_float import band, value_bound
 from dpcda.mechanisms.cape_grid import METHOD, lattice_cost, share_grid_bits
-from dpcda.mechanisms.cape_masks import PairMasks, SiteDropout, fixed_point_bits, from_fixed
-from dpcda.mechanisms.cape_masks import pooled_counts, site_subsets, to_fixed
+from dpcda.mechanisms.cape_masks import SiteDropout, check_range, fixed_point_bits, from_fixed
+from dpcda.mechanisms.cape_masks import pooled_counts
 from dpcda.mechanisms.release import Release
-from dpcda.randomness.noise import standard_normal
 from dpcda.randomness.secure import KEY_BYTES, SecureRandom
 
 _CHUNK_VALUES = 1 << 21  # message values per site in one chunk
@@ -39,17 +43,24 @@ class CapeTrace:
     err_over_sigma: float = 0.0
     n_values: int = 0
     worst_err: float = 0.0
+    engine: str = ""
+    errors: bool = True  # ask the sites for P_s + g_s too (tests); False: timings only
+    site_seconds: tuple = ()  # CPU seconds each site spent computing its messages
+    start_seconds: float = 0.0  # starting the engine (its processes or actors)
+    setup_seconds: float = 0.0  # the coordinator's set-up: sizes, calibration, key agreement
+    stream_seconds: float = 0.0  # from the first message asked to the last one summed
+    finish_seconds: float = 0.0  # rounding, shuffling, labels, the card
 
 
-def _sources(S: int, seed):
-    coord = SecureRandom(seed)
-    if seed is None:
-        return coord, [SecureRandom() for _ in range(S)], SecureRandom()
-    derive = lambda: SecureRandom.from_key(coord.bytes(KEY_BYTES).tobytes())  # noqa: E731
-    return coord, [derive() for _ in range(S)], derive()
+def _site_specs(sites, coord: SecureRandom, drop) -> list[dict]:
+    """What each site's party is made from: its own records; with a test seed, a key derived
+    from it (a seeded release is not private, and says so)."""
+    key = (lambda: coord.bytes(KEY_BYTES).tobytes()) if coord.seeded else (lambda: None)
+    return [dict(index=i, S=sites.S, X=s.X, y=s.y, K=sites.n_classes, key=key(),
+                 leaves=i in drop) for i, s in enumerate(sites.sites)]
 
 
-def _calibrate(sites, l: int, T: int, common: dict):
+def _calibrate(sites, per_site, l: int, T: int, common: dict):
     """``(sigma_x, sigma_y, privacy block, T_k, pooled counts, preprocessor)`` of the pooled
     DP-CDA setting, from public facts and the pooled class counts the coordinator holds."""
     from dpcda.mechanisms.dp_cda import DPCDAConfig
@@ -61,7 +72,7 @@ def _calibrate(sites, l: int, T: int, common: dict):
     cfg = DPCDAConfig(l=l, T=T, c=common["c"], sigma_x=common["sigma_x"],
                       epsilon=common["epsilon"], delta=common["delta"],
                       accountant=common["accountant"])
-    counts = sites.class_counts().sum(axis=0)
+    counts = np.asarray(per_site).sum(axis=0)
     N, K, d = int(counts.sum()), sites.n_classes, sites.d
     t_k = samples_per_class(cfg.T, counts, cfg.allocation)
     # a public normalisation: fitted on no private statistic (scale: the public bounds)
@@ -92,48 +103,43 @@ def _calibrate(sites, l: int, T: int, common: dict):
 
 
 def run_cape(sites, *, l: int, T: int, common: dict, ts, seed, drop,
-             trace: CapeTrace | None = None) -> Release:
-    """The ``cape`` release (see the module docstring); ``trace`` (tests) records the error."""
-    from dpcda.mechanisms.mixing import grids, hard_labels, shrink_factor
-    from dpcda.mechanisms.card import add_randomness
+             trace: CapeTrace | None = None, engine: str = "auto", workers: int | None = None,
+             address: str | None = None) -> Release:
+    """The ``cape`` release (see the module docstring); ``trace`` (tests and benchmarks only)
+    records the aggregate's error against the sum of the shares, which the sites then also send.
+    ``engine``: where the sites run (:data:`dpcda.mechanisms.cape_engine.ENGINES`; ``auto``:
+    in this process for small releases, local worker processes for large ones); ``workers``:
+    the local engine's processes (default: the cores); ``address``: the Ray cluster."""
+    from dpcda.mechanisms.cape_engine import open_engine, resolve_engine
 
     if any(not 0 <= int(s) < sites.S for s in drop):
         raise ValueError(f"drop must name sites in 0..{sites.S - 1}")
-    cfg, sx, sy, privacy, t_k, counts, pre = _calibrate(sites, l, T, common)
     S, K, d = sites.S, sites.n_classes, sites.d
-    coord, site_src, key_src = _sources(S, seed)
-    masks = PairMasks(S, key_src)
-    noisy = sx > 0
-    shrink = shrink_factor(l) if noisy else 1.0
-    tables = []  # per site, per class: its rows as the kernel mixes them (float32, shrunk), float64
-    per_site = sites.class_counts()
-    for s in sites.sites:
-        rows = (pre(s.X).astype(np.float32) * np.float32(shrink)).astype(np.float64)
-        tables.append([rows[s.y == k] for k in range(K)])
-    sig = np.concatenate([np.full(d, sx), np.full(K, sy)])
-    gx, gy = grids(sx, sy, cfg.c)
-    A = value_bound(cfg.c, sx, sy, S)
-    # the public share grid (8 to 16 cells per share std): each site quantises its share to it
-    # before masking (docs/decentral.md, Theorem 3); without noise the finest fixed point
-    F = share_grid_bits(S, sx, sy) if noisy else fixed_point_bits(S, A)
-    fx = dict(F=F, A=A, bound=max(band(S, float(max(sx, sy)), A, F), 0.0))
-    total = int(t_k.sum())
-    out = np.empty((total, d + K))
+    name = resolve_engine(engine, S * int(T) * (d + K), S)
+    want = trace is not None and trace.errors  # the sites also send P_s + g_s (never released)
     trace = trace if trace is not None else CapeTrace()
-    first = 0
-    step = max(1, _CHUNK_VALUES // (d + K))
-    for k in range(K):
-        C = pooled_counts(per_site[:, k], l, int(t_k[k]), generator=coord)
-        for a in range(0, int(t_k[k]), step):
-            b = min(int(t_k[k]), a + step)
-            out[first + a:first + b] = _chunk(C[a:b], k, tables, site_src, masks, sig, l, S, d,
-                                                K, drop, trace, fx)
-        first += int(t_k[k])
-    X = _round(out[:, :d], gx)
-    y_soft = _round(out[:, d:], gy)
-    order = coord.permutation(total)
-    X, y_soft = X[order], y_soft[order]
-    y = hard_labels(y_soft, gy.gamma if gy else 0.0, coord)
+    trace.engine = name
+    coord = SecureRandom(seed)
+    clock = time.perf_counter()
+    with open_engine(name, _site_specs(sites, coord, {int(s) for s in drop}), workers=workers,
+                     address=address) as eng:
+        trace.start_seconds = time.perf_counter() - clock
+        everyone = {s: () for s in range(S)}
+        identities = eng.call("enrol", everyone)  # pinned out of band in a deployment
+        sizes = eng.call("class_sizes", everyone)
+        per_site = np.stack([sizes[s] for s in range(S)])
+        cfg, sx, sy, privacy, t_k, counts, pre = _calibrate(sites, per_site, l, T, common)
+        from dpcda.mechanisms.cape_keys import SESSION_BYTES
+
+        session = coord.bytes(SESSION_BYTES).tobytes()
+        shares = list(eng.call("hello", {s: (session,) for s in range(S)}).values())
+        eng.call("agree", {s: (shares, identities, session) for s in range(S)})
+        trace.setup_seconds = time.perf_counter() - clock - trace.start_seconds
+        X, y, y_soft, gx, gy, total, A, F = _release(eng, cfg, sx, sy, t_k, per_site, pre, S, K,
+                                                     d, l, coord, trace, want)
+    from dpcda.mechanisms.card import add_randomness
+
+    noisy = sx > 0
     eps_a = privacy.get("epsilon") if privacy.get("private") else None
     threats = [threat("a", "outside reader of the release (a post-processing of the "
                             "centralized mechanism)", eps_a,
@@ -150,53 +156,87 @@ def run_cape(sites, *, l: int, T: int, common: dict, ts, seed, drop,
     extra = {"l": cfg.l, "T": cfg.T, "T_per_class": [int(t) for t in t_k], "c": cfg.c,
              "sigma_x": sx, "sigma_y": sy, "delta": cfg.delta,
              "masks": "pairwise, uniform mod 2^64 from ChaCha20 keyed per pair (exact cancellation)",
+             "key_agreement": "X25519 per pair, HKDF-SHA256 to 256 bits; public keys relayed by "
+                              "the coordinator, signed with each site's pinned Ed25519 key",
+             "engine": name,
              "fixed_point_bits": F,
              "aggregate_noise": "sum of S shares N(0, sigma^2/S), each quantised to the public "
                                 "share grid 2^-F: N(0, sigma^2) as centralized, plus S "
                                 "roundings of at most 2^-(F+1) each",
              "reveals": "the coordinator learns every site's class sizes and draws each sample's "
                         "per-site counts; no party but a site sees its records",
-             "dropouts": "a site leaving after masking aborts the release (nothing published)"}
+             "dropouts": "a site leaving after masking aborts the release (nothing published); "
+                         "masks that do not cancel abort it too"}
     base = Release(X=X, y=y, y_soft=y_soft, card={}, preprocess=pre)
-    return sites_card(base, sites, "cape", threats, privacy, extra=extra)
+    rel = sites_card(base, sites, "cape", threats, privacy, extra=extra)
+    trace.finish_seconds = (time.perf_counter() - clock - trace.start_seconds
+                            - trace.setup_seconds - trace.stream_seconds)
+    return rel
+
+
+def _release(eng, cfg, sx, sy, t_k, per_site, pre, S, K, d, l, coord, trace, want):
+    """The coordinator's counts, the sites' messages, the aggregate on the public grids."""
+    from dpcda.mechanisms.mixing import grids, hard_labels, shrink_factor
+
+    noisy = sx > 0
+    sig = np.concatenate([np.full(d, sx), np.full(K, sy)])
+    gx, gy = grids(sx, sy, cfg.c)
+    A = value_bound(cfg.c, sx, sy, S)
+    # the public share grid (8 to 16 cells per share std): each site quantises its share to it
+    # before masking (docs/decentral.md, Theorem 3); without noise the finest fixed point
+    F = share_grid_bits(S, sx, sy) if noisy else fixed_point_bits(S, A)
+    shrink = shrink_factor(l) if noisy else 1.0
+    eng.call("prepare", {s: (pre, shrink, sig, F, A, l) for s in range(S)})
+    bound = max(band(S, float(max(sx, sy)), A, F), 0.0) + S * 2.0 ** -53 * A
+    total = int(t_k.sum())
+    out = np.empty((total, d + K))
+    step = max(1, _CHUNK_VALUES // (d + K))
+    plan, where, first = [], [], 0
+    for k in range(K):
+        C = pooled_counts(per_site[:, k], l, int(t_k[k]), generator=coord)
+        for a in range(0, int(t_k[k]), step):
+            b = min(int(t_k[k]), a + step)
+            plan.append({s: (k, C[a:b, s], want) for s in range(S)})
+            where.append((first + a, first + b))
+        first += int(t_k[k])
+    clock = time.perf_counter()
+    for (a, b), msgs in zip(where, eng.stream("message", plan)):
+        if any(msgs[s] is None for s in range(S)):  # a site left after masking
+            raise SiteDropout("a site left after masking: the masks cannot cancel, so the "
+                              "release is aborted and nothing is published")
+        parts = [msgs[s][0] if want else msgs[s] for s in range(S)]
+        agg = parts[0].copy()
+        for M in parts[1:]:
+            agg += M  # mod 2^64: the masks cancel exactly
+        check_range(agg, S, F, A)
+        out[a:b] = from_fixed(agg, F)
+        if want:
+            _check(trace, out[a:b], sum(msgs[s][1] for s in range(S)), sig, bound)
+        trace.n_values += (b - a) * (d + K)
+    trace.stream_seconds = time.perf_counter() - clock
+    busy = eng.call("busy_seconds", {s: () for s in range(S)})
+    trace.site_seconds = tuple(float(busy[s]) for s in range(S))
+    X = _round(out[:, :d], gx)
+    y_soft = _round(out[:, d:], gy)
+    order = coord.permutation(total)
+    X, y_soft = X[order], y_soft[order]
+    y = hard_labels(y_soft, gy.gamma if gy else 0.0, coord)
+    return X, y, y_soft, gx, gy, total, A, F
 
 
 def _round(v, grid):
     if grid is None:
-        return v
-    return np.rint(v / grid.gamma) * grid.gamma
+        return np.array(v)
+    x = v * (1.0 / grid.gamma)  # exact: gamma is a power of two
+    np.rint(x, out=x)
+    x *= grid.gamma
+    return x
 
 
-def _chunk(C, k, tables, site_src, masks, sig, l, S, d, K, drop, trace, fx):
-    """The aggregate of one chunk of samples of class k (``C``: their per-site counts)."""
-    m = len(C)
-    width = d + K
-    e = masks.masks((m, width))
-    total = np.zeros((m, width), dtype=np.uint64)
-    ideal = np.zeros((m, width))
-    for s in range(S):
-        P = np.zeros((m, width))
-        for rows, idx in site_subsets(len(tables[s][k]), C[:, s], generator=site_src[s]):
-            P[rows, :d] = tables[s][k][idx].sum(axis=1)
-        P[:, :d] /= l
-        P[:, d + k] = C[:, s] / l
-        g = standard_normal(site_src[s], m * width).reshape(m, width)
-        g *= sig / math.sqrt(S)
-        x = P + g
-        M = to_fixed(x, fx["F"], fx["A"])
-        M += e[s]  # the message: uniform mod 2^64 on its own
-        if s in drop:  # its message never arrives: the masks cannot cancel
-            raise SiteDropout("a site left after masking: the masks cannot cancel, so the "
-                              "release is aborted and nothing is published")
-        total += M
-        ideal += x
-    agg = from_fixed(total, fx["F"])
+def _check(trace, agg, ideal, sig, bound):
     err = np.abs(agg - ideal)
-    bound = fx["bound"] + S * 2.0 ** -53 * fx["A"]  # the band, plus the reference's own sums
     trace.err_over_bound = max(trace.err_over_bound, float(err.max(initial=0.0)) / bound)
     pos = sig > 0
     if pos.any():
         trace.err_over_sigma = max(trace.err_over_sigma, float((err[:, pos] / sig[pos]).max()))
     trace.worst_err = max(trace.worst_err, float(err.max(initial=0.0)))
-    trace.n_values += err.size
-    return agg

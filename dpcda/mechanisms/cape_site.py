@@ -1,0 +1,122 @@
+"""One CAPE site as a party of its own: it holds its records, its secure source and its keys.
+
+Whatever engine runs it (in the caller's process, in a local worker process, as a Ray actor:
+:mod:`dpcda.mechanisms.cape_engine`), a :class:`CapeSite` only answers the coordinator's
+messages, in this order:
+
+1. :meth:`enrol` -> its Ed25519 identity's public key (pinned by the other sites out of band);
+2. :meth:`class_sizes` -> its ``n_{k,s}`` (the coordinator must know them: docs/decentral.md);
+3. :meth:`hello` -> its X25519 public key for this release, signed (:mod:`.cape_keys`);
+4. :meth:`agree` -> checks every other site's signature, derives its ``S - 1`` pair keys and
+   their ChaCha20 mask streams; then :meth:`prepare` with the public parameters (noise scale
+   per column, fixed point, clip bound) and the public preprocessing;
+5. :meth:`message` per chunk of samples of class ``k``, given its counts ``l_s``: draws its own
+   uniform ``l_s``-subsets, its partial mean, its noise share ``g_s ~ N(0, sigma^2/S)`` and
+   returns ``fix(P_s + g_s) + e_s`` mod 2^64 (uint64) -- nothing else leaves the site.
+
+Every draw comes from the site's own :class:`~dpcda.randomness.secure.SecureRandom` (OS-keyed,
+or derived from a test seed the coordinator hands it: then not private, as the card says).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from dpcda.mechanisms.cape_keys import Identity, KeyPair, verify_directory
+from dpcda.mechanisms.cape_masks import site_masks, site_subsets, to_fixed
+from dpcda.randomness.secure import SecureRandom
+
+
+class CapeSite:
+    """Site ``index`` of ``S`` with records ``X`` (n_s x d float64) and labels ``y`` in 0..K-1.
+
+    ``key``: 32 bytes keying the site's source (seeded test runs only; None: OS-keyed).
+    ``leaves``: simulate a site that leaves after masking (its messages never arrive)."""
+
+    def __init__(self, index: int, S: int, X, y, K: int, key: bytes | None = None,
+                 leaves: bool = False) -> None:
+        self.index, self.S, self.K = int(index), int(S), int(K)
+        self._X = np.asarray(X, dtype=np.float64)
+        self._y = np.asarray(y, dtype=np.int64)
+        self._src = SecureRandom() if key is None else SecureRandom.from_key(key)
+        self._identity = Identity(self._src)
+        self._pair: KeyPair | None = None
+        self._streams: dict[int, SecureRandom] = {}
+        self._leaves = bool(leaves)
+        self._tables: list[np.ndarray] = []
+        self._busy = 0.0
+
+    def __reduce__(self):
+        raise TypeError("a site holds its records and keys: it is created where it runs, "
+                        "never pickled")
+
+    def enrol(self) -> bytes:
+        return self._identity.public
+
+    def class_sizes(self) -> np.ndarray:
+        return np.bincount(self._y, minlength=self.K).astype(np.int64)
+
+    def hello(self, session: bytes):
+        self._pair = KeyPair(self.index, self._src)
+        return self._pair.share(session, self._identity)
+
+    def agree(self, shares, identities, session: bytes) -> int:
+        """Check the directory and key the pair streams; returns the number of pairs."""
+        if self._pair is None:
+            raise RuntimeError("agree() before hello()")
+        public = verify_directory(shares, identities, session, self.S)
+        if public[self.index] != self._pair.public:
+            from dpcda.mechanisms.cape_keys import KeyAgreementError
+
+            raise KeyAgreementError("the directory does not carry this site's own public key")
+        self._streams = {j: SecureRandom.from_key(self._pair.pair_key(j, public[j], session))
+                         for j in range(self.S) if j != self.index}
+        return len(self._streams)
+
+    def prepare(self, pre, shrink: float, sig, F: int, A: float, l: int) -> None:
+        """The public parameters; the site's rows as the centralized kernel mixes them."""
+        rows = (pre(self._X).astype(np.float32) * np.float32(shrink)).astype(np.float64)
+        self._tables = [np.ascontiguousarray(rows[self._y == k]) for k in range(self.K)]
+        self._sig = np.asarray(sig, dtype=np.float64) / math.sqrt(self.S)
+        self._F, self._A, self._l = int(F), float(A), int(l)
+
+    def busy_seconds(self) -> float:
+        """CPU seconds spent in :meth:`message`, the threads of its noise sampler summed (a
+        benchmark's per-site critical path: an upper bound on the site's own compute that
+        other processes' load does not inflate)."""
+        return self._busy
+
+    def message(self, k: int, counts, trace: bool = False):
+        """``fix(P_s + g_s) + e_s`` mod 2^64 for the samples of class ``k`` with counts
+        ``counts`` (None: the site has left). ``trace`` (tests): also ``P_s + g_s``."""
+        import time
+
+        t0 = time.process_time()
+        try:
+            return self._message(int(k), counts, trace)
+        finally:
+            self._busy += time.process_time() - t0
+
+    def _message(self, k: int, counts, trace: bool):
+        from dpcda.randomness.noise import standard_normal
+
+        counts = np.asarray(counts, dtype=np.int64)
+        m, width = len(counts), len(self._sig)
+        table = self._tables[int(k)]
+        d = table.shape[1]
+        x = np.zeros((m, width))
+        for rows, idx in site_subsets(len(table), counts, generator=self._src):
+            x[rows, :d] = table[idx].sum(axis=1)
+        x[:, :d] /= self._l
+        g = standard_normal(self._src, m * width).reshape(m, width)
+        g *= self._sig
+        g[:, :d] += x[:, :d]
+        g[:, d + int(k)] += counts / self._l
+        e = site_masks(self.index, self._streams, (m, width))
+        if self._leaves:  # it drew and masked, then left: its message never arrives
+            return None
+        M = to_fixed(g, self._F, self._A, inplace=not trace)
+        M += e
+        return (M, g) if trace else M
