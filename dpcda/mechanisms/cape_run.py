@@ -17,7 +17,6 @@ argmax of the soft labels (as in :func:`dpcda.mechanisms.mixing.mix_classwise`).
 
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import dataclass
 
