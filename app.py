@@ -30,7 +30,7 @@ DPMIX_URL = ("https://scholar.google.com/scholar?q=%22Synthesizing+differentiall
 PAGES = tuple((s.page, s.title, s.icon, f"{s.name}: {s.do}") for s in STEPS)
 #: Pages after the steps: (file, title, icon).
 EXTRA_PAGES = (("pages/choose.py", "Choose & report", ":material/fact_check:"),
-               ("pages/sites/page.py", "Sites", ":material/hub:"))
+               ("pages/sites.py", "Sites", ":material/hub:"))
 
 # A shield with an epsilon, as an inline SVG (served as a data: URL).
 FAVICON = ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 64 64">'
@@ -98,8 +98,10 @@ def _home_text() -> None:
 
 
 def _url_path(file: str) -> str:
-    """A page's address: its file name, or its folder's for a page kept in a folder of its own
-    (``pages/sites/page.py`` -> ``sites``)."""
+    """A page's address: its file name (``pages/sites.py`` -> ``sites``), or its folder's for a
+    script named ``page.py``. A page's script sits in ``pages/`` itself, its parts in a folder of
+    its own: on a fresh server's first visit Streamlit looks the address up among ``pages/*.py``
+    before the navigation runs (a script inside a folder showed "Page not found" once)."""
     path = Path(file)
     return path.parent.name if path.stem == "page" else path.stem
 

@@ -1,4 +1,4 @@
-"""AppTest tests of the Sites page (pages/sites/page.py): the map and the design's mixes, every
+"""AppTest tests of the Sites page (pages/sites.py): the map and the design's mixes, every
 mode's ε per threat model as S and t move, the measured accuracy, bad input where the reader
 looks."""
 
@@ -17,7 +17,7 @@ from dpcda.report.formatting import fmt_eps
 from tests.pages.page_util import markdown_tables, run as rerun
 
 ROOT = Path(__file__).resolve().parents[2]
-PAGE = str(ROOT / "pages" / "sites" / "page.py")
+PAGE = str(ROOT / "pages" / "sites.py")
 DIGITS = tuple(get_preset("digits").class_counts)
 
 

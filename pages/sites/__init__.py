@@ -1,0 +1,1 @@
+"""The Sites page's parts (the page script is pages/sites.py)."""
