@@ -43,18 +43,26 @@ KINDS = {"preview": ("preview", "previews"), "mosaic cell": ("mosaic cell", "mos
 WHERE = "this server's pages (Samples, Choose, Utility, Compare, reports)"
 
 
+def _key(source) -> tuple:
+    """The tally's key: the data, not its name: an upload's ``("upload", digest, file name)``
+    counts under its content's digest alone (the same file uploaded under two names is one
+    dataset, one tally)."""
+    source = tuple(source)
+    return source[:2] if source and source[0] == "upload" else source
+
+
 def record(source: tuple, drawn: Drawn) -> None:
     """Count one draw from the private data of ``source`` (a hashable key of the data)."""
     if not isinstance(drawn, Drawn):
         raise ValueError(f"drawn must be a Drawn record, got {type(drawn).__name__}")
     with _lock:
-        _drawn.setdefault(tuple(source), []).append(drawn)
+        _drawn.setdefault(_key(source), []).append(drawn)
 
 
 def drawn(source: tuple) -> tuple[Drawn, ...]:
     """Every draw recorded for ``source``, oldest first."""
     with _lock:
-        return tuple(_drawn.get(tuple(source), ()))
+        return tuple(_drawn.get(_key(source), ()))
 
 
 def reset() -> None:
@@ -76,7 +84,7 @@ def record_job(source: tuple, job_key: tuple, result: dict | None, *, n_classes:
         if tuple(job_key) in _jobs:
             return False
         _jobs.add(tuple(job_key))
-        _drawn.setdefault(tuple(source), []).append(d)
+        _drawn.setdefault(_key(source), []).append(d)
     return True
 
 

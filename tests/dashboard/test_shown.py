@@ -130,3 +130,11 @@ def test_a_choose_candidates_release_and_its_report_are_counted():
     assert d.kind == "release" and d.sigma == 1.0 and d.l == 4 and sum(d.steps) > 0
     cand.choice_report([a], "A")
     assert len(shown.drawn(DIGITS)) == 2
+
+
+def test_one_upload_under_two_names_is_one_tally():
+    a, b = ("upload", "d" * 64, "a.csv"), ("upload", "d" * 64, "renamed.csv")
+    shown.record(a, shown.release_drawn(card(), normalize="scale"))
+    shown.record(b, shown.release_drawn(card(), normalize="scale"))
+    assert len(shown.drawn(a)) == len(shown.drawn(b)) == 2
+    assert shown.drawn(("upload", "e" * 64, "a.csv")) == ()
