@@ -6,7 +6,7 @@ one place without touching test files that other work is changing. ``tests/conft
 the table at collection (before ``-m`` selects); ``tests/test_lanes.py`` checks that every entry
 still names a file and test that exist.
 
-The default lane (``pytest``) leaves all three out and runs in about 2 minutes on 2 cores; ``.ci/run``
+The default lane (``pytest``) leaves all three out and runs in about 18 minutes on 2 cores; ``.ci/run``
 runs every lane. An entry is a path relative to the repository, a folder (ending in ``/``), a file,
 or ``file::test`` (every parametrisation of that test function, or a ``Class::test``).
 """
