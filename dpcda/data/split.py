@@ -15,10 +15,9 @@ import math
 
 import numpy as np
 
-#: The test part's share of the rows (as digits).
-TEST_SIZE = 0.25
-#: The public seed of the positions' permutation (no private data is drawn with it).
-SPLIT_SEED = 0
+# The test part's share of the rows and the public seed of the positions' permutation: the same
+# constants as the digits split (no private data is drawn with the seed).
+from dpcda.data.digits import SPLIT_SEED, TEST_SIZE
 
 
 def test_positions(n: int) -> np.ndarray:
