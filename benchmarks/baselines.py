@@ -3,10 +3,10 @@
 For each dataset: the majority-class rate of its test split and, for each learner, the
 non-private ceiling (the learner trained on the real training data, normalised and clipped as a
 release: dpcda.experiments.ceiling.measure_ceiling). The learners default to those of the shipped
-accuracy table for that dataset (dpcda/experiments/accuracy_table.csv: the default learner of
-each privacy level). A measured (dataset, learner) replaces its row; every other row is kept (an
-earlier learner's ceiling stays for the figures still measured with it, e.g. Compare's DP-MERF
-under ``lda``); datasets whose files are absent are skipped with a note.
+accuracy table for that dataset (dpcda/experiments/accuracy_table.csv: every learner with rows
+there, the opt-in ``qda`` beside the default ``lda`` on MNIST). A measured (dataset, learner)
+replaces its row; every other row is kept (one learner's ceiling never overwrites another's);
+datasets whose files are absent are skipped with a note.
 
     DPCDA_DATA_DIR=... python benchmarks/baselines.py --datasets digits,mnist,fashion-mnist,adult
     DPCDA_DATA_DIR=... python benchmarks/baselines.py --datasets mnist,fashion-mnist --learners qda

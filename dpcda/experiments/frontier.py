@@ -235,8 +235,8 @@ def normalization_note(dataset: str, normalize: str | None, accountant: str) -> 
         return ""
     origin = ("this setting's normalisation" if normalize else
               f"{get_dataset_spec(dataset).title}'s default under `{accountant}`")
-    spend = (", which also spends ε on its DP centre (the note under the headline): at the same "
-             "noise its ε is larger than the frontier's" if mine == "dp-center" else "")
+    spend = (", which also spends ε on its DP centre: at the same noise its ε is at least the "
+             "frontier's (the note under the headline gives it)" if mine == "dp-center" else "")
     return (f"**Measured on `{rows_norm}` releases:** every accuracy here, the frontier and its "
             f"best l are of releases normalised with `{rows_norm}` (a public range: no ε spent "
             f"on it, so each ε here is the release's whole ε). This release uses `{mine}` "

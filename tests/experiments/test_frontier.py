@@ -307,9 +307,9 @@ def test_the_frontier_says_which_normalisation_its_rows_were_measured_under():
     assert fr.measured_normalization("mnist") == "scale"
     note = fr.normalization_note("mnist", None, "whole-record")
     assert "Measured on `scale` releases" in note and "`dp-center`" in note
-    assert "MNIST's default under `whole-record`" in note and "ε is larger" in note
+    assert "MNIST's default under `whole-record`" in note and "ε is at least the frontier's" in note
     assert fr.normalization_note("mnist", None, "class-aware") == ""  # scale under RDP
     assert fr.normalization_note("digits", None, "whole-record") == ""
     assert fr.normalization_note("mnist", "scale", "whole-record") == ""
     other = fr.normalization_note("digits", "none", "class-aware")
-    assert "This release uses `none` (this setting's normalisation)" in other and "ε is larger" not in other
+    assert "This release uses `none` (this setting's normalisation)" in other and "DP centre" not in other
