@@ -73,14 +73,16 @@ def calibration_figure(rows: list[dict], *, target: float):
 
 
 def comparison_figure(bars: dict, title: str):
-    """Compare's bars (:func:`dpcda.report.compare_view.figure_bars`): ours with ± std, the paper's
-    Table 5 hatched."""
+    """Compare's bars (:func:`dpcda.report.compare_view.figure_bars`): ours with ± std, each bar
+    labelled with the learner trained on that release; the paper's Table 5 hatched."""
     import plotly.graph_objects as go
 
     fig = go.Figure()
     if bars["ours"]["method"]:
         fig.add_trace(go.Bar(x=bars["ours"]["method"], y=bars["ours"]["accuracy"], name="ours",
                              error_y=dict(type="data", array=bars["ours"]["std"], visible=True),
+                             text=bars["ours"].get("learner"), textposition="inside",
+                             hovertemplate="%{x}: %{y:.4f}, learner %{text}<extra></extra>",
                              marker_color="#2f5fb3"))
     if bars["paper"]["method"]:
         fig.add_trace(go.Bar(x=bars["paper"]["method"], y=bars["paper"]["accuracy"],

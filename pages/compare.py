@@ -13,7 +13,8 @@ import streamlit as st
 from dpcda.evaluation import reference
 from dpcda.experiments.compare import (accountant_label, comparison_plan, compare_table, every_l_table,
                                        paper_table5, relation_banner)
-from dpcda.report.compare_view import baseline_notes, describe_job, figure_bars, main_and_details
+from dpcda.report.compare_view import (baseline_notes, describe_job, figure_bars, learner_note,
+                                       main_and_details)
 from dpcda.data import dataset_availability, get_dataset_spec
 from dpcda.experiments.config import job_config
 from dpcda.experiments.estimate import advice
@@ -161,7 +162,7 @@ main, details = main_and_details(table, with_paper=has_paper, dataset=dataset)
 st.info(relation_banner(shown, {c.mechanism: c.accountant for c in map(job_config, jobs)} or accountants))
 # Markdown tables: they fit the content width and need no table script on a first view.
 st.markdown(markdown_table(main))
-for line in baseline_notes(table, dataset):  # what each accuracy is read against (issue 21)
+for line in filter(None, [*baseline_notes(table, dataset), learner_note(table)]):  # issues 21, 28
     st.caption(line)
 every = every_l_table(jobs)
 with st.expander("Details: noise σ, labels, runs, every l"):

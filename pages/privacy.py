@@ -142,7 +142,7 @@ with right:
         accuracy_section(dataset=ds.name, facts=public_facts(ds.name), l=l, sigma_x=sigma_x,
                          ratio=ratio, c=c, T=T, delta=delta, accountant=accountant,
                          conversion=conversion, max_alpha=max_alpha, eps_now=eps_now,
-                         allocation=allocation)
+                         allocation=allocation, normalize=shared_setting().normalize)
     else:
         st.caption("Accuracy needs real data: pick a named dataset to see what this ε buys.")
 

@@ -45,7 +45,8 @@ def _front(rows: list[dict], **kw) -> list[dict]:
 
 def accuracy_section(*, dataset: str, facts: dict, l: int, sigma_x: float, ratio: float,
                      c: float, T: int, delta: float, accountant: str, conversion: str,
-                     max_alpha: int, eps_now: float | None, allocation: str = fr.MEASURED_ALLOCATION) -> None:
+                     max_alpha: int, eps_now: float | None, allocation: str = fr.MEASURED_ALLOCATION,
+                     normalize: str | None = None) -> None:
     """What accuracy this ε buys: the measured readout (or one click to measure it) and the
     privacy-utility frontier of every measured release of ``dataset`` (T split as the measured
     releases: a setting with another ``allocation`` is not matched to them, and is measured on
@@ -69,7 +70,10 @@ def accuracy_section(*, dataset: str, facts: dict, l: int, sigma_x: float, ratio
         st.metric("Test accuracy of a model trained on this release", "not measured yet")
         if best is not None:
             st.caption(f"The best measured release with ε ≤ this one: {fr.accuracy_text(best)} "
-                       f"(l = {best['l']}, σ = {best['sigma_x']:.3g}, ε = {fmt_eps(best['epsilon'])}).")
+                       f"(l = {best['l']}, σ = {best['sigma_x']:.3g}, ε = {fmt_eps(best['epsilon'])}, "
+                       f"learner `{best['learner']}`).")
+    if norm_note := fr.normalization_note(dataset, normalize, accountant):  # rows are `scale`'s
+        st.caption(norm_note)
     shown = here or best  # the readout above; the frontier's learner when there is none
     base = bl.baseline(dataset, (shown or (front[-1] if front else {})).get("learner"))
     if base is not None:  # what every accuracy is read against (issue 21, item 2)
@@ -103,11 +107,13 @@ def accuracy_section(*, dataset: str, facts: dict, l: int, sigma_x: float, ratio
         # st.html's sanitiser drops SVG; markdown passes it through as an HTML block.
         st.markdown(frontier_svg(front, star=star, eps_now=eps_now,
                                  title="Privacy-utility frontier",
-                                 subtitle=f"{dataset}, {accountant} accountant",
+                                 subtitle=f"{dataset}, {accountant} accountant, "
+                                 f"{fr.measured_normalization(dataset)} releases",
                                  levels=bl.levels(base)),
                     unsafe_allow_html=True)
         st.caption("Each step: the best accuracy measured with ε at most that value (hover for "
-                   "its l); bars span the runs' range; dotted: the majority-class rate and the "
+                   f"its l; learner: {', '.join(sorted({r['learner'] for r in front}))}, the "
+                   "default's); bars span the runs' range; dotted: the majority-class rate and the "
                    "non-private ceiling. ε here is what the chosen accountant charges each "
                    "measured release, with its own split of T (an upper bound for a proportional "
                    "split under whole-record).")

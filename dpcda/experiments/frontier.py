@@ -21,24 +21,22 @@ Nothing here imports torch, pandas or streamlit.
 
 from __future__ import annotations
 
-import csv
 import math
-import statistics
 from pathlib import Path
 
 from dpcda.experiments.config import EXPERIMENT_ALLOCATION, ExperimentConfig, job_config
+from dpcda.experiments.table import (DEFAULT, NET_MODELS, TABLE_FIELDS, TABLE_PATH,  # noqa: F401
+                                     load_table, measured_learner, of_measured_learner,
+                                     summarize, write_table)
 
-TABLE_PATH = Path(__file__).with_name("accuracy_table.csv")
 #: How the releases of the shipped table and of a one-click measurement split T over the classes.
 MEASURED_ALLOCATION = EXPERIMENT_ALLOCATION
 #: Relative tolerance when matching a noise scale: a quarter of a step of the dashboard's
 #: log-spaced sigma grid (40 values a decade, 5.9% apart), so one slider position matches.
 SIGMA_RTOL = 0.025
 #: The fast learner used for one-click measurements: the project's default (``model="auto"``)
-#: except where that is a neural network, replaced by the noise-aware LDA (seconds, not minutes).
-NET_MODELS = ("cnn", "dpmix-cnn", "fc", "linear")
-TABLE_FIELDS = ("dataset", "l", "sigma_x", "ratio", "c", "T", "normalization", "allocation",
-                "learner", "runs", "mean", "std", "min", "max")
+#: except where that is a neural network, replaced by the noise-aware LDA (seconds, not minutes):
+#: :func:`dpcda.experiments.table.measured_learner`.
 
 
 def _release_defaults(dataset: str) -> dict:
@@ -50,46 +48,6 @@ def _release_defaults(dataset: str) -> dict:
     mech = MECHANISMS.get("dp-cda")
     return dict(c=default_clip_norm(dataset), normalization=mech.default_normalize,
                 allocation=EXPERIMENT_ALLOCATION)
-
-
-def summarize(accuracies) -> dict:
-    """runs, mean, sample std (NaN for one run), min and max of a list of accuracies."""
-    acc = [float(a) for a in accuracies]
-    if not acc:
-        raise ValueError("accuracies must hold at least one value, got []")
-    return dict(runs=len(acc), mean=statistics.fmean(acc),
-                std=statistics.stdev(acc) if len(acc) > 1 else math.nan, min=min(acc), max=max(acc))
-
-
-def load_table(path: str | Path | None = None, dataset: str | None = None) -> list[dict]:
-    """The shipped table (or ``path``) as rows; ``T`` empty means T = N. ``dataset`` filters."""
-    rows: list[dict] = []
-    if path is None and not TABLE_PATH.exists():  # a checkout without the measured table
-        return rows
-    with open(path or TABLE_PATH, newline="") as fh:
-        for raw in csv.DictReader(fh):
-            if dataset is not None and raw["dataset"] != dataset:
-                continue
-            row = dict(raw, source="table")
-            for key in ("l", "runs"):
-                row[key] = int(raw[key])
-            for key in ("sigma_x", "ratio", "c", "mean", "std", "min", "max"):
-                row[key] = float(raw[key]) if raw[key] != "" else math.nan
-            row["T"] = int(raw["T"]) if raw["T"] else None
-            rows.append(row)
-    return rows
-
-
-def write_table(rows: list[dict], path: str | Path) -> None:
-    """Write rows in the shipped table's format (the columns :data:`TABLE_FIELDS`)."""
-    with open(path, "w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=TABLE_FIELDS, extrasaction="ignore")
-        w.writeheader()
-        for r in rows:
-            w.writerow({**r, "T": "" if r.get("T") is None else int(r["T"]),
-                        **{k: f"{r[k]:.6g}" for k in ("sigma_x", "ratio", "c")},
-                        **{k: "" if math.isnan(r[k]) else f"{r[k]:.4f}"
-                           for k in ("mean", "std", "min", "max")}})
 
 
 def _release_key(job) -> tuple | None:
@@ -122,10 +80,15 @@ def store_rows(store, dataset: str) -> list[dict]:
     return rows
 
 
-def measured_rows(dataset: str, store=None, *, table: str | Path | None = None) -> list[dict]:
-    """The shipped table's rows for ``dataset`` followed by the job store's (if given)."""
+def measured_rows(dataset: str, store=None, *, table: str | Path | None = None,
+                  learner: str | None = DEFAULT) -> list[dict]:
+    """The shipped table's rows for ``dataset`` followed by the job store's (if given), of
+    ``learner`` only: by default each row's :func:`measured_learner` (the learner a one-click
+    measurement trains today), so a readout, a frontier or a recommended l never rests on a
+    learner that is no longer the default; a learner's name keeps that one; None keeps all."""
     rows = load_table(table, dataset=dataset)
-    return rows + (store_rows(store, dataset) if store is not None else [])
+    rows += store_rows(store, dataset) if store is not None else []
+    return of_measured_learner(rows, learner)
 
 
 def _same_sigma(a: float, b: float, rtol: float = SIGMA_RTOL) -> bool:
@@ -251,16 +214,48 @@ def public_facts(dataset: str) -> dict:
     return dict(n=p.n, class_counts=tuple(p.class_counts), d_x=p.d_x, d_y=p.d_y)
 
 
+def measured_normalization(dataset: str) -> str:
+    """The normalisation of the releases the frontier matches (:func:`release_rows`): the
+    registry's DP-CDA default, ``scale``."""
+    return _release_defaults(dataset)["normalization"]
+
+
+def normalization_note(dataset: str, normalize: str | None, accountant: str) -> str:
+    """``""`` where a release at the reader's normalisation (``normalize``; None: the dataset's
+    default under ``accountant``) is what the frontier's rows measured; else one sentence saying
+    which normalisation the accuracies were measured under and what differs. The frontier
+    never matches a ``dp-center`` release: its ε also composes the DP centre, which
+    :func:`attach_epsilons` (the mixing's ε) would leave out, understating it."""
+    from dpcda.data import get_dataset_spec
+    from dpcda.mechanisms import default_normalization_for
+
+    rows_norm = measured_normalization(dataset)
+    mine = normalize or default_normalization_for(dataset, "dp-cda", accountant)
+    if mine == rows_norm:
+        return ""
+    origin = ("this setting's normalisation" if normalize else
+              f"{get_dataset_spec(dataset).title}'s default under `{accountant}`")
+    spend = (", which also spends ε on its DP centre: at the same noise its ε is at least the "
+             "frontier's (the note under the headline gives it)" if mine == "dp-center" else "")
+    return (f"**Measured on `{rows_norm}` releases:** every accuracy here, the frontier and its "
+            f"best l are of releases normalised with `{rows_norm}` (a public range: no ε spent "
+            f"on it, so each ε here is the release's whole ε). This release uses `{mine}` "
+            f"({origin}){spend}; no `{mine}` release is measured here, so its accuracy may "
+            "differ.")
+
+
 def release_rows(dataset: str, store=None, *, c: float | None = None, T: int | None = None,
-                 ratio: float = 1.0, table: str | Path | None = None) -> list[dict]:
+                 ratio: float = 1.0, table: str | Path | None = None,
+                 learner: str | None = DEFAULT) -> list[dict]:
     """The measured releases of ``dataset`` (shipped table, then ``store``) that a frontier at
     clip norm ``c`` (None: the dataset's default), ``T`` (None: N) and ``ratio`` may use: the
-    default normalisation and allocation only (what a release made today uses)."""
+    default normalisation and allocation only (what a release made today uses), of ``learner``
+    (:func:`measured_rows`: by default the learner a one-click measurement trains today)."""
     n = public_facts(dataset)["n"]
     d = _release_defaults(dataset)
     c = d["c"] if c is None else c
     want_T = None if T is None or T == n else int(T)
-    return [r for r in measured_rows(dataset, store, table=table)
+    return [r for r in measured_rows(dataset, store, table=table, learner=learner)
             if math.isclose(r["c"], c, rel_tol=1e-6) and r["normalization"] == d["normalization"]
             and r["allocation"] == d["allocation"]
             and (None if r["T"] in (None, n) else r["T"]) == want_T
@@ -286,12 +281,9 @@ def fast_config(dataset: str, *, l: int, sigma_x: float, ratio: float = 1.0,
                 accountant: str | None = None) -> dict:
     """The experiment config (no ``run``) of a one-click measurement at a page's setting: the
     release at this noise (the accountant only reports its epsilon) and the fast learner."""
-    from dpcda.experiments.run import normalize
-
     base = dict(dataset=dataset, mechanism="dp-cda", l=int(l), sigma=float(sigma_x), delta=delta,
                 ratio=ratio, c=c, T=T, accountant=accountant)
-    learner = normalize(base)["train"]["model"]
-    return dict(base, model="lda" if learner in NET_MODELS else learner)
+    return dict(base, model=measured_learner(dataset, float(sigma_x) > 0))
 
 
 # --- one-click measurement and the readout's words -------------------------------------------

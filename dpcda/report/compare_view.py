@@ -75,12 +75,30 @@ def baseline_notes(table, dataset: str) -> list[str]:
     return out
 
 
+def learner_note(table) -> str:
+    """Which learner each accuracy used, in words, where the rows that ran used different ones
+    (e.g. a comparison stored before a default changed): "" where they all used one. The
+    *learner* column and the bars name it per row; this says that the gap between such rows is
+    not the mechanisms' alone."""
+    ours = table[table["runs"] > 0]
+    pairs = list(dict.fromkeys(zip(ours["method"], (str(v) for v in ours["learner"]))))
+    if len({lrn for _, lrn in pairs}) < 2:
+        return ""
+    each = "; ".join(f"{method} `{lrn}`" for method, lrn in pairs)
+    return (f"Learners differ by row ({each}): the gap between these rows is the learners' as "
+            "well as the mechanisms'. Today `auto` trains one learner for every mechanism of a "
+            "dataset (the noise-aware LDA, `lda`, on private images; the noise-aware QDA, `qda`, "
+            "is an opt-in: docs/mechanisms.md). Choose one learner in the sidebar and run the "
+            "comparison again to train every mechanism alike.")
+
+
 def compare_report_data(jobs, mechanisms, *, dataset: str, epsilon: float) -> dict:
     """The Compare table as plain data for the stakeholder report::
 
         {"dataset": str, "epsilon": float, "columns": [...], "rows": [{column: text}],
          "details_columns": [...], "details": [{column: text}], "has_paper": bool,
-         "baselines": [str]}   # majority rate, ceilings, flagged rows (baseline_notes)
+         "baselines": [str],   # majority rate, ceilings, flagged rows (baseline_notes)
+         "learners": str}      # why the learners differ by row ("" when one: learner_note)
 
     ``jobs``: the comparison's jobs (:meth:`dpcda.jobs.JobStore.jobs`), ``mechanisms``: the
     registered mechanisms it compares. Cells are text ("—" where empty)."""
@@ -93,7 +111,7 @@ def compare_report_data(jobs, mechanisms, *, dataset: str, epsilon: float) -> di
     return {"dataset": dataset, "epsilon": float(epsilon), "columns": list(main.columns),
             "rows": main.to_dict("records"), "details_columns": list(details.columns),
             "details": details.to_dict("records"), "has_paper": has_paper,
-            "baselines": baseline_notes(table, dataset)}
+            "baselines": baseline_notes(table, dataset), "learners": learner_note(table)}
 
 
 def stored_compare_data(db, sweep_id: int) -> dict:
@@ -113,12 +131,13 @@ def stored_compare_data(db, sweep_id: int) -> dict:
 
 
 def figure_bars(table) -> dict:
-    """The comparison's bar chart as plain data: ours (mean, std) and the paper's numbers per
-    method, NaN-free."""
+    """The comparison's bar chart as plain data: ours (mean, std, the learner trained on each
+    release) and the paper's numbers per method, NaN-free."""
     ours = table[table["runs"] > 0]
     paper = table.dropna(subset=[PAPER_COLUMN])
     return {"ours": {"method": ours["method"].tolist(), "accuracy": ours["accuracy"].tolist(),
-                     "std": [0.0 if v != v else float(v) for v in ours["± std"]]},
+                     "std": [0.0 if v != v else float(v) for v in ours["± std"]],
+                     "learner": [str(v) for v in ours["learner"]]},
             "paper": {"method": paper["method"].tolist(),
                       "accuracy": [float(v) for v in paper[PAPER_COLUMN]]},
             "empty": not len(ours) and not len(paper)}
@@ -144,5 +163,5 @@ def epsilon_options(dataset: str) -> list[float]:
 
 
 __all__ = ["MAIN_COLUMNS", "DETAIL_COLUMNS", "accuracy_text", "baseline_notes", "compare_report_data",
-           "describe_job",
+           "describe_job", "learner_note",
            "epsilon_options", "figure_bars", "main_and_details", "stored_compare_data"]

@@ -181,6 +181,7 @@ def latest_comparison(store, dataset: str, sweep_id: int | None = None):
                "per l; each mechanism at its best l (chosen on the test split), with its own "
                "accountant (named per row) and learner"
                + ("; the paper's column is its Table 5, as published." if data["has_paper"]
-                  else ".") + "".join(" " + b for b in data.get("baselines", [])))
+                  else ".") + "".join(" " + b for b in data.get("baselines", []))
+               + (" " + data["learners"] if data.get("learners") else ""))
         return [dict(r) for r in data["rows"]], cap
     return None, ""

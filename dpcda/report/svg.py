@@ -174,9 +174,10 @@ def frontier_svg(front: list[dict], *, star: tuple[float, float] | None = None,
     """The privacy-utility frontier as an inline ``<svg>`` (a string, no script): test accuracy
     against ε on a log axis, a step per row of ``front`` (keys epsilon, mean, min, max, l,
     sigma_x, runs; :func:`dpcda.experiments.frontier.frontier`) with a bar over its runs' range and a hover
-    title (ε, accuracy, l, σ, runs); this setting as a red star at ``star`` = (ε, accuracy) when
-    it was measured, else a dashed rule at ``eps_now`` (nothing when ε is not finite). Rows
-    without a finite positive ε or a finite mean are left out; the rest are drawn in ε order.
+    title (ε, accuracy, l, σ, runs, learner where given); this setting as a red star at
+    ``star`` = (ε, accuracy) when it was measured, else a dashed rule at ``eps_now`` (nothing
+    when ε is not finite). Rows without a finite positive ε or a finite mean are left out; the
+    rest are drawn in ε order.
     ``levels``: (accuracy, label) pairs drawn as dotted horizontal rules (the majority-class
     rate, the non-private ceiling: :mod:`dpcda.evaluation.baselines`). Scales to its
     container's width."""
@@ -243,8 +244,9 @@ def frontier_svg(front: list[dict], *, star: tuple[float, float] | None = None,
                        f'y1="{py(r["min"]):.1f}" y2="{py(r["max"]):.1f}" stroke="{_BLUE}"/>')
         spread = (f" (runs {r['min']:.3f}–{r['max']:.3f})" if math.isfinite(r["min"])
                   and math.isfinite(r["max"]) and r["max"] > r["min"] else "")
+        learner = f", learner {r['learner']}" if r.get("learner") else ""
         tip = (f"ε = {r['epsilon']:.3g}, accuracy = {r['mean']:.3f}{spread}, l = {r['l']}, "
-               f"σ = {r['sigma_x']:.3g}, runs = {r['runs']}")
+               f"σ = {r['sigma_x']:.3g}, runs = {r['runs']}{learner}")
         out.append(f'<circle class="frontier-point" data-epsilon="{float(r["epsilon"])!r}" '
                    f'data-mean="{float(r["mean"])!r}" data-l="{int(r["l"])}" cx="{x:.1f}" '
                    f'cy="{py(r["mean"]):.1f}" r="4" fill="{_BLUE}"><title>{escape(tip)}</title>'

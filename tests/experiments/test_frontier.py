@@ -178,3 +178,138 @@ def test_a_proportional_release_under_whole_record_gets_an_upper_bound_close_to_
                           d_y=facts["d_y"], allocation="proportional")
         exact = compute_epsilon(p, accountant="whole-record").epsilon
         assert exact <= g["epsilon"] <= 1.05 * exact
+
+
+# --- the learner of a row (issue 28: the frontier follows the default learner) -------------------
+
+def test_measured_learner_is_what_a_one_click_measurement_trains():
+    """The learner the default's rows must be of is the job runner's own ``auto`` for a DP-CDA
+    release, a neural network replaced by the noise-aware LDA: ``lda`` for MNIST and
+    Fashion-MNIST (the opt-in ``qda`` is not the default), ``ncm`` for private digits."""
+    from dpcda.experiments.run import normalize
+    from dpcda.experiments.table import measured_learner
+
+    want = {("digits", True): "ncm", ("digits", False): "lda", ("mnist", True): "lda",
+            ("mnist", False): "lda", ("fashion-mnist", True): "lda", ("adult", True): "tree"}
+    for (dataset, private), learner in want.items():
+        assert measured_learner(dataset, private) == learner
+        cfg = fr.fast_config(dataset, l=4, sigma_x=0.25 if private else 0.0)
+        resolved = normalize(dict(cfg, model="auto"))["train"]["model"]
+        assert cfg["model"] == (learner if resolved != "cnn" else "lda") == learner
+
+
+def test_the_shipped_frontier_is_the_default_learners_and_other_rows_are_labelled():
+    """The shipped table keeps the default learner's rows for every built-in dataset (MNIST's
+    and Fashion-MNIST's noise-aware LDA grid included); a row of another learner (the opt-in
+    QDA) is labelled with it and its choice, and never reaches the default's frontier."""
+    from dpcda.experiments.table import measured_learner
+
+    rows = fr.load_table()
+    assert {"digits", "mnist", "fashion-mnist", "adult"} <= {r["dataset"] for r in rows}
+    for name, n_rows in (("mnist", 12), ("fashion-mnist", 8)):
+        default = [r for r in fr.release_rows(name) if r["sigma_x"] > 0]
+        assert len(default) == n_rows and {r["learner"] for r in default} == {"lda"}
+    others = [r for r in rows if r["learner"] != measured_learner(r["dataset"], r["sigma_x"] > 0)]
+    assert others and {r["learner"] for r in others} == {"qda"}
+    for r in rows:  # QDA's hyper-parameters, chosen from the release, are beside its accuracy
+        assert (r["learner_setting"] != "") == (r["learner"] == "qda"), r
+    for name in ("mnist", "fashion-mnist"):
+        front = fr.frontier_rows(name, "whole-record")
+        assert front and {r["learner"] for r in front} == {"lda"}
+    assert {r["learner"] for r in rows if r["dataset"] == "adult"} == {"tree"}
+
+
+def _stale_and_current(tmp_path):
+    """MNIST rows: lda rows (the default) and a better qda row at a smaller epsilon (opt-in)."""
+    path = tmp_path / "acc.csv"
+    fr.write_table([dict(_row(16, 0.2512, 0.95, dataset="mnist", learner="qda"),
+                         learner_setting="shrinkage=0.3 floor=0.1"),
+                    _row(4, 0.2512, 0.80, dataset="mnist", learner="lda"),
+                    _row(4, 0.0, 0.95, dataset="mnist", learner="lda")], path)
+    return path
+
+
+def test_the_recommended_l_reads_only_the_default_learners_rows(tmp_path):
+    path = _stale_and_current(tmp_path)
+    front = fr.frontier_rows("mnist", "whole-record", table=path)
+    assert [(r["l"], r["learner"]) for r in front] == [(4, "lda")]
+    best = fr.best_within(front, 1e9)
+    assert (best["l"], best["learner"], best["mean"]) == (4, "lda", 0.80)
+    # the readout too: the qda row is not "this release's accuracy"
+    rows = fr.release_rows("mnist", table=path)
+    assert fr.lookup(rows, l=16, sigma_x=0.2512, dataset="mnist") is None
+    assert fr.lookup(rows, l=4, sigma_x=0.0, dataset="mnist")["learner"] == "lda"  # non-private
+    # every learner on request (a learner's own frontier)
+    assert {r["learner"] for r in fr.release_rows("mnist", table=path, learner=None)} == {"lda", "qda"}
+    qda = fr.release_rows("mnist", table=path, learner="qda")
+    assert [(r["l"], r["learner_setting"]) for r in qda] == [(16, "shrinkage=0.3 floor=0.1")]
+
+
+def test_store_rows_of_another_learner_do_not_move_the_frontier(tmp_path, table):
+    from dpcda.jobs import JobStore
+
+    store = JobStore(tmp_path / "jobs.sqlite3")
+    other = dict(fr.fast_config("digits", l=16, sigma_x=0.5), model="lda", run=0)  # not ncm
+    _done_job(store, other, 0.99, 0.5)
+    front = fr.frontier_rows("digits", "class-aware", store, table=table)
+    assert all(r["learner"] == "ncm" and r["mean"] < 0.99 for r in front)
+
+
+def test_table_merge_replaces_a_release_of_the_same_learner_and_keeps_other_learners():
+    from dpcda.experiments.table import merge
+
+    old = [_row(4, 0.2512, 0.90), _row(16, 0.2512, 0.85),  # digits, ncm: the default
+           _row(4, 0.2512, 0.84, dataset="mnist", learner="lda"),
+           _row(16, 0.2512, 0.83, dataset="mnist", learner="lda"),
+           _row(4, 0.0, 0.96, learner="lda")]
+    new = [_row(4, 0.2512, 0.91, dataset="mnist", learner="qda")]
+    table, dropped = merge(old, new)  # a qda row beside the lda row of the same release
+    assert dropped == []
+    assert [(r["dataset"], r["l"], r["sigma_x"], r["learner"], r["mean"]) for r in table] == [
+        ("digits", 4, 0.0, "lda", 0.96), ("digits", 4, 0.2512, "ncm", 0.90),
+        ("digits", 16, 0.2512, "ncm", 0.85), ("mnist", 4, 0.2512, "lda", 0.84),
+        ("mnist", 4, 0.2512, "qda", 0.91), ("mnist", 16, 0.2512, "lda", 0.83)]
+    table, _ = merge(table, [_row(4, 0.2512, 0.86, dataset="mnist", learner="lda")])
+    assert [(r["learner"], r["mean"]) for r in table if r["dataset"] == "mnist" and r["l"] == 4] \
+        == [("lda", 0.86), ("qda", 0.91)]  # re-measured: replaced, the other learner kept
+    table, dropped = merge(old, [_row(4, 0.2512, 0.92)], drop_dataset=True)
+    assert [r["mean"] for r in table if r["dataset"] == "digits"] == [0.92]
+    assert len(dropped) == 2
+
+
+def test_learner_setting_round_trips_and_older_tables_read(tmp_path):
+    from dpcda.experiments.table import setting_text
+
+    assert setting_text({"dims": 150, "shrinkage": 0.3, "floor": 0.1, "rule": "x",
+                         "holdout_loglik": None}) == "dims=150 shrinkage=0.3 floor=0.1"
+    assert setting_text({"rule": "spiked", "shrinkage": 0.12345, "spikes": [3, 9, 4],
+                         "floor": 2e-5, "tangent_variances": None}) == \
+        "shrinkage=0.123 spikes=3-9 floor=2e-05"
+    assert setting_text(None) == ""
+    path = tmp_path / "acc.csv"
+    fr.write_table([dict(_row(4, 0.25, 0.8, learner="qda"), learner_setting="p=150 a=0.3 b=0.1")],
+                   path)
+    assert fr.load_table(path)[0]["learner_setting"] == "p=150 a=0.3 b=0.1"
+    old = tmp_path / "old.csv"
+    lines = path.read_text().splitlines()
+    cols = lines[0].split(",")
+    i = cols.index("learner_setting")
+    old.write_text("\n".join(",".join(v for j, v in enumerate(line.split(",")) if j != i)
+                             for line in lines) + "\n")
+    assert fr.load_table(old)[0]["learner_setting"] == ""
+
+
+def test_the_frontier_says_which_normalisation_its_rows_were_measured_under():
+    """Every shipped row is a ``scale`` release; MNIST's default under the composing accountants
+    is ``dp-center`` (its ε also composes the DP centre): a reader there is told, and a reader
+    whose release is ``scale`` is not."""
+    assert {r["normalization"] for r in fr.load_table()} == {"scale"}
+    assert fr.measured_normalization("mnist") == "scale"
+    note = fr.normalization_note("mnist", None, "whole-record")
+    assert "Measured on `scale` releases" in note and "`dp-center`" in note
+    assert "MNIST's default under `whole-record`" in note and "ε is at least the frontier's" in note
+    assert fr.normalization_note("mnist", None, "class-aware") == ""  # scale under RDP
+    assert fr.normalization_note("digits", None, "whole-record") == ""
+    assert fr.normalization_note("mnist", "scale", "whole-record") == ""
+    other = fr.normalization_note("digits", "none", "class-aware")
+    assert "This release uses `none` (this setting's normalisation)" in other and "DP centre" not in other

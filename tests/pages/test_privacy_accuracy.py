@@ -219,3 +219,23 @@ def test_an_equal_split_is_not_read_as_the_proportional_splits_measurement(store
     assert "splits T equally" in words and "Utility" in words
     assert not [b for b in at.button if b.key == "privacy_acc_measure"]  # not the measured split's
     assert store.jobs() == [] and worker_calls == []
+
+
+def test_mnist_under_the_default_says_its_accuracies_are_of_scale_releases(store, worker_calls,
+                                                                          real_data):
+    """MNIST's default normalisation under whole-record is ``dp-center`` while every measured
+    release (the frontier's) is ``scale``: the section says which normalisation the accuracies
+    were measured under, and the frontier's learner is the default's (``lda``), not the opt-in
+    ``qda`` rows shipped beside it. Digits (``scale`` by default) gets no such note."""
+    real_data("mnist")
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    run(at)
+    at.selectbox(key="privacy_preset").select("mnist")
+    at.selectbox(key="privacy_accountant").select("whole-record")
+    run(at)
+    words = " ".join(c.value for c in at.caption)
+    assert "Measured on `scale` releases" in words and "This release uses `dp-center`" in words
+    assert "learner: lda, the default's" in words
+    (svg,) = [m.value for m in at.markdown if "Privacy-utility frontier" in m.value]
+    assert "mnist, whole-record accountant, scale releases" in svg and "learner qda" not in svg
+    assert "Measured on `scale` releases" not in " ".join(c.value for c in digits_page().caption)

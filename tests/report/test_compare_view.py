@@ -19,9 +19,9 @@ def store(tmp_path) -> JobStore:
     return JobStore(tmp_path / "jobs.sqlite3")
 
 
-def finished_comparison(store, dataset="mnist"):
+def finished_comparison(store, dataset="mnist", train_for=None):
     jobs = compare_jobs(dataset, 10.0, mechanisms=["dp-cda", "dpmix"], runs=2,
-                        ls={"dp-cda": [4, 16], "dpmix": [16]})
+                        ls={"dp-cda": [4, 16], "dpmix": [16]}, train_for=train_for)
     config = {"page": "compare", "base": {"dataset": dataset}, "epsilon": 10.0,
               "mechanisms": ["dp-cda", "dpmix"], "runs": 2}
     sid = store.create_sweep("t", config, jobs)
@@ -113,3 +113,26 @@ def test_accuracies_are_read_against_the_majority_rate_and_the_ceiling(store):
     flagged = baseline_notes(chance, "mnist")[1:]
     assert flagged and flagged[0].startswith("DP-CDA: the model predicts one class")
     assert stored_compare_data(store, sid)["baselines"] == notes
+
+
+def test_each_bar_and_row_names_its_learner_and_a_note_says_when_they_differ(store, tmp_path):
+    """Issue 28: the bars carry each row's learner; where the rows used different learners (a
+    comparison run with the opt-in QDA on DP-CDA only, or stored before a default changed) a
+    note says so; one learner for all needs no note."""
+    from dpcda.experiments.compare import compare_table
+    from dpcda.report.compare_view import learner_note
+
+    sid = finished_comparison(store, train_for={"dp-cda": {"model": "qda"}})
+    table = compare_table(store.jobs(sweep_id=sid), ["dp-cda", "dpmix"], dataset="mnist", epsilon=10.0)
+    bars = figure_bars(table)
+    assert dict(zip(bars["ours"]["method"], bars["ours"]["learner"])) == {"DP-CDA": "qda",
+                                                                         "DPMix": "lda"}
+    note = learner_note(table)
+    assert "DP-CDA `qda`; DPMix `lda`" in note and "learners' as well as the mechanisms'" in note
+    assert "opt-in" in note and "`auto` trains one learner" in note
+    assert stored_compare_data(store, sid)["learners"] == note
+    other = JobStore(tmp_path / "other.sqlite3")
+    alike = finished_comparison(other)  # auto: the noise-aware LDA for both
+    table = compare_table(other.jobs(sweep_id=alike), ["dp-cda", "dpmix"], dataset="mnist", epsilon=10.0)
+    assert set(figure_bars(table)["ours"]["learner"]) == {"lda"}
+    assert learner_note(table) == "" and stored_compare_data(other, alike)["learners"] == ""

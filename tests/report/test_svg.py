@@ -11,7 +11,7 @@ import pytest
 from dpcda.report.svg import FRONTIER, HERE, frontier_svg, line_chart, Series
 
 NS = "{http://www.w3.org/2000/svg}"
-FRONT = [dict(epsilon=0.5, mean=0.6, min=0.55, max=0.65, l=16, sigma_x=0.6, runs=3),
+FRONT = [dict(epsilon=0.5, mean=0.6, min=0.55, max=0.65, l=16, sigma_x=0.6, runs=3, learner="qda"),
          dict(epsilon=2.0, mean=0.8, min=0.8, max=0.8, l=4, sigma_x=0.25, runs=1)]
 
 
@@ -44,7 +44,9 @@ def test_frontier_points_steps_ranges_and_hover_titles():
     assert float(bar.get("x1")) == x0 and float(bar.get("y1")) > y0 > float(bar.get("y2"))
     tip = pts[0].find(NS + "title").text
     assert "l = 16" in tip and "σ = 0.6" in tip and "runs = 3" in tip and "0.550–0.650" in tip
+    assert "learner qda" in tip  # which learner the recommended l was measured with
     assert "runs 0.8" not in pts[1].find(NS + "title").text  # one run: no range
+    assert "learner" not in pts[1].find(NS + "title").text  # none given: none named
     words = texts(root)
     assert "Privacy-utility frontier" in words and "digits, x" in words and FRONTIER in words
     assert "ε (smaller is more private)" in words and "test accuracy" in words
