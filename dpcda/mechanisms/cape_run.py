@@ -182,6 +182,7 @@ def run_cape(sites, *, l: int, T: int, common: dict, ts, seed, drop,
              "key_agreement": "X25519 per pair, HKDF-SHA256 to 256 bits; public keys relayed by "
                               "the coordinator, signed with each site's pinned Ed25519 key",
              "engine": name,
+             "normalization": pre.card(),
              "fixed_point_bits": F,
              "aggregate_noise": "sum of S shares N(0, sigma^2/S), each quantised to the public "
                                 "share grid 2^-F: N(0, sigma^2) as centralized, plus S "
