@@ -49,7 +49,8 @@ def main() -> None:
                   dataset=a.dataset, n_classes=ds.n_classes, compare_accountants=False,
                   class_bounds="data")
     t0 = time.perf_counter()
-    cfg, sx, sy, privacy, t_k, counts, _ = _calibrate(sites, a.l, ds.n_train, common)
+    cfg, sx, sy, privacy, t_k, counts, _, _ = _calibrate(sites, sites.class_counts(), a.l,
+                                                         ds.n_train, common)
     n_x, n_y = int(t_k.sum()) * sites.d, int(t_k.sum()) * sites.n_classes
     added = cape_epsilon_added(sites.S, c, sx, sy, n_x, n_y)
     print(f"{a.dataset}, S = {sites.S} {a.split}, epsilon = {a.epsilon}, l = {a.l}, "

@@ -31,6 +31,7 @@ LANES: dict[str, tuple[str, ...]] = {
     "slow": (
         # the CAPE sites in local worker processes (starts and stops two Python processes)
         "tests/mechanisms/test_cape_engine.py::test_the_local_engine_gives_the_inline_release_bit_for_bit_and_stops_its_workers",
+        "tests/mechanisms/test_cape_center.py::test_inline_and_local_engines_give_the_same_dp_center_release_bit_for_bit",
         # the fault-injection suite's SIGKILL trials (one module fixture, minutes) and its
         # cancel / SIGTERM / time-limit checks inside a native call
         "tests/jobs/test_fault_injection.py::test_killed_workers_lose_nothing_and_record_nothing_twice",

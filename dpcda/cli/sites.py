@@ -34,6 +34,10 @@ def register(sub) -> None:
     p.add_argument("--colluding", default=None,
                    help="threat model (c): comma-separated t (colluding sites, 1..S-1; "
                         "default 1, S/2, S-1)")
+    p.add_argument("--normalize", default="scale", choices=("scale", "dp-center", "none"),
+                   help="scale (public range, default), dp-center (public range, square root, "
+                        "minus a mean estimated under DP; in cape by the same masked protocol, "
+                        "composed into every threat model's epsilon) or none")
     p.add_argument("--runs", type=int, default=1, help="runs averaged (default 1)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(handler=_cmd_sites)
@@ -51,7 +55,7 @@ def _cmd_sites(args) -> int:
                              f"commas, got --colluding={args.colluding!r}") from None
     res = run_sites(dataset=args.dataset, sites=args.sites, split=args.split, epsilon=args.epsilon,
                     runs=args.runs, l=args.l, T=args.T, delta=args.delta, alpha=args.alpha,
-                    column=args.site_column, colluding=colluding)
+                    column=args.site_column, colluding=colluding, normalize=args.normalize)
     if args.json:
         print(json.dumps({m: {k: v for k, v in r.items() if k != "accuracies"}
                           for m, r in res.items()}))

@@ -48,17 +48,21 @@ def _train(release, ds, X_test, cfg, model: str, mode: str) -> float:
 def run_sites(*, dataset: str, sites: int, split: str = "iid", epsilon: float, runs: int = 1,
               l: int = 4, T: int | None = None, delta: float = 1e-5, alpha: float = 0.5,
               column: int | None = None, colluding=None,
-              modes=SITES_MODES) -> dict:
+              modes=SITES_MODES, normalize: str = "scale") -> dict:
     """``{mode: {"accuracy", "epsilon", "accountant", "threat_models", "release_seconds", ...}}``
     (and the setting: learner, sites, split, l, T, runs). ``colluding``: the ``t`` reported
-    for threat model (c) (default :func:`dpcda.mechanisms.cape.default_colluding`)."""
+    for threat model (c) (default :func:`dpcda.mechanisms.cape.default_colluding`).
+    ``normalize``: one of :data:`dpcda.mechanisms.cape.SITE_NORMALIZE` (default ``scale``)."""
     from dpcda.data import load_dataset
     from dpcda.data.presets import default_clip_norm
     from dpcda.experiments.run import experiment_config, resolve_model
-    from dpcda.mechanisms.cape import check_colluding, generate_sites
+    from dpcda.mechanisms.cape import SITE_NORMALIZE, check_colluding, generate_sites
     from dpcda.mechanisms.sites import SPLITS, check_sites_for, split_sites
     from dpcda.mechanisms.validation import check_float, check_int
 
+    if normalize not in SITE_NORMALIZE:  # refused before any data is read or released
+        raise ValueError(f"normalize must be one of {', '.join(SITE_NORMALIZE)} across sites, "
+                         f"got normalize={normalize!r}")
     runs = check_int("runs", runs, 1)
     sites = check_int("sites", sites, 1)
     if split not in SPLITS:  # refused before any data is read or released
@@ -86,7 +90,7 @@ def run_sites(*, dataset: str, sites: int, split: str = "iid", epsilon: float, r
         for mode in modes:
             t0 = time.perf_counter()
             rel = generate_sites(placed, mode=mode, l=cfg.l, T=T, epsilon=epsilon, delta=delta,
-                                 c=default_clip_norm(dataset), normalize="scale", bounds=bounds,
+                                 c=default_clip_norm(dataset), normalize=normalize, bounds=bounds,
                                  dataset=dataset, colluding=colluding)
             out[mode]["release_seconds"].append(time.perf_counter() - t0)
             out[mode]["accuracies"].append(_train(rel, ds, X_test, cfg, model, mode))

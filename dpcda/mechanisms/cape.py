@@ -20,8 +20,11 @@
 A standalone function, not a registry entry: the registry's generators take one ``(X, y)``
 (:class:`~dpcda.mechanisms.spec.Mechanism`), its pages, jobs and CLI offer them on a single
 dataset; a release across sites takes :class:`~dpcda.mechanisms.sites.Sites` and a mode.
-Only public normalisations (``scale``, ``none``) are offered: ``zscore`` and ``dp-center``
-need pooled statistics, a protocol of their own (not yet).
+Normalisations: the public ``scale`` and ``none``, and ``dp-center`` (a per-feature mean under
+DP): centrally and per site as :func:`~dpcda.mechanisms.dp_cda.generate_dpcda` does it, in
+``cape`` by the same masked protocol (:mod:`dpcda.mechanisms.cape_center`; docs/decentral.md,
+Theorem 6), its step listed under every threat model (``composed_with``). ``zscore`` (pooled
+statistics not covered by the guarantee) is not offered.
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ from dpcda.mechanisms.sites import Sites, check_sites_for
 from dpcda.randomness.secure import SecureRandom
 
 MODES = ("centralized", "local", "cape")
-SITE_NORMALIZE = ("scale", "none")
+SITE_NORMALIZE = ("scale", "none", "dp-center")
 
 
 def default_colluding(S: int) -> list[int]:
@@ -67,8 +70,8 @@ def generate_sites(sites: Sites, *, mode: str, l: int, T: int, epsilon=None, sig
     if mode not in MODES:
         raise ValueError(f"mode must be one of {', '.join(MODES)}, got mode={mode!r}")
     if normalize not in SITE_NORMALIZE:
-        raise ValueError(f"normalize must be one of {', '.join(SITE_NORMALIZE)} across sites (a "
-                         f"public normalisation), got normalize={normalize!r}")
+        raise ValueError(f"normalize must be one of {', '.join(SITE_NORMALIZE)} across sites, "
+                         f"got normalize={normalize!r}")
     check_sites_for(sites, int(l), every_site=mode == "local")
     common = dict(l=l, c=c, epsilon=epsilon, sigma_x=sigma_x, delta=delta, normalize=normalize,
                   bounds=bounds, accountant=accountant, dataset=dataset, n_classes=sites.n_classes,
@@ -86,7 +89,7 @@ def generate_sites(sites: Sites, *, mode: str, l: int, T: int, epsilon=None, sig
         p = rel.card["privacy"]
         threats = [threat("a", "outside reader of the release (one trusted curator)",
                            p.get("epsilon"), p.get("accountant"), p.get("relation"), 0)]
-        return sites_card(rel, sites, mode, threats, p, extra={})
+        return sites_card(rel, sites, mode, _with_stats(threats, p), p, extra={})
     if mode == "local":
         return _local(sites, T, seed, common, ts)
     from dpcda.mechanisms.cape_run import run_cape
@@ -120,11 +123,25 @@ def _local(sites: Sites, T: int, seed, common: dict, ts) -> Release:
                        acc, rel_, 0)]
     threats += [threat("c", f"the aggregator with {t} colluding sites (records at honest sites)",
                         worst, acc, rel_, t) for t in ts]
+    threats = _with_stats(threats, p)
     sx = [r.card["parameters"].get("sigma_x") for r in rels]
     base = Release(X=X, y=y, y_soft=ys, card={"privacy": dict(p, epsilon=worst)},
                    preprocess=rels[0].preprocess)
     return sites_card(base, sites, "local", threats, dict(p, epsilon=worst),
                  extra={"T_per_site": T_s, "sigma_x_per_site": sx, "seeded": bool(master.seeded)})
+
+
+def _with_stats(threats: list[dict], privacy: dict) -> list[dict]:
+    """Every threat model's entry names ``dp-center``'s statistics step when the release (or
+    each site's) composed one in (its ``mu``; the same under each threat model here: nobody but
+    the curator or the site sees more than the release)."""
+    step = privacy.get("composed_with")
+    if step:
+        from dpcda.mechanisms.cape_center import composed_note
+
+        for e in threats:
+            e["composed_with"] = composed_note(step["mu_gdp"])
+    return threats
 
 
 __all__ = ["MODES", "SiteDropout", "check_colluding", "default_colluding", "generate_sites"]

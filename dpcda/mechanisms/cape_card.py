@@ -33,7 +33,7 @@ def sites_card(rel: Release, sites: Sites, mode: str, threats, privacy: dict, ex
                     "threat_models": threats,
                     **{k: privacy[k] for k in ("floating_point", "randomness", "warnings",
                                                 "outside_under_inside_relation", "calibration_aim",
-                                                "calibrated_to_epsilon")
+                                                "calibrated_to_epsilon", "composed_with")
                        if k in privacy}},
         "reference_card": rel.card if mode == "centralized" else None,
     }
@@ -47,18 +47,22 @@ INSIDE_FLOAT = ("the honest sites' shares, each quantised to the public share gr
 
 
 def inside_threats(*, S: int, sigma: float, c: float, l: int, per_class, site_counts,
-                   delta: float, ts, float_cost=None) -> list[dict]:
+                   delta: float, ts, float_cost=None, stats_mu: float | None = None) -> list[dict]:
     """Threat models (b) and (c, t) of a CAPE release: each epsilon is the smaller of the two
     valid bounds of :func:`dpcda.privacy.decentral.inside_epsilon`, with both on the entry, and
     (``float_cost(H)``, a :class:`~dpcda.randomness.noise.FloatCost` for ``H`` honest sites)
-    what floating point adds to it, with the totals the view satisfies."""
-    from dpcda.privacy.decentral import RELATION, inside_epsilon
+    what floating point adds to it, with the totals the view satisfies. ``stats_mu``: the
+    ``dp-center`` statistics step (centralized GDP parameter), composed into each and listed
+    as the entry's ``composed_with`` (docs/decentral.md, Theorem 6)."""
+    from dpcda.mechanisms.cape_center import composed_note
+    from dpcda.privacy.decentral import RELATION, inside_epsilon, stats_view_mu
 
     out = []
     for t in [0, *[t for t in ts if 1 <= t <= S - 1]]:
         if sigma > 0:
             eps, acc, both = inside_epsilon(S=S, t=t, sigma=sigma, c=c, l=l, per_class=per_class,
-                                            site_counts=site_counts, delta=delta)
+                                            site_counts=site_counts, delta=delta,
+                                            stats_mu=stats_mu)
         else:
             eps, acc, both = None, None, {}
         if t == 0:
@@ -68,6 +72,9 @@ def inside_threats(*, S: int, sigma: float, c: float, l: int, per_class, site_co
                     "at colluding sites are not protected from them)")
         entry = threat("b" if t == 0 else "c", what, eps, acc, RELATION, t)
         entry["bounds"] = {k: _num(v) for k, v in both.items()}
+        if stats_mu is not None:
+            entry["composed_with"] = composed_note(stats_view_mu(S=S, t=t, stats_mu=stats_mu),
+                                                   t, S)
         if float_cost is not None and eps is not None:
             entry["floating_point"] = {**float_cost(S - t).card(eps, delta), "method": INSIDE_FLOAT}
         out.append(entry)
@@ -75,14 +82,21 @@ def inside_threats(*, S: int, sigma: float, c: float, l: int, per_class, site_co
 
 
 def outside_same_relation(*, sigma: float, c: float, l: int, per_class, class_counts,
-                          delta: float) -> dict:
+                          delta: float, stats_mu: float | None = None) -> dict:
     """Threat model (a)'s epsilon under the inside parties' relation (features replaced, class
     and site fixed; ``class-aware-pld``): what (b) and (c) are to be compared with, since the
-    release's own (a) is under its accountant's relation (by default whole-record)."""
+    release's own (a) is under its accountant's relation (by default whole-record).
+    ``stats_mu``: ``dp-center``'s statistics composed in (:mod:`dpcda.privacy.composed`)."""
     from dpcda.privacy.decentral import RELATION
     from dpcda.privacy.pld import max_over_classes
 
     rates = [(int(l) / int(n), int(t)) for t, n in zip(per_class, class_counts) if int(t) > 0]
-    eps = (max_over_classes(2.0 * c / l / sigma, rates, delta, None, False).epsilon
-           if sigma > 0 and rates else None)
+    if stats_mu is not None and sigma > 0 and rates:
+        from dpcda.privacy.composed import VALUE_INTERVAL, class_epsilon
+
+        eps = max(class_epsilon(2.0 * c / l / sigma, g, t, float(stats_mu), float(delta),
+                                VALUE_INTERVAL) for g, t in set(rates))
+    else:
+        eps = (max_over_classes(2.0 * c / l / sigma, rates, delta, None, False).epsilon
+               if sigma > 0 and rates else None)
     return {"epsilon": _num(eps), "accountant": "class-aware-pld", "relation": RELATION}

@@ -21,34 +21,38 @@ _ROUNDS = 6
 _MARGIN = 1.25
 
 
-def cape_epsilon_added(S: int, c: float, sx: float, sy: float, n_x: int, n_y: int) -> float:
+def cape_epsilon_added(S: int, c: float, sx: float, sy: float, n_x: int, n_y: int,
+                       extra=None) -> float:
     """What floating point adds to a CAPE release of ``n_x`` feature and ``n_y`` label values
     at noise ``(sx, sy)``: the lattice sum of the S sites' shares on the public share grid
-    (:func:`dpcda.mechanisms.cape_grid.lattice_cost`)."""
+    (:func:`dpcda.mechanisms.cape_grid.lattice_cost`); ``extra``: a
+    :class:`~dpcda.randomness.noise.FloatCost` added (``dp-center``'s statistics step)."""
     from dpcda.mechanisms.cape_float import value_bound
     from dpcda.mechanisms.cape_grid import lattice_cost, share_grid_bits
 
     F = share_grid_bits(S, sx, sy)
     if F is None:
-        return 0.0
+        return 0.0 if extra is None else extra.epsilon_added
     A = value_bound(c, sx, sy, S)
-    return lattice_cost(S, S, A, F, (n_x, sx), (n_y, sy)).epsilon_added
+    cost = lattice_cost(S, S, A, F, (n_x, sx), (n_y, sy))
+    return (cost if extra is None else cost + extra).epsilon_added
 
 
 def calibrate_cape(account_at, target, *, S: int, c: float, n_x: int, n_y: int,
-                   n_aim: int | None = None):
+                   n_aim: int | None = None, extra=None):
     """``(sx, sy, privacy)`` from ``account_at(aim)`` (a calibration to epsilon ``aim``; ``aim``
     None: no target) such that ``privacy["epsilon"] + epsilon_added <= target``. The first aim
     is the centralized one (:func:`calibration_aim` for ``n_aim`` values, default ``n_x + n_y``:
     the centralized release's count gives the same noise as it); ``privacy``
-    names the target and the reserve kept (:func:`aimed`)."""
+    names the target and the reserve kept (:func:`aimed`). ``extra``: the floating-point cost
+    of a step whose noise does not move (``dp-center``'s statistics), added to the check."""
     aim = calibration_aim(target, n_x + n_y if n_aim is None else n_aim)
     sx, sy, privacy = account_at(aim)
     if target is None or not math.isfinite(target):
         return sx, sy, privacy
     for _ in range(_ROUNDS):
         eps = privacy.get("epsilon")
-        added = cape_epsilon_added(S, c, sx, sy, n_x, n_y) if sx > 0 or sy > 0 else 0.0
+        added = cape_epsilon_added(S, c, sx, sy, n_x, n_y, extra) if sx > 0 or sy > 0 else 0.0
         if eps is None or eps + added <= target:
             aimed(privacy, target, aim)
             if "calibration_aim" in privacy:

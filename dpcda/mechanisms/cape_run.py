@@ -60,8 +60,10 @@ def _site_specs(sites, coord: SecureRandom, drop) -> list[dict]:
 
 
 def _calibrate(sites, per_site, l: int, T: int, common: dict):
-    """``(sigma_x, sigma_y, privacy block, T_k, pooled counts, preprocessor)`` of the pooled
-    DP-CDA setting, from public facts and the pooled class counts the coordinator holds."""
+    """``(cfg, sigma_x, sigma_y, privacy block, T_k, pooled counts, preprocessor, plan)`` of the
+    pooled DP-CDA setting, from public facts and the pooled class counts the coordinator holds;
+    ``dp-center``: no preprocessor yet but the statistics step's public
+    :class:`~dpcda.mechanisms.cape_center.CenterPlan` (its noise composed into the account)."""
     from dpcda.mechanisms.dp_cda import DPCDAConfig
     from dpcda.mechanisms.dp_cda_account import BOUNDS_ACCOUNTANTS, account
     from dpcda.util.notices import notice
@@ -74,31 +76,41 @@ def _calibrate(sites, per_site, l: int, T: int, common: dict):
     counts = np.asarray(per_site).sum(axis=0)
     N, K, d = int(counts.sum()), sites.n_classes, sites.d
     t_k = samples_per_class(cfg.T, counts, cfg.allocation)
-    # a public normalisation: fitted on no private statistic (scale: the public bounds)
-    pre = fit_preprocessor(sites.sites[0].X, common["normalize"], c=cfg.c, bounds=common["bounds"])
     from dataclasses import replace
 
     from dpcda.mechanisms.cape_reserve import calibrate_cape
-    from dpcda.randomness.noise import delta_aim
+    from dpcda.randomness.noise import calibration_aim, delta_aim
 
     # floating point's share kept back, as generate_dpcda does, but sized by CAPE's own cost
     # (Theorem 3): the target holds for threat model (a) after the reserve; delta likewise
     n_x, n_y = int(t_k.sum()) * d, int(t_k.sum()) * K
     d_aim = delta_aim(cfg.delta, cfg.epsilon, cfg.T * (d + K) + d + K)
+    plan, extra = None, None
+    if common["normalize"] == "dp-center":  # its mean by the same protocol (cape_center)
+        from dpcda.mechanisms.cape_center import center_cost, center_plan
+        from dpcda.mechanisms.dp_cda_account import release_stats_mu
+
+        mu = release_stats_mu(calibration_aim(cfg.epsilon, cfg.T * (d + K) + d + K), d_aim)
+        plan = center_plan(S=sites.S, N=N, d=d, mu=mu, bounds=common["bounds"])
+        extra, pre = center_cost(sites.S, sites.S, plan), None
+    else:  # a public normalisation: fitted on no private statistic (scale: the public bounds)
+        pre = fit_preprocessor(sites.sites[0].X, common["normalize"], c=cfg.c,
+                               bounds=common["bounds"])
 
     def account_at(aim):
         return account(replace(cfg, epsilon=aim, delta=d_aim) if aim != cfg.epsilon else cfg, N=N,
-                       counts=counts, d=d, K=K, compare=False, bounds=counts)
+                       counts=counts, d=d, K=K, compare=False, bounds=counts,
+                       stats_mu=None if plan is None else plan.mu)
 
     sx, sy, privacy = calibrate_cape(account_at, cfg.epsilon, S=sites.S, c=cfg.c, n_x=n_x,
-                                     n_y=n_y, n_aim=cfg.T * (d + K) + d + K)
+                                     n_y=n_y, n_aim=cfg.T * (d + K) + d + K, extra=extra)
     if "calibration_aim" in privacy and d_aim != cfg.delta:
         privacy["calibrated_to_delta"] = float(cfg.delta)
         privacy["calibration_aim"].update(delta=float(d_aim),
                                           delta_float_reserve=float(cfg.delta - d_aim))
     if cfg.accountant in BOUNDS_ACCOUNTANTS and privacy.get("private"):  # as generate_dpcda says
         privacy["warnings"] = [*privacy.get("warnings", []), notice("class_sizes_from_data")]
-    return cfg, sx, sy, privacy, t_k, counts, pre
+    return cfg, sx, sy, privacy, t_k, counts, pre, plan
 
 
 def run_cape(sites, *, l: int, T: int, common: dict, ts, seed, drop,
@@ -127,12 +139,16 @@ def run_cape(sites, *, l: int, T: int, common: dict, ts, seed, drop,
         identities = eng.call("enrol", everyone)  # pinned out of band in a deployment
         sizes = eng.call("class_sizes", everyone)
         per_site = np.stack([sizes[s] for s in range(S)])
-        cfg, sx, sy, privacy, t_k, counts, pre = _calibrate(sites, per_site, l, T, common)
+        cfg, sx, sy, privacy, t_k, counts, pre, plan = _calibrate(sites, per_site, l, T, common)
         from dpcda.mechanisms.cape_keys import SESSION_BYTES
 
         session = coord.bytes(SESSION_BYTES).tobytes()
         shares = list(eng.call("hello", {s: (session,) for s in range(S)}).values())
         eng.call("agree", {s: (shares, identities, session) for s in range(S)})
+        if plan is not None:  # dp-center: the mean first, by the same masked protocol
+            from dpcda.mechanisms.cape_center import run_center
+
+            pre = run_center(eng, S, plan, cfg.c)
         trace.setup_seconds = time.perf_counter() - clock - trace.start_seconds
         X, y, y_soft, gx, gy, total, A, F = _release(eng, cfg, sx, sy, t_k, per_site, pre, S, K,
                                                      d, l, coord, trace, want)
@@ -144,12 +160,20 @@ def run_cape(sites, *, l: int, T: int, common: dict, ts, seed, drop,
                             "centralized mechanism)", eps_a,
                        privacy.get("accountant"), privacy.get("relation"), 0)]
     parts = ((total * d, sx), (total * K, sy))
+    from dpcda.mechanisms.cape_center import center_cost, composed_note
+
+    def cost(H):  # the mixtures' values and, with dp-center, the statistics' d values
+        out = lattice_cost(H, S, A, F, *parts)
+        return out if plan is None else out + center_cost(H, S, plan)
+
+    mu = None if plan is None else plan.mu
+    if mu is not None:
+        threats[0]["composed_with"] = composed_note(mu)
     threats += inside_threats(S=S, sigma=sx, c=cfg.c, l=l, per_class=t_k, site_counts=per_site,
-                              delta=cfg.delta, ts=ts,
-                              float_cost=lambda H: lattice_cost(H, S, A, F, *parts))
+                              delta=cfg.delta, ts=ts, float_cost=cost, stats_mu=mu)
     privacy["outside_under_inside_relation"] = outside_same_relation(
-        sigma=sx, c=cfg.c, l=l, per_class=t_k, class_counts=counts, delta=cfg.delta)
-    add_randomness(privacy, coord, lattice_cost(S, S, A, F, *parts) if noisy else None)
+        sigma=sx, c=cfg.c, l=l, per_class=t_k, class_counts=counts, delta=cfg.delta, stats_mu=mu)
+    add_randomness(privacy, coord, cost(S) if noisy else None)
     if "floating_point" in privacy:
         privacy["floating_point"]["method"] = METHOD
     extra = {"l": cfg.l, "T": cfg.T, "T_per_class": [int(t) for t in t_k], "c": cfg.c,
@@ -158,6 +182,7 @@ def run_cape(sites, *, l: int, T: int, common: dict, ts, seed, drop,
              "key_agreement": "X25519 per pair, HKDF-SHA256 to 256 bits; public keys relayed by "
                               "the coordinator, signed with each site's pinned Ed25519 key",
              "engine": name,
+             "normalization": pre.card(),
              "fixed_point_bits": F,
              "aggregate_noise": "sum of S shares N(0, sigma^2/S), each quantised to the public "
                                 "share grid 2^-F: N(0, sigma^2) as centralized, plus S "

@@ -8,8 +8,10 @@ messages, in this order:
 2. :meth:`class_sizes` -> its ``n_{k,s}`` (the coordinator must know them: docs/decentral.md);
 3. :meth:`hello` -> its X25519 public key for this release, signed (:mod:`.cape_keys`);
 4. :meth:`agree` -> checks every other site's signature, derives its ``S - 1`` pair keys and
-   their ChaCha20 mask streams; then :meth:`prepare` with the public parameters (noise scale
-   per column, fixed point, clip bound) and the public preprocessing;
+   their ChaCha20 mask streams; with ``dp-center``, :meth:`center_message` (its masked column
+   sums plus its share of the statistics' noise: :mod:`.cape_center`); then :meth:`prepare`
+   with the public parameters (noise scale per column, fixed point, clip bound) and the public
+   preprocessing;
 5. :meth:`message` per chunk of samples of class ``k``, given its counts ``l_s``: draws its own
    uniform ``l_s``-subsets, its partial mean, its noise share ``g_s ~ N(0, sigma^2/S)`` and
    returns ``fix(P_s + g_s) + e_s`` mod 2^64 (uint64) -- nothing else leaves the site.
@@ -74,6 +76,21 @@ class CapeSite:
         self._streams = {j: SecureRandom.from_key(self._pair.pair_key(j, public[j], session))
                          for j in range(self.S) if j != self.index}
         return len(self._streams)
+
+    def center_message(self, plan):
+        """``fix(U_s + g_s) + e_s`` mod 2^64 for ``dp-center``'s statistics (a
+        :class:`~dpcda.mechanisms.cape_center.CenterPlan`; None: the site has left)."""
+        from dpcda.mechanisms.cape_center import site_sum
+        from dpcda.randomness.noise import standard_normal
+
+        g = standard_normal(self._src, plan.d) * (plan.noise_std / math.sqrt(self.S))
+        g += site_sum(self._X, plan)
+        e = site_masks(self.index, self._streams, (plan.d,))
+        if self._leaves:
+            return None
+        M = to_fixed(g, plan.F, plan.A, inplace=True)
+        M += e
+        return M
 
     def prepare(self, pre, shrink: float, sig, F: int, A: float, l: int) -> None:
         """The public parameters; the site's rows as the centralized kernel mixes them."""

@@ -65,32 +65,34 @@ def view_factor(S: int, t: int, mask_ratio: float) -> float:
     return S / H + (1.0 - 1.0 / H) / (1.0 / S + H * rho * rho)
 
 
-def _delta_mixture(eps: float, mu: float, T: int, q: float, delta: float) -> float:
+def _delta_mixture(eps: float, mu: float, T: int, q: float, delta: float,
+                   mu0: float = 0.0) -> float:
     from scipy.stats import binom
 
     top = int(binom.isf(_TAIL_SHARE * delta, T, q)) + 1
     m = np.arange(0, min(T, top) + 1)
     p = binom.pmf(m, T, q)
     tail = float(binom.sf(m[-1], T, q))
-    return float(np.sum(p * gaussian_delta(eps, mu * np.sqrt(m)))) + tail
+    return float(np.sum(p * gaussian_delta(eps, np.sqrt(mu * mu * m + mu0 * mu0)))) + tail
 
 
-def epsilon_uses_mixture(mu: float, T: int, q: float, delta: float) -> float:
-    """Smallest epsilon with ``E_m[delta_G(eps; mu sqrt m)] <= delta``, ``m ~ Bin(T, q)``
-    (the tail beyond the ``1 - 1e-6 delta`` quantile counted as delta 1)."""
+def epsilon_uses_mixture(mu: float, T: int, q: float, delta: float, mu0: float = 0.0) -> float:
+    """Smallest epsilon with ``E_m[delta_G(eps; sqrt(m mu^2 + mu0^2))] <= delta``,
+    ``m ~ Bin(T, q)`` (the tail beyond the ``1 - 1e-6 delta`` quantile counted as delta 1);
+    ``mu0``: one more Gaussian step composed in (the ``dp-center`` statistics, Theorem 6)."""
     delta = check_delta(delta)
-    if mu <= 0:
+    if mu <= 0 and mu0 <= 0:
         return 0.0
-    if _delta_mixture(1e-9, mu, T, q, delta) <= delta:
+    if _delta_mixture(1e-9, mu, T, q, delta, mu0) <= delta:
         return 0.0
     lo, hi = 0.0, 1.0
-    while _delta_mixture(hi, mu, T, q, delta) > delta:
+    while _delta_mixture(hi, mu, T, q, delta, mu0) > delta:
         lo, hi = hi, hi * 2.0
         if hi > 1e6:
             return math.inf
     while hi - lo > 1e-9 * max(hi, 1.0):
         mid = 0.5 * (lo + hi)
-        if _delta_mixture(mid, mu, T, q, delta) > delta:
+        if _delta_mixture(mid, mu, T, q, delta, mu0) > delta:
             lo = mid
         else:
             hi = mid
@@ -98,18 +100,31 @@ def epsilon_uses_mixture(mu: float, T: int, q: float, delta: float) -> float:
 
 
 def view_epsilon(*, S: int, t: int, sigma: float, c: float, l: int, per_class, class_counts,
-                 delta: float, mask_ratio: float) -> float:
+                 delta: float, mask_ratio: float, stats_mu: float | None = None) -> float:
     """Epsilon towards the aggregator colluding with ``t`` sites (``t = 0``: threat model (b))
-    for a record at an honest site: the maximum over classes of the uses mixture."""
+    for a record at an honest site: the maximum over classes of the uses mixture (composed with
+    the ``dp-center`` statistics' view, :func:`stats_view_mu`, when ``stats_mu`` is given)."""
     sigma = check_float("sigma", sigma, lo=0.0)
     if sigma == 0:
         return math.inf
     mu = (2.0 * float(c) / int(l)) / sigma * math.sqrt(view_factor(S, t, mask_ratio))
+    mu0 = stats_view_mu(S=S, t=t, stats_mu=stats_mu, mask_ratio=mask_ratio)
     worst = 0.0
     for T_k, n_k in zip(per_class, class_counts):
         if int(T_k) > 0:
-            worst = max(worst, epsilon_uses_mixture(mu, int(T_k), int(l) / int(n_k), delta))
+            worst = max(worst, epsilon_uses_mixture(mu, int(T_k), int(l) / int(n_k), delta, mu0))
     return worst
+
+
+def stats_view_mu(*, S: int, t: int, stats_mu: float | None, mask_ratio: float = math.inf) -> float:
+    """The GDP parameter of the ``dp-center`` statistics step towards the aggregator with ``t``
+    colluding sites (docs/decentral.md, Theorem 6): the centralized ``stats_mu`` (sensitivity
+    ``sqrt(d)`` over the centralized noise) times ``sqrt(view_factor)``, as the honest sum
+    carries ``H/S`` of the centralized noise; 0 without the step."""
+    if stats_mu is None:
+        return 0.0
+    mu = check_float("stats_mu", stats_mu, lo=0.0)
+    return mu * math.sqrt(view_factor(S, t, mask_ratio))
 
 
 def view_mu(*, S: int, t: int, sigma: float, c: float, l: int, mask_ratio: float = math.inf) -> float:
@@ -121,7 +136,8 @@ def view_mu(*, S: int, t: int, sigma: float, c: float, l: int, mask_ratio: float
 
 
 def inside_epsilon(*, S: int, t: int, sigma: float, c: float, l: int, per_class, site_counts,
-                   delta: float, mask_ratio: float = math.inf) -> tuple[float, str, dict]:
+                   delta: float, mask_ratio: float = math.inf,
+                   stats_mu: float | None = None) -> tuple[float, str, dict]:
     """``(epsilon, accountant, {accountant: epsilon})`` towards the aggregator with ``t``
     colluding sites (``t = 0``: threat model (b)) for a record at an honest site: the smaller
     of two valid upper bounds on the same quantity (so the smaller is one too): the
@@ -130,16 +146,20 @@ def inside_epsilon(*, S: int, t: int, sigma: float, c: float, l: int, per_class,
     known-indices uses mixture (:func:`view_epsilon`, no amplification; the view it accounts
     contains the real one). ``site_counts``: ``(S, K)``. With CAPE's Gaussian masks
     (``mask_ratio`` finite) the view is Gaussian too, with the
-    shift of :func:`view_factor`: the same argument holds."""
+    shift of :func:`view_factor`: the same argument holds. ``stats_mu``: the release's
+    ``dp-center`` statistics (centralized GDP parameter), run by the same protocol: both bounds
+    compose its view (:func:`stats_view_mu`, docs/decentral.md Theorem 6)."""
     from dpcda.privacy import decentral_pld
 
     site_counts = np.asarray(site_counts)
     counts = site_counts.sum(axis=0)
     old = view_epsilon(S=S, t=t, sigma=sigma, c=c, l=l, per_class=per_class,
-                       class_counts=counts, delta=delta, mask_ratio=mask_ratio)
+                       class_counts=counts, delta=delta, mask_ratio=mask_ratio,
+                       stats_mu=stats_mu)
+    mu0 = stats_view_mu(S=S, t=t, stats_mu=stats_mu, mask_ratio=mask_ratio)
     new = decentral_pld.counts_epsilon(s=view_mu(S=S, t=t, sigma=sigma, c=c, l=l,
                                                  mask_ratio=mask_ratio), l=l,
                                        per_class=per_class, site_counts=site_counts,
-                                       delta=check_delta(delta))
+                                       delta=check_delta(delta), mu0=mu0)
     both = {decentral_pld.ACCOUNTANT: new, ACCOUNTANT: old}
     return (new, decentral_pld.ACCOUNTANT, both) if new <= old else (old, ACCOUNTANT, both)

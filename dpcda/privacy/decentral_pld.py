@@ -76,10 +76,11 @@ def _mixture_step(s: float, n_ks: int, v, p, h: float, tail: float):
 
 @lru_cache(maxsize=4096)
 def site_class_epsilon(s: float, n_k: int, n_ks: int, l: int, T: int, delta: float,
-                       coarse: bool = False) -> float:
+                       coarse: bool = False, mu0: float = 0.0) -> float:
     """Epsilon of ``T`` samples of a class with ``n_k`` pooled records for a record at a site
     holding ``n_ks`` of them, the view's ``mu / Delta``-normalised shift ``s`` (upper bound).
-    ``coarse``: on the curves' grid (faster, never below the fine grid's value)."""
+    ``coarse``: on the curves' grid (faster, never below the fine grid's value). ``mu0``: one
+    ``mu0``-GDP Gaussian step composed in (the ``dp-center`` statistics' view, Theorem 6)."""
     if n_ks <= 0 or T <= 0 or not s > 0:
         return 0.0
     if not math.isfinite(s):
@@ -101,6 +102,14 @@ def site_class_epsilon(s: float, n_k: int, n_ks: int, l: int, T: int, delta: flo
             break
         except pld._TooLarge:
             h *= 4.0
+    if mu0 > 0:  # the statistics' Gaussian PLD, losses rounded up on the same grid
+        from scipy.signal import fftconvolve
+
+        from dpcda.privacy.composed import gaussian_pld
+
+        g0, g, g_inf = gaussian_pld(mu0, h)
+        c = np.clip(fftconvolve(c, g), 0.0, None)
+        j0, inf_T = j0 + g0, 1.0 - (1.0 - inf_T) * (1.0 - g_inf)
     left = delta - misplaced - T * slack
     return math.inf if left <= 0 else pld.epsilon_for_delta(j0, c, inf_T, h, left)
 
@@ -114,20 +123,22 @@ def _cells(site_counts, per_class):
                    if counts[s, k] > 0 and int(per_class[k]) > 0})
 
 
-def counts_epsilon(*, s: float, l: int, per_class, site_counts, delta: float) -> float:
+def counts_epsilon(*, s: float, l: int, per_class, site_counts, delta: float,
+                   mu0: float = 0.0) -> float:
     """Epsilon towards the view (counts and the honest sum) for a record at any site, in any
     class: the maximum of :func:`site_class_epsilon` over ``(class, site)``. ``site_counts``:
     the ``(S, K)`` records per site and class; ``s``: ``(2c/l) / sigma * sqrt(S/H)``.
     Cells are first bounded on the coarse grid; a cell whose coarse bound is below the
-    largest fine value found cannot hold the maximum and is skipped."""
+    largest fine value found cannot hold the maximum and is skipped. ``mu0``: the
+    ``dp-center`` statistics' view composed into every cell (Theorem 6)."""
     cells = _cells(site_counts, per_class)
-    coarse = sorted(((site_class_epsilon(s, a, b, l, t, delta, True), a, b, t)
+    coarse = sorted(((site_class_epsilon(s, a, b, l, t, delta, True, mu0), a, b, t)
                      for a, b, t in cells), reverse=True)
     best = 0.0
     for bound, a, b, t in coarse:
         if bound <= best:
             break
-        best = max(best, site_class_epsilon(s, a, b, l, t, delta))
+        best = max(best, site_class_epsilon(s, a, b, l, t, delta, False, mu0))
     return best
 
 

@@ -32,6 +32,10 @@ REPO = Path(__file__).resolve().parents[2]
     (["--sites", "10", "--colluding", "0"], "t must be an integer in [1, 9]"),
     (["--sites", "10", "--colluding", "1,x"], "--colluding must list whole numbers t from 1 to S-1"),
     (["--sites", "1", "--colluding", "1"], "colluding sites t need at least 2 sites (sites=1)"),
+    # the normalisation: scale, dp-center (across sites by the masked protocol) or none
+    (["--sites", "3", "--normalize", "zscore"],
+     "argument --normalize: invalid choice: 'zscore' (choose from 'scale', 'dp-center', 'none')"),
+    (["--sites", "400", "--normalize", "dp-center"], "sites=400 is more than the classes allow"),
 ])
 def test_bad_input_is_one_line_exit_2_and_nothing_printed(argv, words, capsys, tmp_path,
                                                           monkeypatch):
@@ -61,4 +65,21 @@ def test_sites_json_gives_the_three_modes():
         assert res[mode]["epsilon"] == pytest.approx(10.0, rel=1e-3)
     # the same law: cape within a few points of centralized; local (S x the sampling rate) worse
     assert res["cape"]["accuracy"] > res["local"]["accuracy"]
+    assert res["cape"]["accuracy"] > 0.7
+
+
+@pytest.mark.slow
+def test_sites_json_with_dp_center_names_the_step_under_every_threat_model():
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    proc = subprocess.run([sys.executable, "-m", "dpcda", "sites", "--dataset", "digits",
+                           "--sites", "3", "--epsilon", "10", "--normalize", "dp-center",
+                           "--json"], capture_output=True, text=True, env=env, timeout=900)
+    assert proc.returncode == 0, proc.stderr
+    res = json.loads(proc.stdout)
+    assert list(res) == ["centralized", "cape", "local"]
+    mu = res["centralized"]["threat_models"][0]["composed_with"]["mu_gdp"]
+    cape = res["cape"]["threat_models"]
+    assert res["cape"]["epsilon"] == pytest.approx(res["centralized"]["epsilon"])
+    assert cape[0]["composed_with"]["mu_gdp"] == mu
+    assert all(t["composed_with"]["mu_gdp"] >= mu for t in cape[1:])
     assert res["cape"]["accuracy"] > 0.7

@@ -29,7 +29,7 @@ def test_target_holds_after_floating_point_at_100_sites():
     common = dict(l=4, c=1.0, epsilon=1.0, sigma_x=None, delta=1e-5, normalize="scale",
                   bounds=(0, 1), accountant="class-aware-pld", dataset=None, n_classes=K,
                   compare_accountants=False, class_bounds="data")
-    _, sx, sy, p, t_k, _, _ = _calibrate(sites, sites.class_counts(), 4, 60_000, common)
+    _, sx, sy, p, t_k, _, _, _ = _calibrate(sites, sites.class_counts(), 4, 60_000, common)
     n = int(t_k.sum())
     added = cape_epsilon_added(S, 1.0, sx, sy, n * d, n * K)
     assert added > float_reserve(60_000 * (d + K) + d + K)  # the centralized reserve is short
