@@ -93,8 +93,8 @@ l, c, delta, accountant, normalize = v["l"], v["c"], v["delta"], v["accountant"]
 
 # --- the setting, then the release (drawn at once when quick) or its live preview ----------------
 if v["bad_l"] is not None:
-    st.error(f"l = {v['bad_l']} is more than this dataset allows (its smallest class has "
-             f"{fmt_int(smallest)} records): l is now {ss['samples_l']}.")
+    st.error(f"l = {v['bad_l']} is more than this dataset allows (l averages records of one class, "
+             f"so it is at most the smallest class): l is now {ss['samples_l']}.")
 if REFUSED in (v["eps"], v["T"], v["max_alpha"]):  # the refusal is shown at its input; nothing stale
     st.info("**Nothing drawn yet:** a value in the sidebar is refused (said under it, in red).")
     st.stop()

@@ -234,8 +234,9 @@ def test_bad_settings_give_st_error_not_a_traceback():
     at = digits_link(AppTest.from_file(PAGE, default_timeout=60))
     at.query_params["l"] = "256"  # e.g. from the Privacy page; digits' smallest class has 131 records
     run(at)
-    assert [e.value for e in at.error] == ["l = 256 is more than this dataset allows (its smallest "
-                                           "class has 131 records): l is now 128."]
+    assert [e.value for e in at.error] == ["l = 256 is more than this dataset allows (l averages "
+                                           "records of one class, so it is at most the smallest "
+                                           "class): l is now 128."]
     assert at.select_slider(key="samples_l").value == 128
     at.selectbox(key="samples_accountant").set_value("class-aware")
     at.text_input(key="samples_eps").set_value("0.01")  # below what delta and alpha_max allow
