@@ -31,6 +31,7 @@ from pages.compare_setting import epsilon_list, note, publish_compare, seed_comp
 from pages.common import (DELTA_VALUES, POWERS_OF_TWO, REFUSED, InputRefused, absent_datasets_note,
                           accountant_assumptions, ensure_app_navigation, explain, explain_toggle,
                           float_input, fmt_delta, int_input, privacy_footnote, step_intro, typed)
+from pages.inputs_ui import show_problem
 from pages.jobs_ui import (executor_choice, open_job_store, start_worker, sweep_from_address, sweep_progress,
                            tally_jobs)
 from pages.setting_ui import address_problems
@@ -115,7 +116,7 @@ executor = executor_choice(sb, "compare")
 plan = comparison_plan(dataset, epsilon, mechanisms=mechs, runs=runs, ls=chosen_ls, delta=delta, c=c,
                        accountants=accountants, model=model, epochs=epochs)
 for p in plan["problems"]:
-    sb.warning(p.plain)
+    show_problem(p, container=sb, warning=True)  # shown as typed, never as Markdown
 est, confirmed = plan["estimate"], True
 if est is not None:
     sb.caption(f"{len(plan['jobs'])} job(s).")
