@@ -85,10 +85,11 @@ sb.caption(f"{title}: N = {fmt_int(ds.n_train)} training rows, K = {ds.n_classes
            f"features; smallest class {fmt_int(smallest)}.")
 
 v = release_controls(name, ds, smallest)
-real = ds.is_image and sb.checkbox("Show real records (not private)", key="samples_real", value=False,
-                                   help="Adds the views of the real data: the mosaic's ε = ∞ column (real "
-                                        "records, or means of them) and the real test split's class-mean "
-                                        "images. They are not private: for the data holder's eyes only.")
+real = (ds.is_image or v["sigma"] == 0) and sb.checkbox(
+    "Show real records (not private)", key="samples_real", value=False,
+    help="Adds the views of the real data: a release at σ_x = 0 (real records, or means of them), the "
+         "mosaic's ε = ∞ column and the real test split's class-mean images. They are not private: "
+         "for the data holder's eyes only.")
 l, c, delta, accountant, normalize = v["l"], v["c"], v["delta"], v["accountant"], v["normalize"]
 
 # --- the setting, then the release (drawn at once when quick) or its live preview ----------------
@@ -115,6 +116,10 @@ except ValueError as exc:
 remember_noise(nz.sigma, nz.epsilon)  # a switch of noise mode starts from them
 if v["eps"] is not None:  # the setting remembers the σ that meets the target (not a stale one)
     update(sigma_x=nz.sigma)
+if nz.sigma == 0 and not real:  # no noise: the release is the training records (l = 1) or their means
+    st.info("σ_x = 0 releases the training records themselves (l = 1) or means of them: nothing is "
+            "shown until you tick **Show real records (not private)** in the sidebar.")
+    st.stop()
 quick = smp.is_quick(n=ds.n_train, d=ds.d_x, T=T, l=l)
 st.caption(smp.setting_text(l=l, T=T, c=c, noise=nz, accountant=accountant, delta=delta, normalize=normalize,
                             target=v["eps"]))

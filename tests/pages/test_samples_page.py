@@ -141,6 +141,8 @@ def test_hint_for_an_unrecognisable_setting_and_none_for_a_clear_one():
     run(at)
     at.select_slider(key="samples_sigma").set_value(0.0)
     run(at)
+    at.sidebar.checkbox(key="samples_real").check()  # σ_x = 0: means of real records, opted in
+    run(at)
     assert not [i.value for i in at.info if "mostly static" in i.value] and len(at.image) >= 2
 
 
@@ -207,6 +209,8 @@ def test_changing_the_accountant_redraws_at_once_and_no_privacy_is_labelled():
     at.radio(key="samples_mode").set_value("explicit σ")
     run(at)
     at.select_slider(key="samples_sigma").set_value(0.0)
+    run(at)
+    at.sidebar.checkbox(key="samples_real").check()  # σ_x = 0 shows real data: only when asked
     run(at)
     assert statement(at).startswith("#### ε = ∞ (no privacy)")
     assert any("no privacy guarantee" in w.value for w in at.warning)
@@ -388,3 +392,25 @@ def test_an_upload_whose_headers_declare_too_much_is_one_message():
     assert not at.exception, at.exception
     (error,) = at.error
     assert "Upload rejected" in error.value and "too large once unpacked" in error.value
+
+
+NO_NOISE_GATE = "σ_x = 0 releases the training records themselves"
+
+
+def test_sigma_zero_shows_no_record_without_the_real_records_opt_in():
+    """σ_x = 0 with l = 1 releases training records as they are: like the mosaic's ε = ∞ column,
+    they are shown only once the reader ticks "Show real records (not private)"."""
+    at = digits_link(AppTest.from_file(PAGE, default_timeout=120))
+    run(at)
+    at.radio(key="samples_mode").set_value("explicit σ")
+    run(at)
+    at.select_slider(key="samples_l").set_value(1)
+    at.select_slider(key="samples_sigma").set_value(0.0)
+    run(at)
+    assert any(NO_NOISE_GATE in i.value for i in at.info)
+    assert not at.image and not at.get("download_button")  # no record, no release file
+    assert not at.checkbox(key="samples_real").value
+    at.sidebar.checkbox(key="samples_real").check()
+    run(at)
+    assert not any(NO_NOISE_GATE in i.value for i in at.info)
+    assert len(at.image) >= 1 and statement(at).startswith("#### ε = ∞ (no privacy)")
