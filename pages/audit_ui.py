@@ -59,7 +59,7 @@ def audit_section(*, l: int, sigma_x: float, c: float, T: int, delta: float, cla
     """Draw the section for the page's setting (``params``: its PrivacyParams, for the gap;
     nothing is drawn without class counts: the audit needs N_k)."""
     from pages.jobs_ui import open_job_store, start_worker
-    from pages.privacy_views import note
+    from pages.privacy.views import note
 
     if not class_counts:
         return

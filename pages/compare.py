@@ -27,7 +27,7 @@ from dpcda.privacy import NOT_A_BOUND
 from dpcda.report.tables import for_display
 from dpcda.training import AUTO, list_models, model_spec
 from pages.charts import comparison_figure
-from pages.compare_setting import epsilon_list, note, publish_compare, seed_compare
+from pages.compare.setting import epsilon_list, note, publish_compare, seed_compare
 from pages.common import (DELTA_VALUES, POWERS_OF_TWO, REFUSED, InputRefused, absent_datasets_note,
                           accountant_assumptions, ensure_app_navigation, explain, explain_toggle,
                           float_input, fmt_delta, int_input, privacy_footnote, step_intro, typed)

@@ -1,6 +1,6 @@
 """Samples: what a DP-CDA release of a dataset (or an upload) looks like; download it.
 
-Widgets -> :mod:`dpcda.dashboard.samples` / :mod:`dpcda.mechanisms` -> drawing (:mod:`pages.samples_views`).
+Widgets -> :mod:`dpcda.dashboard.samples` / :mod:`dpcda.mechanisms` -> drawing (:mod:`pages.samples.views`).
 A quick release (estimated under a second, :func:`dpcda.dashboard.samples.is_quick`) is drawn as the
 sidebar moves; a slow one (MNIST-size) shows a live preview of a few samples per class at the exact
 setting (:mod:`dpcda.dashboard.samples.preview`) and waits for "Generate". Releases are cached on
@@ -20,13 +20,13 @@ from dpcda.util.verbatim import verbatim
 from pages.common import (REFUSED, ensure_app_navigation, explain_toggle, fmt_int, missing_data_note,
                           privacy_footnote, show_problem, step_intro)
 from pages.report_ui import report_download, reproduce_expander
-from pages.samples_controls import release_controls
-from pages.samples_fidelity import show_fidelity
-from pages.samples_mosaic import prefetch_mosaic, show_mosaic
-from pages.samples_release import show_downloads, show_statement, show_table
+from pages.samples.controls import release_controls
+from pages.samples.fidelity import show_fidelity
+from pages.samples.mosaic import prefetch_mosaic, show_mosaic
+from pages.samples.release import show_downloads, show_statement, show_table
 from pages.setting_ui import address_problems, remember_noise, seed, shared_setting, update
-from pages.samples_setting import publish_samples, widget_values
-from pages.samples_views import (load_builtin, load_uploaded, make_release, noise_for, note, pictures,
+from pages.samples.setting import publish_samples, widget_values
+from pages.samples.views import (load_builtin, load_uploaded, make_release, noise_for, note, pictures,
                                  show_hint, show_pictures, show_preview, show_spent)
 
 UPLOAD = "upload"

@@ -32,7 +32,7 @@ def _app(script, **kw) -> AppTest:
 def _dp_center_page():
     from types import SimpleNamespace
 
-    from pages.privacy_norm import dp_center_note
+    from pages.privacy.norm import dp_center_note
 
     ds = SimpleNamespace(n=100, class_counts=(50, 50), d_x=4, d_y=2)
     dp_center_note(dataset="digits", normalize="dp-center", target=None, sigma_x=1.0, sigma_y=1.0,
@@ -40,9 +40,9 @@ def _dp_center_page():
 
 
 def test_dp_center_note_shows_the_refusal_as_typed(monkeypatch):
-    import pages.privacy_norm
+    import pages.privacy.norm
 
-    monkeypatch.setattr(pages.privacy_norm, "_composed", _boom)
+    monkeypatch.setattr(pages.privacy.norm, "_composed", _boom)
     (box,) = _app(_dp_center_page).info
     # the page's own lead keeps its Markdown (bold, code); the library's words none of theirs
     assert problems(box.value, ("strong", "code")) == [], box.value
@@ -103,7 +103,7 @@ def _launch_page(payload):
     import streamlit as st
 
     from dpcda.util.messages import problem_of
-    from pages.utility_views import launch_box
+    from pages.utility.views import launch_box
 
     class Request:
         def problems(self):

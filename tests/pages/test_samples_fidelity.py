@@ -1,4 +1,4 @@
-"""AppTest of the Samples page's fidelity section (pages/samples_fidelity.py)."""
+"""AppTest of the Samples page's fidelity section (pages/samples/fidelity.py)."""
 
 from __future__ import annotations
 
