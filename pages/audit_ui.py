@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dpcda.util.messages import hide_paths
 from dpcda.evaluation.audit.report import (
     audited_points,
     claim_rows,
@@ -15,7 +14,7 @@ from dpcda.evaluation.audit.report import (
     paper_gap,
     settings_for_release,
 )
-from pages.common import POWERS_OF_TWO, InputRefused, fmt_eps, fmt_int, int_input
+from pages.common import POWERS_OF_TWO, InputRefused, fmt_eps, fmt_int, int_input, show_problem
 
 KEY = "privacy_audit"
 VALID_NOTE = "as published, not a bound for this implementation"
@@ -60,7 +59,7 @@ def audit_section(*, l: int, sigma_x: float, c: float, T: int, delta: float, cla
     """Draw the section for the page's setting (``params``: its PrivacyParams, for the gap;
     nothing is drawn without class counts: the audit needs N_k)."""
     from pages.jobs_ui import open_job_store, start_worker
-    from pages.privacy_views import note
+    from pages.privacy.views import note
 
     if not class_counts:
         return
@@ -123,7 +122,7 @@ def audit_section(*, l: int, sigma_x: float, c: float, T: int, delta: float, cla
         s = settings_for_release(l=l, sigma_x=sigma_x, c=c, T=T, delta=delta,
                                  class_counts=class_counts, trials=int(trials), canary=canary)
     except ValueError as exc:
-        st.error(f"Cannot audit this setting: {hide_paths(exc)}")
+        show_problem(exc, lead="Cannot audit this setting: ")
         return
     st.caption(f"Audited: the {canary} canary, N_k = {fmt_int(n_k)} records, T_k = {fmt_int(T_k)} "
                f"mixtures per class, l = {l}, σ_x = {sigma_x:g}, c = {c:g}, δ = {delta:g}, "
@@ -178,6 +177,7 @@ def _progress(store) -> None:
                         f"{j.status}, {int(100 * frac)}% of the trials")
         failed = [j for j in _audit_jobs(store) if j.status == "failed"][-1:]
         for j in failed:
-            st.warning(f"audit job #{j.id} failed: {(j.message or 'failed').splitlines()[0]}")
+            show_problem(ValueError((j.message or "failed").splitlines()[0]), warning=True,
+                         lead=f"audit job #{j.id} failed: ")
 
     poll()

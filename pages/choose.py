@@ -3,7 +3,7 @@
 The shared setting (:mod:`pages.setting_ui`, set on the Privacy page or by the address) is added
 as a candidate; the numbers come from :mod:`dpcda.dashboard.candidates`, the report from
 :mod:`dpcda.report.choice_html` (drawn by :func:`pages.report_ui.candidates_panel`). The candidates
-and the choice are carried in the address too, to share a shortlist (:mod:`pages.choose_link`).
+and the choice are carried in the address too, to share a shortlist (:mod:`pages.choose.link`).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import streamlit as st
 
 from dpcda.data import get_dataset_spec
 from dpcda.report.formatting import fmt_delta
-from pages.choose_link import address_problems as link_problems, read_address, write_address
+from pages.choose.link import address_problems as link_problems, read_address, write_address
 from pages.common import ensure_app_navigation, explain_toggle
 from pages.jobs_ui import open_job_store
 from pages.report_ui import candidates_panel

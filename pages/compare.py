@@ -28,10 +28,11 @@ from dpcda.privacy import NOT_A_BOUND
 from dpcda.report.tables import for_display
 from dpcda.training import AUTO, list_models, model_spec
 from pages.charts import comparison_figure
-from pages.compare_setting import epsilon_list, note, publish_compare, seed_compare
+from pages.compare.setting import epsilon_list, note, publish_compare, seed_compare
 from pages.common import (DELTA_VALUES, POWERS_OF_TWO, REFUSED, InputRefused, absent_datasets_note,
                           accountant_assumptions, ensure_app_navigation, explain, explain_toggle,
                           float_input, fmt_delta, int_input, privacy_footnote, step_intro, typed)
+from pages.inputs_ui import show_problem
 from pages.jobs_ui import (executor_choice, open_job_store, start_worker, sweep_from_address, sweep_progress,
                            tally_jobs)
 from pages.setting_ui import address_problems
@@ -116,7 +117,7 @@ executor = executor_choice(sb, "compare")
 plan = comparison_plan(dataset, epsilon, mechanisms=mechs, runs=runs, ls=chosen_ls, delta=delta, c=c,
                        accountants=accountants, model=model, epochs=epochs)
 for p in plan["problems"]:
-    sb.warning(p.plain)
+    show_problem(p, container=sb, warning=True)  # shown as typed, never as Markdown
 est, confirmed = plan["estimate"], True
 if est is not None:
     sb.caption(f"{len(plan['jobs'])} job(s).")

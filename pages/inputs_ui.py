@@ -32,17 +32,21 @@ class InputRefused(ValueError):
         self.problem = problem
 
 
-def show_problem(exc: BaseException | Problem, *, container=None, warning: bool = False) -> Problem:
+def show_problem(exc: BaseException | Problem, *, container=None, warning: bool = False,
+                 info: bool = False, lead: str = "") -> Problem:
     """State one problem once, in plain words, with the precise library message in an expander.
 
     ``exc``: a ``ValueError`` from ``dpcda`` (its code decides the words, see
     :func:`dpcda.util.messages.problem_of`) or a :class:`~dpcda.util.messages.Problem`.
+    ``warning`` / ``info``: a yellow / blue box instead of the red one. ``lead``: the page's own
+    Markdown before the words (written by the page, never from outside: it is not escaped).
     """
     p = exc if isinstance(exc, Problem) else problem_of(exc)
     where = container or st
     plain, precise = hide_paths(p.plain), hide_paths(p.precise)  # no server path on a page
     # the words quote typed values, file and column names: shown as typed, never as Markdown
-    (where.warning if warning else where.error)(verbatim(plain))
+    box = where.warning if warning else where.info if info else where.error
+    box(lead + verbatim(plain))
     if precise != plain:
         with where.expander("Details"):
             st.code(precise, language=None, wrap_lines=True)

@@ -1,6 +1,6 @@
 """Privacy explorer: ε of a DP-CDA release under every accountant, the accuracy it buys,
 Figure 4, calibration. Reads the widgets, calls :mod:`dpcda`, draws (the headline, drawn before
-the widgets from their keys: privacy_head; the other sections: privacy_views)."""
+the widgets from their keys: pages/privacy/head.py; the other sections: pages/privacy/views.py)."""
 
 from __future__ import annotations
 
@@ -20,12 +20,12 @@ from pages.common import (DELTA_VALUES, L_VALUES, REFUSED, SIGMA_VALUES, InputRe
                           ensure_app_navigation, epsilon_table, explain_toggle, float_input, fmt_delta,
                           fmt_int, fmt_sigma, int_input, next_step_link, paper_vs_class_aware,
                           privacy_footnote, show_problem, step_intro, typed)
-from pages.privacy_head import (MAX_ALPHA_RANGE, T_RANGE, TARGET, headline, setting_from_state,
+from pages.privacy.head import (MAX_ALPHA_RANGE, T_RANGE, TARGET, headline, setting_from_state,
                                 target_noise, widget_values)
 from pages.setting_ui import address_problems, keep_noise, remember_noise, seed, shared_setting, update
 from pages.report_ui import page_tools
-from pages.privacy_views import accuracy_section, calibration_section, figure4_section, note
-from pages.privacy_norm import dp_center_note
+from pages.privacy.views import accuracy_section, calibration_section, figure4_section, note
+from pages.privacy.norm import dp_center_note
 
 ss = st.session_state
 ensure_app_navigation()
@@ -33,7 +33,7 @@ seed("privacy", widget_values(shared_setting()))  # the shared setting, on arriv
 st.title("Privacy explorer")
 step_intro("pages/privacy.py")
 address_problems()
-# The headline first (the browser draws it before the sidebar's ~40 elements; privacy_head).
+# The headline first (the browser draws it before the sidebar's ~40 elements; privacy/head.py).
 left, right = st.columns([1, 1.3], gap="large")
 slot = left.empty()
 early = setting_from_state(st.session_state)

@@ -19,6 +19,7 @@ from typing import Mapping
 import streamlit as st
 
 from dpcda.util.messages import hide_paths
+from dpcda.util.verbatim import verbatim
 from dpcda.dashboard.reproduce import file_stem, reproduce
 
 REPORT_HELP = ("One self-contained HTML file that opens offline: ε and δ in plain words with the "
@@ -39,7 +40,7 @@ def reproduce_expander(page: str, settings: Mapping, *, container=None) -> None:
     try:
         r = reproduce(page=page, **_plain(settings))
     except ValueError as exc:
-        box.caption(f"Nothing to reproduce for these settings: {exc}.")
+        box.caption("Nothing to reproduce for these settings: " + verbatim(hide_paths(exc)))
         return
     box.caption(f"{r.what}. Every run draws fresh randomness (no seed is ever recorded): an ε "
                 "comes out the same, an accuracy varies from run to run.")

@@ -1,6 +1,6 @@
 """Samples: what a DP-CDA release of a dataset (or an upload) looks like; download it.
 
-Widgets -> :mod:`dpcda.dashboard.samples` / :mod:`dpcda.mechanisms` -> drawing (:mod:`pages.samples_views`).
+Widgets -> :mod:`dpcda.dashboard.samples` / :mod:`dpcda.mechanisms` -> drawing (:mod:`pages.samples.views`).
 A quick release (estimated under a second, :func:`dpcda.dashboard.samples.is_quick`) is drawn as the
 sidebar moves; a slow one (MNIST-size) shows a live preview of a few samples per class at the exact
 setting (:mod:`dpcda.dashboard.samples.preview`) and waits for "Generate". Releases are cached on
@@ -20,13 +20,13 @@ from dpcda.util.verbatim import verbatim
 from pages.common import (REFUSED, ensure_app_navigation, explain_toggle, fmt_int, missing_data_note,
                           privacy_footnote, show_problem, step_intro)
 from pages.report_ui import report_download, reproduce_expander
-from pages.samples_controls import release_controls
-from pages.samples_fidelity import show_fidelity
-from pages.samples_mosaic import prefetch_mosaic, show_mosaic
-from pages.samples_release import show_downloads, show_statement, show_table
+from pages.samples.controls import release_controls
+from pages.samples.fidelity import show_fidelity
+from pages.samples.mosaic import prefetch_mosaic, show_mosaic
+from pages.samples.release import show_downloads, show_statement, show_table
 from pages.setting_ui import address_problems, remember_noise, seed, shared_setting, update
-from pages.samples_setting import publish_samples, widget_values
-from pages.samples_views import (load_builtin, load_uploaded, make_release, noise_for, note, pictures,
+from pages.samples.setting import publish_samples, widget_values
+from pages.samples.views import (load_builtin, load_uploaded, make_release, noise_for, note, pictures,
                                  show_hint, show_pictures, show_preview, show_spent)
 
 UPLOAD = "upload"
@@ -85,16 +85,17 @@ sb.caption(f"{title}: N = {fmt_int(ds.n_train)} training rows, K = {ds.n_classes
            f"features; smallest class {fmt_int(smallest)}.")
 
 v = release_controls(name, ds, smallest)
-real = ds.is_image and sb.checkbox("Show real records (not private)", key="samples_real", value=False,
-                                   help="Adds the views of the real data: the mosaic's ε = ∞ column (real "
-                                        "records, or means of them) and the real test split's class-mean "
-                                        "images. They are not private: for the data holder's eyes only.")
+real = (ds.is_image or v["sigma"] == 0) and sb.checkbox(
+    "Show real records (not private)", key="samples_real", value=False,
+    help="Adds the views of the real data: a release at σ_x = 0 (real records, or means of them), the "
+         "mosaic's ε = ∞ column and the real test split's class-mean images. They are not private: "
+         "for the data holder's eyes only.")
 l, c, delta, accountant, normalize = v["l"], v["c"], v["delta"], v["accountant"], v["normalize"]
 
 # --- the setting, then the release (drawn at once when quick) or its live preview ----------------
 if v["bad_l"] is not None:
-    st.error(f"l = {v['bad_l']} is more than this dataset allows (its smallest class has "
-             f"{fmt_int(smallest)} records): l is now {ss['samples_l']}.")
+    st.error(f"l = {v['bad_l']} is more than this dataset allows (l averages records of one class, "
+             f"so it is at most the smallest class): l is now {ss['samples_l']}.")
 if REFUSED in (v["eps"], v["T"], v["max_alpha"]):  # the refusal is shown at its input; nothing stale
     st.info("**Nothing drawn yet:** a value in the sidebar is refused (said under it, in red).")
     st.stop()
@@ -115,6 +116,10 @@ except ValueError as exc:
 remember_noise(nz.sigma, nz.epsilon)  # a switch of noise mode starts from them
 if v["eps"] is not None:  # the setting remembers the σ that meets the target (not a stale one)
     update(sigma_x=nz.sigma)
+if nz.sigma == 0 and not real:  # no noise: the release is the training records (l = 1) or their means
+    st.info("σ_x = 0 releases the training records themselves (l = 1) or means of them: nothing is "
+            "shown until you tick **Show real records (not private)** in the sidebar.")
+    st.stop()
 quick = smp.is_quick(n=ds.n_train, d=ds.d_x, T=T, l=l)
 st.caption(smp.setting_text(l=l, T=T, c=c, noise=nz, accountant=accountant, delta=delta, normalize=normalize,
                             target=v["eps"]))

@@ -1,6 +1,6 @@
 """Utility: test accuracy of models trained on a mechanism's releases, swept over l, ε, σ or T.
 
-The page reads the sidebar (``pages/utility_form.py``) into a :class:`dpcda.dashboard.sweep_request.
+The page reads the sidebar (``pages/utility/form.py``) into a :class:`dpcda.dashboard.sweep_request.
 SweepRequest`, shows its estimated duration, and on Launch queues the sweep in the job store
 (a background worker runs it; nothing is trained in the Streamlit process). The results are
 joined and shaped by :mod:`dpcda.report.utility_results` and :mod:`dpcda.report.utility_figure`. The selected
@@ -26,9 +26,9 @@ from pages.jobs_ui import (executor_choice, open_job_store, start_worker, sweep_
                            tally_jobs)
 from pages.report_ui import page_tools
 from pages.setting_ui import address_problems, seed, shared_setting
-from pages.utility_form import sweep_form
-from pages.utility_setting import publish_utility, widget_values
-from pages.utility_views import accuracy_figure, launch_box
+from pages.utility.form import sweep_form
+from pages.utility.setting import publish_utility, widget_values
+from pages.utility.views import accuracy_figure, launch_box
 
 ensure_app_navigation()
 seed("utility", widget_values(shared_setting()))  # the shared setting, on arrival

@@ -42,8 +42,10 @@ MERF_REFERENCE = 500 * 4000      # ... at batch 500 and 4,000 random features
 MERF_GENERATOR = (600, 500, 4000)  # what an experiment runs: steps, batch, random features
 TRAIN_FIXED = {"ncm": 0.05, "lda": 0.12, "qda": 0.12, "tree": 0.3, "linear": 0.1, "fc": 0.15, "cnn": 0.5}
 #: Per training value (T x d for ncm/tree, T x d^2 for lda/qda; T x d per epoch for torch models).
-#: qda: 0.6 x lda's (benchmarks/accuracy_qda.py, MNIST: 5.4 s against 8.8 s on the shared CPU).
-TRAIN_PER_VALUE = {"ncm": 3.0e-8, "lda": 2.0e-10, "qda": 1.2e-10, "tree": 4.0e-8, "linear": 3.0e-8,
+#: qda (with its tangent prior for images): 27 s of CPU for one MNIST fit on 60,000 rows and 5 s
+#: scoring the 10,000 test images (docs/training.md, benchmarks/accuracy_qda.py): 32 s for
+#: T x d^2 = 3.7e10, 4 x lda's per value (the LDA fit: 8.8 s).
+TRAIN_PER_VALUE = {"ncm": 3.0e-8, "lda": 2.0e-10, "qda": 8.7e-10, "tree": 4.0e-8, "linear": 3.0e-8,
                    "fc": 5.0e-8, "cnn": 2.0e-6}
 TORCH_MODELS = ("linear", "fc", "cnn")
 # How a mechanism's generation cost grows is its registry entry's ``cost_model``

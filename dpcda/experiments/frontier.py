@@ -300,11 +300,23 @@ MEASURE_RUNS = 3
 MEASURE_ACCOUNTANT = "class-aware"
 
 
-def estimate_seconds(dataset: str, runs: int = MEASURE_RUNS) -> float:
-    """A rough duration of a one-click measurement (worker start + ``runs`` sequential runs)."""
+def estimate_seconds(dataset: str, runs: int = MEASURE_RUNS, learner: str | None = None) -> float:
+    """A rough duration of a one-click measurement (worker start + ``runs`` sequential runs).
+
+    ``seconds_per_run`` is measured with the dataset's fast learner (:func:`fast_config`'s);
+    ``learner`` (None: that one) another, e.g. the opt-in ``"qda"``: the difference of the two
+    learners' training estimates (:func:`dpcda.experiments.estimate.train_seconds`) is added."""
     from dpcda.data.registry import DATASETS
 
-    per_run = DATASETS.get(dataset).seconds_per_run if dataset in DATASETS else DEFAULT_SECONDS_PER_RUN
+    if dataset not in DATASETS:
+        return WORKER_START_SECONDS + runs * DEFAULT_SECONDS_PER_RUN
+    per_run = DATASETS.get(dataset).seconds_per_run
+    if learner is not None:
+        from dpcda.experiments.estimate import train_seconds
+
+        fast = fast_config(dataset, l=4, sigma_x=0.5)  # the learner does not depend on l or sigma > 0
+        if learner != fast["model"]:
+            per_run += max(0.0, train_seconds({**fast, "model": learner}) - train_seconds(fast))
     return WORKER_START_SECONDS + runs * per_run
 
 

@@ -75,8 +75,9 @@ def preview_dpcda(X, y, *, l: int, per_class: int, sigma_x: float, sigma_y: floa
     if len(counts) > K or len(y) != len(X):
         raise ValueError(f"y must hold one label in 0..{K - 1} per row of X")
     if l > counts.min():
-        raise ValueError(f"l must be at most the smallest class ({int(counts.min())} records), "
-                         f"got l={l}")
+        # worded from l alone: the class sizes of the private data are never in a message
+        raise ValueError(f"l must be at most the number of records of every class, got l={l}: a class "
+                         "of this dataset has fewer records than that; lower l")
     gen = SecureRandom(seed)
     cpu = torch.device("cpu")
     gx, gy = grids(sigma_x, sigma_y, c)

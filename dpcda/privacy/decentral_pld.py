@@ -42,8 +42,9 @@ def count_law(n_k: int, n_ks: int, l: int) -> tuple[np.ndarray, np.ndarray]:
 
     n_k, n_ks, l = int(n_k), int(n_ks), int(l)
     if not (0 <= n_ks <= n_k and 1 <= l <= n_k):
-        raise ValueError(f"need 0 <= n_ks <= n_k and 1 <= l <= n_k, got n_ks={n_ks}, "
-                         f"n_k={n_k}, l={l}")
+        # the counts are per-site record counts: named, never printed
+        raise ValueError(f"need 0 <= n_ks <= n_k (a site's class-k records, of the pooled class's n_k) "
+                         f"and 1 <= l <= n_k, got l={l} and counts outside these bounds")
     v = np.arange(max(0, l - (n_k - n_ks)), min(l, n_ks) + 1)
     return v, hypergeom.pmf(v, n_k, n_ks, l)
 

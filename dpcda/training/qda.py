@@ -33,8 +33,12 @@ def mixing_factors(l: int, class_sizes) -> np.ndarray:
     """``f_k = (n_k - l) / (l (n_k - 1))``: the variance of the mean of ``l`` of ``n_k`` records
     drawn without replacement, per unit of class variance (1 when ``l = 1``)."""
     n = np.asarray(class_sizes, dtype=np.float64)
-    if int(l) < 1 or n.ndim != 1 or np.any(n < l):
-        raise ValueError(f"class_sizes must be >= l={l} for every class, got class_sizes={list(n)}")
+    if int(l) < 1:
+        raise ValueError(f"l must be an integer >= 1, got l={l!r}")
+    if n.ndim != 1 or np.any(n < l):
+        # Worded from public inputs only: the class sizes are private counts (never in a message).
+        raise ValueError(f"class_sizes must be one number per class, each >= l={int(l)} (the records "
+                         "averaged per sample); a class of this dataset is smaller than l: lower l")
     if int(l) == 1:
         return np.ones_like(n)
     return (n - l) / (l * np.maximum(n - 1, 1))

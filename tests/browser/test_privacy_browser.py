@@ -86,7 +86,7 @@ def test_moving_l_slider_with_keyboard_changes_epsilon(server, browser):
     # pages/ listing, which would show common.py as a page): see ensure_app_navigation().
     nav = page.get_by_test_id("stSidebarNav").inner_text()
     assert "Home" in nav and "Privacy" in nav, nav
-    assert not any(helper in nav for helper in ("common", "jobs_ui", "utility_views")), nav
+    assert not any(helper in nav for helper in ("common", "jobs_ui", "charts", "views")), nav
 
     slider = (page.get_by_test_id("stSlider").filter(has_text="Order of mixture l")
               .get_by_role("slider"))

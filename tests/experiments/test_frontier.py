@@ -162,6 +162,19 @@ def test_fast_config_replaces_networks_by_lda():
     assert fr.fast_config("digits", l=4, sigma_x=0.25)["sigma"] == 0.25
 
 
+def test_the_measurement_estimate_knows_its_learner():
+    """seconds_per_run is measured with the fast learner (MNIST: lda, 18 s); the opt-in qda fits
+    in 27 s of CPU on MNIST (docs/training.md): a run with it is estimated at least that long,
+    and the fast learner named explicitly costs what the default does."""
+    runs = fr.MEASURE_RUNS
+    default = fr.estimate_seconds("mnist")
+    assert fr.estimate_seconds("mnist", learner="lda") == default
+    qda = fr.estimate_seconds("mnist", learner="qda")
+    assert (qda - fr.WORKER_START_SECONDS) / runs >= 27.0 > (default - fr.WORKER_START_SECONDS) / runs
+    assert fr.estimate_seconds("mnist", runs=1, learner="qda") < qda  # still per run
+    assert fr.estimate_seconds("nope", learner="qda") == fr.estimate_seconds("nope")
+
+
 def test_a_proportional_release_under_whole_record_gets_an_upper_bound_close_to_exact():
     """The frontier's cheap whole-record epsilon of a proportional split (the equal split of
     K * max T_k) is never below the exact one, and close to it at a built-in dataset's counts."""

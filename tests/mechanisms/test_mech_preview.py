@@ -96,3 +96,18 @@ def test_bad_input_names_the_parameter(kw, name):
     args = dict(l=2, per_class=4, sigma_x=0.5, sigma_y=0.5, preprocess=_pre(X), n_classes=3, c=1.0)
     with pytest.raises(ValueError, match=name):
         preview_dpcda(X, y, **{**args, **kw})
+
+
+def test_l_above_a_class_is_refused_in_words_that_name_no_class_size():
+    """The class sizes of the previewed data are private: two neighbouring datasets (one record more
+    in the smallest class) give the same message, naming l and no count."""
+    messages = []
+    for n_per in ((40, 30, 50), (40, 31, 50), (41, 30, 50)):
+        X, y = _data(n_per)
+        with pytest.raises(ValueError) as err:
+            preview_dpcda(X, y, l=45, per_class=4, sigma_x=0.5, sigma_y=0.5, preprocess=_pre(X),
+                          n_classes=3, c=1.0)
+        messages.append(str(err.value))
+    assert messages[0] == messages[1] == messages[2]
+    assert "l=45" in messages[0]
+    assert not any(str(n) in messages[0] for n in (30, 31, 40, 41, 50))

@@ -1,4 +1,4 @@
-"""AppTest of the Privacy page's accuracy beside ε (pages/privacy_views.py): the measured readout
+"""AppTest of the Privacy page's accuracy beside ε (pages/privacy/views.py): the measured readout
 from the shipped table, the privacy-utility frontier, and the one-click measurement, which queues
 jobs in the page's (private) store and starts a worker; the jobs then run in-process."""
 

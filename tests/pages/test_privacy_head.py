@@ -1,5 +1,5 @@
 """The Privacy page's headline, drawn before the sidebar from the widgets' keys
-(pages/privacy_head.py): it reads what the widgets will return, it is the headline the page
+(pages/privacy/head.py): it reads what the widgets will return, it is the headline the page
 keeps when they agree, and it is replaced (never kept stale) when they do not."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 
 from tests.pages.page_util import run
 
-import pages.privacy_head as head
+import pages.privacy.head as head
 from dpcda.dashboard.explorer import SIGMA_VALUES
 from dpcda.data.presets import get_preset, list_presets
 from dpcda.privacy import DEFAULT_ACCOUNTANT, PrivacyParams, compute_epsilon, list_conversions

@@ -1,4 +1,4 @@
-"""The Privacy page's sentence on a dp-center release (pages/privacy_norm.py): the page's ε is the
+"""The Privacy page's sentence on a dp-center release (pages/privacy/norm.py): the page's ε is the
 mixing's; a release with dp-center composes its statistics, and the page says by how much."""
 
 from __future__ import annotations

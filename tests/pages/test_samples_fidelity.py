@@ -1,4 +1,4 @@
-"""AppTest of the Samples page's fidelity section (pages/samples_fidelity.py)."""
+"""AppTest of the Samples page's fidelity section (pages/samples/fidelity.py)."""
 
 from __future__ import annotations
 
@@ -68,6 +68,10 @@ def test_upload_fidelity_table_and_warning_only_when_far_off():
     at = upload_page()
     at.select_slider(key="samples_l").set_value(1)
     at.select_slider(key="samples_sigma").set_value(0.0)   # no noise: close to the real split
+    run(at)  # l = 1, no noise: the uploader's own records, shown only when asked
+    assert any("σ_x = 0 releases the training records" in i.value for i in at.info)
+    assert not at.get("arrow_data_frame") and not at.get("download_button")
+    at.sidebar.checkbox(key="samples_real").check()
     # T = 3000 resamples of the 300 training rows: column b's distance to the 100 test rows was
     # 0.052 +- 0.005 (max 0.069 over 1000 releases); at T = 300 it was 0.053 +- 0.015 and passed
     # the 0.1 threshold in 1 of 1000 releases (a failure of this test, by chance)

@@ -141,6 +141,8 @@ def test_hint_for_an_unrecognisable_setting_and_none_for_a_clear_one():
     run(at)
     at.select_slider(key="samples_sigma").set_value(0.0)
     run(at)
+    at.sidebar.checkbox(key="samples_real").check()  # σ_x = 0: means of real records, opted in
+    run(at)
     assert not [i.value for i in at.info if "mostly static" in i.value] and len(at.image) >= 2
 
 
@@ -208,6 +210,8 @@ def test_changing_the_accountant_redraws_at_once_and_no_privacy_is_labelled():
     run(at)
     at.select_slider(key="samples_sigma").set_value(0.0)
     run(at)
+    at.sidebar.checkbox(key="samples_real").check()  # σ_x = 0 shows real data: only when asked
+    run(at)
     assert statement(at).startswith("#### ε = ∞ (no privacy)")
     assert any("no privacy guarantee" in w.value for w in at.warning)
 
@@ -234,8 +238,9 @@ def test_bad_settings_give_st_error_not_a_traceback():
     at = digits_link(AppTest.from_file(PAGE, default_timeout=60))
     at.query_params["l"] = "256"  # e.g. from the Privacy page; digits' smallest class has 131 records
     run(at)
-    assert [e.value for e in at.error] == ["l = 256 is more than this dataset allows (its smallest "
-                                           "class has 131 records): l is now 128."]
+    assert [e.value for e in at.error] == ["l = 256 is more than this dataset allows (l averages "
+                                           "records of one class, so it is at most the smallest "
+                                           "class): l is now 128."]
     assert at.select_slider(key="samples_l").value == 128
     at.selectbox(key="samples_accountant").set_value("class-aware")
     at.text_input(key="samples_eps").set_value("0.01")  # below what delta and alpha_max allow
@@ -387,3 +392,25 @@ def test_an_upload_whose_headers_declare_too_much_is_one_message():
     assert not at.exception, at.exception
     (error,) = at.error
     assert "Upload rejected" in error.value and "too large once unpacked" in error.value
+
+
+NO_NOISE_GATE = "σ_x = 0 releases the training records themselves"
+
+
+def test_sigma_zero_shows_no_record_without_the_real_records_opt_in():
+    """σ_x = 0 with l = 1 releases training records as they are: like the mosaic's ε = ∞ column,
+    they are shown only once the reader ticks "Show real records (not private)"."""
+    at = digits_link(AppTest.from_file(PAGE, default_timeout=120))
+    run(at)
+    at.radio(key="samples_mode").set_value("explicit σ")
+    run(at)
+    at.select_slider(key="samples_l").set_value(1)
+    at.select_slider(key="samples_sigma").set_value(0.0)
+    run(at)
+    assert any(NO_NOISE_GATE in i.value for i in at.info)
+    assert not at.image and not at.get("download_button")  # no record, no release file
+    assert not at.checkbox(key="samples_real").value
+    at.sidebar.checkbox(key="samples_real").check()
+    run(at)
+    assert not any(NO_NOISE_GATE in i.value for i in at.info)
+    assert len(at.image) >= 1 and statement(at).startswith("#### ε = ∞ (no privacy)")

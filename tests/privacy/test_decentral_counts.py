@@ -113,6 +113,18 @@ def test_count_law_is_hypergeometric_and_matches_the_slots():
         count_law(5, 6, 2)
 
 
+def test_count_law_refusal_prints_no_site_count():
+    """n_k and n_ks are (per-site) record counts: a refusal names them, never their values, so
+    neighbouring counts give one message."""
+    messages = []
+    for n_k, n_ks in ((5, 6), (5, 7), (6, 7)):
+        with pytest.raises(ValueError) as err:
+            count_law(n_k, n_ks, 2)
+        messages.append(str(err.value))
+    assert messages[0] == messages[1] == messages[2]
+    assert not any(d in messages[0].replace("l=2", "") for d in "5679")
+
+
 def test_every_record_in_every_sample_is_plain_gaussian_composition():
     """q -> 1 limit: n_k = l (each site's records all used every time): no amplification at
     all, the counts bound equals the known-indices bound (T Gaussian uses) and the exact

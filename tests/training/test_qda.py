@@ -36,6 +36,22 @@ def test_mixing_factors_are_the_without_replacement_variance():
         mixing_factors(8, [5, 20])
 
 
+def test_mixing_factors_error_names_no_class_size():
+    """The class sizes are private counts: the message of two neighbouring datasets (one record
+    more in one class) is the same, and names l (public) but no size."""
+    messages = []
+    for sizes in ([5, 20], [6, 20], [5, 21]):
+        with pytest.raises(ValueError) as err:
+            mixing_factors(8, sizes)
+        messages.append(str(err.value))
+    assert messages[0] == messages[1] == messages[2]
+    assert "l=8" in messages[0]
+    for count in ("5", "6", "20", "21"):
+        assert count not in messages[0].replace("l=8", "")
+    with pytest.raises(ValueError, match="l must be"):
+        mixing_factors(0, [5, 20])
+
+
 def test_correction_recovers_class_covariances_within_sampling_error():
     rng = np.random.default_rng(0)
     l, T, sigma, d = 4, 40_000, 0.5, 8

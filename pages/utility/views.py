@@ -9,6 +9,7 @@ from __future__ import annotations
 
 
 from dpcda.experiments.estimate import advice
+from pages.inputs_ui import show_problem
 
 
 def accuracy_figure(data: dict, *, title: str, accountant: str):
@@ -71,7 +72,7 @@ def launch_box(sb, request, *, present: bool, key: str = "utility") -> bool:
     Above 10 minutes on CPU a launch needs a confirmation box ticked first."""
     problems = request.problems() if request is not None else []
     for p in problems:
-        sb.warning(p.plain)
+        show_problem(p, container=sb, warning=True)  # shown as typed, never as Markdown
     est = request.estimate() if request is not None and not problems else None
     if est is not None:
         sb.caption(request.count_text())

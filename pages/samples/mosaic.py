@@ -14,7 +14,7 @@ from dpcda.report import viz
 from dpcda.report.formatting import fmt_eps
 from dpcda.util.verbatim import verbatim
 from pages.common import fmt_delta, fmt_int, fmt_sigma
-from pages.samples_views import NORMS, setting_preprocessor
+from pages.samples.views import NORMS, setting_preprocessor
 
 
 @st.cache_resource(show_spinner=False, max_entries=4)

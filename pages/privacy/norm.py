@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from pages.common import fmt_sigma
+from pages.common import fmt_sigma, show_problem
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -41,7 +41,7 @@ def dp_center_note(*, dataset: str | None, normalize: str | None, target: float 
                            **setting, **facts)
             what = f"both together spend ε = {fmt_eps(nz.epsilon)}"
     except ValueError as exc:
-        st.info(f"**`dp-center`** ({origin}) cannot be accounted here: {exc}")
+        show_problem(exc, info=True, lead=f"**`dp-center`** ({origin}) cannot be accounted here: ")
         return
     st.info(f"**A release with `dp-center`** ({origin}, as on Samples and in `dpcda generate`) "
                f"also publishes per-feature means under DP: {what} under `{setting['accountant']}`, "

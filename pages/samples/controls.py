@@ -1,5 +1,5 @@
 """Samples page, the sidebar's release controls (not a page itself): the widgets of a setting,
-read into one dict. Their values come from the shared setting (:mod:`pages.samples_setting`)."""
+read into one dict. Their values come from the shared setting (:mod:`pages.samples.setting`)."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from dpcda.privacy import ACCOUNTANT_INFO, ALLOCATIONS, CONVERSION_TITLES, list_
 from dpcda.privacy.allocation import ALLOCATION_TITLES
 from pages.common import (DELTA_VALUES, L_VALUES, SIGMA_VALUES, accountant_choice, float_input,
                           fmt_delta, fmt_int, fmt_sigma, int_input, typed)
-from pages.samples_setting import T_RANGE
+from pages.samples.setting import T_RANGE
 from pages.setting_ui import keep_noise
-from pages.samples_views import NORMS, note
+from pages.samples.views import NORMS, note
 
 ss = st.session_state
 

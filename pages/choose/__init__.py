@@ -1,0 +1,1 @@
+"""The Choose & report page's parts (the page script is pages/choose.py)."""

@@ -1,0 +1,1 @@
+"""The Compare page's parts (the page script is pages/compare.py)."""

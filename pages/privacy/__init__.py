@@ -1,0 +1,1 @@
+"""The Privacy page's parts (the page script is pages/privacy.py)."""

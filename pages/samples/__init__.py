@@ -1,0 +1,1 @@
+"""The Samples page's parts (the page script is pages/samples.py)."""

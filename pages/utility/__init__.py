@@ -1,0 +1,1 @@
+"""The Utility page's parts (the page script is pages/utility.py)."""
