@@ -2,8 +2,7 @@
 
 The launch is planned by :func:`dpcda.experiments.compare.comparison_plan` (jobs, estimate, problems), the
 defaults per dataset by :func:`dpcda.dashboard.launch_defaults.compare_defaults` (about 2 minutes on this
-CPU), the table by :mod:`dpcda.report.compare_view` (a narrow main table; details in an expander).
-This page only reads widgets and draws.
+CPU), the table by :mod:`dpcda.report.compare_view` (details in an expander). This page only draws.
 """
 
 from __future__ import annotations
