@@ -11,7 +11,8 @@ The inversion multiplies the estimation noise by ``1 / f_k ~ l``; what of ``Sigm
 can resolve is decided by a rule without tuned constants (:mod:`dpcda.training.qda_rule`:
 Ledoit-Wolf shrinkage towards the pooled covariance with the Wishart error, then a spiked model,
 isotropic bulk plus the eigen-directions above the Marchenko-Pastur edge, inverted by the BBP
-law). Images (``image_shape`` given) add the tangent prior (:mod:`dpcda.training.qda_prior`):
+law; the bulk never below its standard error and pooled by its own Ledoit-Wolf weight).
+Images (``image_shape`` given) add the tangent prior (:mod:`dpcda.training.qda_prior`):
 each test image's own shift / rotation / scaling / shear / thickness tangents widen every class
 Gaussian by transformation variances fitted on the release. Scores are Gaussian
 log-likelihoods. Every hyper-parameter is a function of the release and its public
@@ -23,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from dpcda.training.qda_prior import image_tangents, tangent_variances
-from dpcda.training.qda_rule import ledoit_wolf_intensity, spiked_eigenvalues
+from dpcda.training.qda_rule import bulk_error, bulk_pooling, ledoit_wolf_intensity, spiked_eigenvalues
 
 #: Test rows scored per block (the tangents take n x 7 x d floats).
 BLOCK = 2048
@@ -118,6 +119,7 @@ class NoiseAwareQDA:
         corr_pool = (S_pool - s2 * eye) / f_pool
         self._corrected = np.where(present[:, None, None], (S - s2 * eye) / f[:, None, None], 0.0)
         classes, alphas, ranks, floors = [None] * K, np.zeros(K), np.zeros(K, int), np.zeros(K)
+        bulk_w = np.zeros(K)
         pooled = None
         if self.pool and present.sum() > 1:
             ell, U = np.linalg.eigh(S_pool)
@@ -130,6 +132,9 @@ class NoiseAwareQDA:
             own = (var, U[:, order[:r]], floor)
             a = 0.0
             if pooled is not None:
+                b = bulk_pooling(floor, pooled[2], bulk_error(ell, float(f[k]), d / n_k, d))
+                nf = (1 - b) * floor + b * pooled[2]
+                own, bulk_w[k] = (var - floor + nf, own[1], nf), b
                 Q = np.linalg.qr(np.hstack([pooled[1], own[1]]))[0]
                 a = ledoit_wolf_intensity(S[k], int(counts[k]), float(f[k]), self._corrected[k],
                                           corr_pool, subspace=Q) if self.shrinkage is None else self.shrinkage
@@ -141,11 +146,12 @@ class NoiseAwareQDA:
             lam = tangent_variances(means[ks], S[ks], s2, f[ks], floors[ks], self.image_shape)
         self._model = (means, classes, lam)
         self.choice_ = {
-            "rule": "release-only: Ledoit-Wolf pooling, spiked model (BBP)"
+            "rule": "release-only: Ledoit-Wolf pooling (spikes and bulk), spiked model (BBP)"
                     + (", tangent prior" if lam is not None else ""),
             "shrinkage": round(float(np.mean(alphas[present])), 4),
             "spikes": [int(v) for v in ranks[present]],
             "floor": float(np.mean(floors[present])),
+            "bulk_pooling": round(float(np.mean(bulk_w[present])), 4),
             "tangent_variances": None if lam is None else [float(v) for v in lam],
         }
         return self
