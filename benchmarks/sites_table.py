@@ -4,7 +4,9 @@ three modes across S sites (docs/decentral.md, "Measured").
 Every row is one (dataset, epsilon, split, S, mode) measured ``--runs`` times with a fresh split
 and fresh releases each (:func:`dpcda.experiments.sites_run.run_sites`: the project's default
 learner on the real test split). Rows are appended as soon as a setting is done, so a long
-sweep that is stopped keeps what it measured; a setting already in the file is replaced.
+sweep that is stopped keeps what it measured; a setting already in the file with the same learner
+is replaced (rows of an earlier default learner stay as a record; the page and the figure read
+today's default learner's rows, ``dpcda.experiments.sites_table.default_learner``).
 
     python benchmarks/sites_table.py --dataset digits --epsilon 10 --sites 1,2,5,10 --runs 1
     DPCDA_DATA_DIR=... python benchmarks/sites_table.py --dataset mnist --epsilon 1 --sites 10 --runs 3
@@ -49,7 +51,7 @@ def _commit() -> str:
 
 
 def _key(r: dict) -> tuple:
-    return tuple(str(r[k]) for k in ("dataset", "epsilon", "split", "alpha", "sites", "mode"))
+    return tuple(str(r[k]) for k in ("dataset", "epsilon", "split", "alpha", "sites", "mode", "learner"))
 
 
 def _write(path: Path, rows: list[dict]) -> None:
@@ -67,11 +69,12 @@ def _write(path: Path, rows: list[dict]) -> None:
 
 
 def figure(args) -> None:
-    from dpcda.experiments.sites_table import load_sites_table
+    from dpcda.experiments.sites_table import default_learner, load_sites_table
     from dpcda.report.svg import Series, line_chart
 
-    rows = [r for r in load_sites_table(args.out) if (r.dataset, r.epsilon, r.split) ==
-            (args.dataset, args.epsilon, args.split)]
+    learner = args.learner or default_learner(args.dataset, args.epsilon)
+    rows = [r for r in load_sites_table(args.out) if (r.dataset, r.epsilon, r.split, r.learner) ==
+            (args.dataset, args.epsilon, args.split, learner)]
     series = []
     for mode in ("centralized", "cape", "local"):
         pts = sorted((r.sites, r.accuracy) for r in rows if r.mode == mode)
@@ -99,6 +102,8 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=1)
     ap.add_argument("--out", default=str(TABLE_PATH))
     ap.add_argument("--figure", default=None, help="write the accuracy-vs-S SVG here and stop")
+    ap.add_argument("--learner", default=None,
+                    help="--figure: the rows of this learner (default: today's default learner)")
     args = ap.parse_args()
     if args.figure:
         figure(args)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from dpcda.dashboard.sites_data import PAGE_DELTA, PAGE_L, Noise
+from dpcda.experiments.sites_table import default_learner as sites_learner
 from dpcda.mechanisms.sites import SPLITS, check_counts_for, dirichlet
 from dpcda.util.checks import check_float, check_int
 
@@ -135,13 +136,17 @@ def threat_rows(noise: Noise, class_counts, S: int, t: int) -> list[dict]:
     return rows
 
 
-def accuracy_by_sites(rows, *, dataset: str, epsilon: float, split: str,
-                      alpha: float | None) -> dict[str, dict[int, tuple[float, int, str, str]]]:
+def accuracy_by_sites(rows, *, dataset: str, epsilon: float, split: str, alpha: float | None,
+                      learner: str | None = None) -> dict[str, dict[int, tuple[float, int, str, str]]]:
     """``{mode: {S: (accuracy, runs, learner, commit)}}`` from the measured table's ``rows``
-    (:func:`dpcda.experiments.sites_table.load_sites_table`) at this setting."""
+    (:func:`dpcda.experiments.sites_table.load_sites_table`) at this setting, measured with
+    ``learner`` (default: today's default learner,
+    :func:`dpcda.experiments.sites_table.default_learner`). Rows of an earlier
+    default learner stay in the table as a record but are not shown as today's accuracy."""
+    learner = sites_learner(dataset, epsilon) if learner is None else learner
     out: dict[str, dict[int, tuple[float, int, str, str]]] = {m: {} for m in MODES}
     for r in rows:
-        if (r.dataset, r.epsilon, r.split) != (dataset, float(epsilon), split):
+        if (r.dataset, r.epsilon, r.split, r.learner) != (dataset, float(epsilon), split, learner):
             continue
         if split == "skewed" and (r.alpha is None or alpha is None or abs(r.alpha - alpha) > 1e-9):
             continue
@@ -160,4 +165,4 @@ def ring(S: int, radius: float = 0.36) -> list[tuple[float, float]]:
 
 __all__ = ["Design", "MODES", "PAGE_DELTA", "PAGE_L", "PAGE_SPLITS", "SITE_STEPS", "SPLITS",
            "accuracy_by_sites", "check_alpha", "check_colluding", "check_sites", "design",
-           "draw_shares", "local_problem", "ring", "threat_rows"]
+           "draw_shares", "local_problem", "ring", "sites_learner", "threat_rows"]

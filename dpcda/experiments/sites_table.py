@@ -3,7 +3,8 @@
 
 Accuracy per (dataset, epsilon, split, S, mode) takes minutes to measure, so the Sites page reads
 it from this table instead of measuring on every slider move. Each row names the learner, the
-runs and the commit it was measured with.
+runs and the commit it was measured with; a setting is keyed with its learner, so rows of an
+earlier default learner stay as a record and readers pick today's (:func:`default_learner`).
 """
 
 from __future__ import annotations
@@ -32,6 +33,15 @@ class SitesRow:
     accuracy: float
     accuracies: tuple[float, ...]
     commit: str
+
+
+def default_learner(dataset: str, epsilon: float) -> str:
+    """The learner today's measurements use and the page shows: what ``model="auto"`` resolves
+    to for this dataset and epsilon (:func:`dpcda.experiments.run.resolve_model`, public
+    metadata only), as :func:`dpcda.experiments.sites_run.run_sites` trains."""
+    from dpcda.experiments.run import resolve_model
+
+    return str(resolve_model({"dataset": dataset, "epsilon": float(epsilon)}, "auto"))
 
 
 def _opt(v: str) -> float | None:

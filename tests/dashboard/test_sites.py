@@ -114,16 +114,40 @@ def test_threat_rows_follow_s_and_t(noise):
 def test_accuracy_by_sites_reads_only_its_setting():
     def row(**kw):
         base = dict(dataset="mnist", epsilon=1.0, split="iid", alpha=None, sites=10, mode="cape",
-                    learner="qda", runs=3, accuracy=0.8, accuracies=(0.8,), commit="abc")
+                    learner="lda", runs=3, accuracy=0.8, accuracies=(0.8,), commit="abc")
         return SitesRow(**{**base, **kw})
 
     rows = [row(), row(sites=2, accuracy=0.7), row(epsilon=2.0, accuracy=0.1),
             row(split="skewed", alpha=0.5, accuracy=0.2), row(mode="local", accuracy=0.6)]
     got = ds.accuracy_by_sites(rows, dataset="mnist", epsilon=1, split="iid", alpha=None)
-    assert got["cape"] == {10: (0.8, 3, "qda", "abc"), 2: (0.7, 3, "qda", "abc")}
-    assert got["local"] == {10: (0.6, 3, "qda", "abc")} and got["centralized"] == {}
+    assert got["cape"] == {10: (0.8, 3, "lda", "abc"), 2: (0.7, 3, "lda", "abc")}
+    assert got["local"] == {10: (0.6, 3, "lda", "abc")} and got["centralized"] == {}
     skew = ds.accuracy_by_sites(rows, dataset="mnist", epsilon=1, split="skewed", alpha=0.5)
-    assert skew["cape"] == {10: (0.2, 3, "qda", "abc")}
+    assert skew["cape"] == {10: (0.2, 3, "lda", "abc")}
+
+
+def test_accuracy_by_sites_shows_only_the_default_learners_rows():
+    """The table keeps rows of an earlier default learner (qda) as a record; the page reads the
+    rows of today's default (what ``model="auto"`` resolves to), whatever their order."""
+    def row(learner, accuracy, sites=10):
+        return SitesRow(dataset="mnist", epsilon=1.0, split="iid", alpha=None, sites=sites,
+                        mode="cape", learner=learner, runs=1, accuracy=accuracy,
+                        accuracies=(accuracy,), commit="abc")
+
+    rows = [row("lda", 0.85), row("qda", 0.80), row("qda", 0.79, sites=2)]
+    got = ds.accuracy_by_sites(rows, dataset="mnist", epsilon=1, split="iid", alpha=None)
+    assert got["cape"] == {10: (0.85, 1, "lda", "abc")}  # no qda row, not even at S = 2
+    assert ds.sites_learner("mnist", 1.0) == "lda"
+    old = ds.accuracy_by_sites(rows, dataset="mnist", epsilon=1, split="iid", alpha=None,
+                               learner="qda")
+    assert old["cape"] == {10: (0.80, 1, "qda", "abc"), 2: (0.79, 1, "qda", "abc")}
+
+
+def test_the_shipped_table_has_the_default_learner_for_mnist():
+    rows = [r for r in load_sites_table() if (r.dataset, r.epsilon) == ("mnist", 1.0)]
+    assert {r.learner for r in rows} >= {ds.sites_learner("mnist", 1.0)}
+    got = ds.accuracy_by_sites(rows, dataset="mnist", epsilon=1, split="iid", alpha=None)
+    assert {10} <= set(got["centralized"]) & set(got["cape"]) & set(got["local"])
 
 
 def test_the_shipped_tables_are_read():
