@@ -54,6 +54,9 @@ def test_the_samples_page_hides_the_non_private_notice_by_code(monkeypatch):
     at = run(at)
     at.select_slider(key="samples_sigma").set_value(0.0)
     at = run(at)
+    assert not at.warning and any("Show real records" in i.value for i in at.info)  # behind the opt-in
+    at.checkbox(key="samples_real").check()
+    at = run(at)
     warnings = [w.value for w in at.warning]
     assert any("no privacy guarantee" in w for w in warnings)  # the page's own sentence
     assert not any("REWORDED" in w for w in warnings)  # the notice is not repeated under it
