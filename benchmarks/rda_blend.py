@@ -44,27 +44,15 @@ BLENDS = (0.0, 0.1, 0.25, 0.5, 0.75, 0.9, 1.0)
 LDA_RIDGE = 0.01
 
 
-def _moments(X, y, K):
-    d = X.shape[1]
-    counts = np.bincount(y, minlength=K)
-    means, covs = np.zeros((K, d)), np.zeros((K, d, d))
-    for k in np.flatnonzero(counts >= 2):
-        Xk = X[y == k]
-        means[k] = Xk.mean(axis=0, dtype=np.float64)
-        D = (Xk - means[k]).astype(np.float32)  # post-processing of the public release
-        covs[k] = (D.T @ D).astype(np.float64) / (len(Xk) - 1)
-    return means, covs, counts
-
-
 class _Parts:
     """Everything ``C_k(a)`` needs, for one set of rows: the LDA's eigenbasis ``V`` and clean
     eigenvalues ``lam`` (pooled), and per class (bulk, spike directions in ``V``'s basis,
     spike excess variances) from the QDA rule."""
 
     def __init__(self, X, y, K, noise_var, f):
-        from dpcda.training.qda import NoiseAwareQDA
+        from dpcda.training.qda import NoiseAwareQDA, class_moments
 
-        means, S, counts = _moments(X, y, K)
+        means, S, counts = class_moments(X, y, K)
         present = counts >= 2
         if present.sum() < 2:
             raise ValueError("y must name at least two classes with 2 or more rows each")

@@ -45,6 +45,21 @@ def mixing_factors(l: int, class_sizes) -> np.ndarray:
     return (n - l) / (l * np.maximum(n - 1, 1))
 
 
+def class_moments(X, y, n_classes: int):
+    """``(means, covariances, counts)`` per class of the release's rows ``X`` with labels ``y``
+    (classes with fewer than 2 rows: zeros); the products in float32 (post-processing of the
+    public release, never a private path)."""
+    d = X.shape[1]
+    counts = np.bincount(y, minlength=n_classes)
+    means, covs = np.zeros((n_classes, d)), np.zeros((n_classes, d, d))
+    for k in np.flatnonzero(counts >= 2):
+        Xk = X[y == k]
+        means[k] = Xk.mean(axis=0, dtype=np.float64)
+        D = (Xk - means[k]).astype(np.float32)
+        covs[k] = (D.T @ D).astype(np.float64) / (len(Xk) - 1)
+    return means, covs, counts
+
+
 def _combine(own, pooled, a: float):
     """``(1 - a) C_own + a C_pooled`` for two bulk-plus-spikes covariances, as one (variances
     along orthonormal directions, bulk): both are ``floor I + W E W^T``, so the sum is too."""
@@ -91,23 +106,12 @@ class NoiseAwareQDA:
         self.choice_: dict | None = None
         self._model = None
 
-    def _class_moments(self, X, y):
-        K, d = self.n_classes, X.shape[1]
-        counts = np.bincount(y, minlength=K)
-        means, covs = np.zeros((K, d)), np.zeros((K, d, d))
-        for k in np.flatnonzero(counts >= 2):
-            Xk = X[y == k]
-            means[k] = Xk.mean(axis=0, dtype=np.float64)
-            D = (Xk - means[k]).astype(np.float32)  # post-processing of the public release
-            covs[k] = (D.T @ D).astype(np.float64) / (len(Xk) - 1)
-        return means, covs, counts
-
     def fit(self, X: np.ndarray, y: np.ndarray, soft: np.ndarray | None = None, **_) -> "NoiseAwareQDA":
         X = np.asarray(X).reshape(len(X), -1)
         y = np.asarray(y, dtype=np.int64) if soft is None else np.asarray(soft).argmax(axis=1)
         K, d, s2 = self.n_classes, X.shape[1], self.noise_var
         f = self.mix_factors if self.mix_factors is not None else np.ones(K)
-        means, S, counts = self._class_moments(X, y)
+        means, S, counts = class_moments(X, y, K)
         present = counts >= 2
         if not present.any():
             raise ValueError("y must name at least one class with 2 or more rows")
