@@ -57,7 +57,9 @@ def center_caption(noise, scale) -> None:
         f"protocol (docs/decentral.md, Theorem 6). Their share comes out of the target: the "
         f"mixtures get σ = {noise.sigma_x:.4g}{vs}, and (a) is the composed ε of both under "
         f"`{noise.accountant}`. (b) and (c) compose the statistics' view, μ_c·√(S/H) with "
-        "H = S − t honest sites, into both bounds, as the release's card does.")
+        "H = S − t honest sites, into both bounds, as the release's card does; at the same "
+        "target they can come out a little below scale's, as the larger mixing noise saves more "
+        "there than the statistics add.")
 
 
 def accuracy_figure(acc: dict, S: int, title: str) -> go.Figure | None:
