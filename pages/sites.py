@@ -9,11 +9,11 @@ import streamlit as st
 
 from dpcda.dashboard.sites import (PAGE_SPLITS, SITE_STEPS, accuracy_by_sites, design,
                                    draw_shares, local_problem)
-from dpcda.dashboard.sites_data import PAGE_DATASETS, PAGE_EPSILONS, PAGE_L
+from dpcda.dashboard.sites_data import PAGE_DATASETS, PAGE_EPSILONS, PAGE_L, PAGE_NORMALIZE
 from dpcda.data.presets import get_preset
 from pages.common import (REFUSED, ensure_app_navigation, explain_toggle, float_input,
                           show_problem, typed)
-from pages.sites.modes_view import accuracy_figure, mode_table, threats
+from pages.sites.modes_view import accuracy_figure, center_caption, mode_table, threats
 from pages.sites.previews_view import draw_previews
 from pages.sites.site_map import draw_split
 
@@ -47,6 +47,11 @@ dataset = sb.selectbox("Dataset (its public class sizes)", PAGE_DATASETS, key="s
                             "Fashion-MNIST; the previews are digits.")
 epsilon = sb.select_slider("Target ε (every mode)", PAGE_EPSILONS, value=1.0, key="sites_eps",
                            format_func=lambda e: f"{e:g}")
+normalize = sb.radio("Normalisation", PAGE_NORMALIZE, key="sites_normalize", horizontal=True,
+                     help="scale: the public range, nothing private. dp-center: the per-feature "
+                          "means are released too, under DP, summed across the sites by the "
+                          "same masked protocol (docs/decentral.md, Theorem 6); their share "
+                          "comes out of the target ε, so the mixtures get more noise.")
 split = sb.radio("Split (how records are placed)", PAGE_SPLITS, key="sites_split", horizontal=True,
                  help="iid: a random permutation cut into S parts. skewed: for every class, "
                       "site shares drawn from Dirichlet(α). An upload with a site column "
@@ -99,17 +104,18 @@ st.caption(
 # --- ε per threat model and accuracy, side by side -------------------------------------------
 st.subheader("The three modes: ε per threat model and accuracy")
 noise_table, measured = _tables()
-noise = noise_table.get((dataset, float(epsilon)))
+noise = noise_table.get((dataset, float(epsilon), normalize))
 problem = local_problem(d, PAGE_L)
 if problem is not None:  # the library's own words, above the table the reader looks at
     st.warning(f"**Local mode refused at this S:** {problem}.")
 if noise is None:
-    st.info(f"No shipped noise for {dataset} at ε = {epsilon:g} (benchmarks/sites_page_data.py "
-            "--noise writes it).")
+    st.info(f"No shipped noise for {dataset} at ε = {epsilon:g} with {normalize} "
+            "(benchmarks/sites_page_data.py --noise writes it).")
 else:
     rows = threats(noise, counts, S, t)
     acc = accuracy_by_sites(measured, dataset=dataset, epsilon=epsilon, split=split, alpha=alpha)
-    mode_table(rows, acc, S, problem)
+    scale_only = normalize != "scale"  # the measured table holds scale releases only
+    mode_table(rows, acc, S, problem, measured_on="scale" if scale_only else None)
     st.caption(
         f"l = {noise.l}, T = N, δ = {noise.delta:g}, σ_x = σ_y = {noise.sigma_x:.4g} (the "
         f"centralized noise, calibrated by `{noise.accountant}`; CAPE carries the same in sum). "
@@ -121,13 +127,20 @@ else:
         "but also the counts; (c) grows with t: the colluders remove their noise shares. "
         "Local: every site calibrates the target on its own records. ε is computed live; the "
         "accuracy is read from a table measured beforehand (default learner, real test split).")
+    if noise.stats_mu is not None:
+        center_caption(noise, noise_table.get((dataset, float(epsilon), "scale")))
     fig = accuracy_figure(acc, S, f"Measured accuracy against S ({dataset}, ε = {epsilon:g}, "
-                                  f"{split})")
+                                  f"{split}, scale releases)")
     if fig is not None:
         st.plotly_chart(fig, key="sites_accuracy")
     else:
         st.caption("No measured accuracy for this dataset, ε and split yet "
                    "(benchmarks/sites_table.py measures it).")
+    if scale_only:
+        st.info(f"**Measured on scale releases.** Every accuracy on this page (table and "
+                f"figure) is of releases normalised by `scale`: no {normalize} release was "
+                f"measured, so none of them is {normalize}'s accuracy. Its ε above is "
+                f"{normalize}'s own.")
 
 st.subheader("Previews per mode")
-draw_previews(S)
+draw_previews(S, normalize)

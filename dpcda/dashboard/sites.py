@@ -105,7 +105,12 @@ def threat_rows(noise: Noise, class_counts, S: int, t: int) -> list[dict]:
     local modes and CAPE's (a) are the target (as accounted by the noise table); CAPE's (b) and
     (c) are accounted here (:func:`dpcda.privacy.decentral.inside_epsilon`: the smaller of the
     counts-mixture PLD and the known-indices bound), as the release's card accounts them, for
-    the even split's public design (each class's records spread as evenly as S allows)."""
+    the even split's public design (each class's records spread as evenly as S allows).
+
+    A ``dp-center`` noise row (``noise.stats_mu`` set) is accounted as its release's card
+    accounts it (docs/decentral.md, Theorem 6): (a) and local are the composed target of that
+    row's calibration (the statistics' share taken from the target, the mixing's noise larger);
+    (b) and (c) compose the statistics' view, ``mu_c sqrt(S/H)``, into both bounds."""
     from dpcda.privacy import samples_per_class
     from dpcda.privacy.decentral import RELATION, inside_epsilon
     from dpcda.mechanisms.dp_cda import DEFAULT_ALLOCATION
@@ -116,7 +121,7 @@ def threat_rows(noise: Noise, class_counts, S: int, t: int) -> list[dict]:
     t_k = samples_per_class(noise.T, counts, DEFAULT_ALLOCATION)
     even = np.array([[n // S + (s < n % S) for n in counts] for s in range(S)], dtype=np.int64)
     kw = dict(S=S, sigma=noise.sigma_x, c=noise.c, l=noise.l, per_class=t_k, site_counts=even,
-              delta=noise.delta, mask_ratio=math.inf)
+              delta=noise.delta, mask_ratio=math.inf, stats_mu=noise.stats_mu)
 
     def inside(t: int) -> dict:
         eps, acc, _ = inside_epsilon(t=t, **kw)

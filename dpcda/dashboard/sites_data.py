@@ -4,8 +4,11 @@
 * ``sites_noise.csv``: the centralized noise ``sigma_x = sigma_y`` of a target epsilon for the
   built-in datasets, calibrated exactly as a CAPE or centralized release calibrates it (the
   project's default accountant, from the preset's public class counts, T = N, l = 4, the
-  floating-point reserve kept back). Calibrating takes tens of seconds; the threat models'
-  epsilons computed from it take well under one, so the page computes those live.
+  floating-point reserve kept back), one row per normalisation the page offers: ``scale`` and
+  ``dp-center`` (whose statistics step's ``mu`` takes its share of the target, so its mixing
+  noise is larger; the row keeps that ``stats_mu``). Calibrating takes tens of seconds (a
+  ``dp-center`` row: 4 s on digits, 20 s on MNIST); the threat models' epsilons computed from
+  a row take well under one, so the page computes those live.
 * ``sites_previews.json``: a few synthetic digits per mode (a small release on the bundled
   digits dataset, not seeded): noisy releases, nothing else. Their noise is calibrated under
   :data:`PREVIEW_ACCOUNTANT` (an RDP bound that calibrates in a fraction of a second, where the
@@ -24,13 +27,15 @@ HERE = Path(__file__).resolve().parent
 NOISE_PATH = HERE / "sites_noise.csv"
 PREVIEWS_PATH = HERE / "sites_previews.json"
 NOISE_FIELDS = ("dataset", "epsilon", "l", "T", "delta", "c", "sigma_x", "sigma_y", "accountant",
-                "relation", "epsilon_a", "commit")
+                "relation", "epsilon_a", "normalize", "stats_mu", "commit")
 #: The settings the page offers (those the noise table holds).
 PAGE_DATASETS = ("digits", "mnist", "fashion-mnist")
 PAGE_EPSILONS = (1.0, 2.0, 5.0, 10.0)
 PAGE_L = 4
 PAGE_DELTA = 1e-5
 PREVIEW_ACCOUNTANT = "class-aware"
+#: The normalisations the page offers (``none`` is not: the presets' raw ranges are not ``c``).
+PAGE_NORMALIZE = ("scale", "dp-center")
 
 
 @dataclass(frozen=True)
@@ -48,34 +53,55 @@ class Noise:
     accountant: str
     relation: str
     epsilon_a: float
+    normalize: str = "scale"
+    #: ``dp-center``: the statistics step's centralized GDP parameter (None for ``scale``).
+    stats_mu: float | None = None
 
 
-def measure_noise(dataset: str, epsilon: float, *, l: int = PAGE_L, delta: float = PAGE_DELTA) -> Noise:
+def measure_noise(dataset: str, epsilon: float, *, l: int = PAGE_L, delta: float = PAGE_DELTA,
+                  normalize: str = "scale") -> Noise:
     """Calibrate the centralized noise of ``dataset``'s preset (public facts only) to ``epsilon``
-    as :mod:`dpcda.mechanisms.cape_run` does (tens of seconds with the default accountant)."""
+    as :mod:`dpcda.mechanisms.cape_run` does (tens of seconds with the default accountant).
+    ``normalize="dp-center"``: the statistics step's ``mu`` taken from the target as the release
+    takes it (:func:`~dpcda.mechanisms.dp_cda_account.release_stats_mu` at the calibration's
+    aim and delta) and composed into the calibration, so the mixing gets the rest: more noise,
+    and ``epsilon_a`` is the composed (a)."""
     from dataclasses import replace
 
     import numpy as np
 
     from dpcda.data.presets import default_clip_norm, get_preset
     from dpcda.mechanisms.dp_cda import DPCDAConfig
-    from dpcda.mechanisms.dp_cda_account import account
-    from dpcda.randomness.noise import calibration_aim
+    from dpcda.mechanisms.dp_cda_account import account, release_stats_mu
+    from dpcda.randomness.noise import calibration_aim, delta_aim
 
+    if normalize not in PAGE_NORMALIZE:
+        raise ValueError(f"normalize must be one of {', '.join(PAGE_NORMALIZE)}, "
+                         f"got normalize={normalize!r}")
     p = get_preset(dataset)
     counts = np.asarray(p.class_counts, dtype=np.int64)
     N, K, d = int(counts.sum()), len(counts), int(p.d_x)
     cfg = DPCDAConfig(l=l, T=N, c=default_clip_norm(dataset), epsilon=epsilon, delta=delta)
-    aim = calibration_aim(epsilon, N * (d + K) + d + K)
-    sx, sy, priv = account(replace(cfg, epsilon=aim), N=N, counts=counts, d=d, K=K,
-                           compare=False, bounds=counts)
+    n_values = N * (d + K) + d + K
+    aim = calibration_aim(epsilon, n_values)
+    mu = None
+    if normalize == "dp-center":  # as cape_run._calibrate: the aim's share at delta's aim
+        d_aim = delta_aim(delta, epsilon, n_values)
+        mu = release_stats_mu(aim, d_aim)
+        cfg_aim = replace(cfg, epsilon=aim, delta=d_aim)
+    else:
+        cfg_aim = replace(cfg, epsilon=aim)
+    sx, sy, priv = account(cfg_aim, N=N, counts=counts, d=d, K=K, compare=False, bounds=counts,
+                           stats_mu=mu)
     return Noise(dataset=dataset, epsilon=float(epsilon), l=int(l), T=N, delta=float(delta),
                  c=float(cfg.c), sigma_x=float(sx), sigma_y=float(sy), accountant=cfg.accountant,
-                 relation=str(priv.get("relation", "")), epsilon_a=float(priv["epsilon"]))
+                 relation=str(priv.get("relation", "")), epsilon_a=float(priv["epsilon"]),
+                 normalize=normalize, stats_mu=None if mu is None else float(mu))
 
 
-def load_noise(path: Path | str = NOISE_PATH) -> dict[tuple[str, float], Noise]:
-    """``{(dataset, epsilon): Noise}`` from the shipped table (empty if none)."""
+def load_noise(path: Path | str = NOISE_PATH) -> dict[tuple[str, float, str], Noise]:
+    """``{(dataset, epsilon, normalize): Noise}`` from the shipped table (empty if none; a row
+    without a ``normalize`` column is a ``scale`` row)."""
     path = Path(path)
     if not path.exists():
         return {}
@@ -85,8 +111,10 @@ def load_noise(path: Path | str = NOISE_PATH) -> dict[tuple[str, float], Noise]:
             n = Noise(dataset=r["dataset"], epsilon=float(r["epsilon"]), l=int(r["l"]), T=int(r["T"]),
                       delta=float(r["delta"]), c=float(r["c"]), sigma_x=float(r["sigma_x"]),
                       sigma_y=float(r["sigma_y"]), accountant=r["accountant"],
-                      relation=r["relation"], epsilon_a=float(r["epsilon_a"]))
-            out[(n.dataset, n.epsilon)] = n
+                      relation=r["relation"], epsilon_a=float(r["epsilon_a"]),
+                      normalize=r.get("normalize") or "scale",
+                      stats_mu=float(r["stats_mu"]) if r.get("stats_mu") else None)
+            out[(n.dataset, n.epsilon, n.normalize)] = n
     return out
 
 

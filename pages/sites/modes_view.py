@@ -31,16 +31,35 @@ def _acc(acc: dict, mode: str, S: int) -> str:
     return f"{value:.3f} ({runs} run{'s' * (runs > 1)}, {learner}, commit {commit})"
 
 
-def mode_table(rows: list[dict], acc: dict, S: int, local_problem: str | None) -> None:
-    """One line per mode and threat model: ε, accountant, relation; the accuracy per mode."""
+def mode_table(rows: list[dict], acc: dict, S: int, local_problem: str | None,
+               measured_on: str | None = None) -> None:
+    """One line per mode and threat model: ε, accountant, relation; the accuracy per mode
+    (``measured_on``: the normalisation the accuracy was measured with, named in its header
+    when it is not the one the ε are of)."""
+    head = "accuracy (measured)" if measured_on is None else f"accuracy (measured on {measured_on})"
     table = []
     for r in rows:
         local_off = r["mode"] == "local" and local_problem is not None
         table.append({"mode": TITLES[r["mode"]], "threat model": f"({r['key']}) {r['threat']}",
                       "ε": "refused" if local_off else fmt_eps(r["epsilon"]),
                       "accountant": f"`{r['accountant']}`", "relation": r["relation"],
-                      "accuracy (measured)": "—" if local_off else _acc(acc, r["mode"], S)})
+                      head: "—" if local_off else _acc(acc, r["mode"], S)})
     st.markdown(markdown_table(table))
+
+
+def center_caption(noise, scale) -> None:
+    """What ``dp-center`` changes in the ε above (``noise``: its row; ``scale``: the ``scale``
+    row at the same target, or None)."""
+    vs = "" if scale is None else f" (scale: σ = {scale.sigma_x:.4g})"
+    st.caption(
+        f"**dp-center.** The per-feature means are released once, before the mixtures, with "
+        f"μ_c = {noise.stats_mu:.4g} (GDP), summed across the sites by the same masked "
+        f"protocol (docs/decentral.md, Theorem 6). Their share comes out of the target: the "
+        f"mixtures get σ = {noise.sigma_x:.4g}{vs}, and (a) is the composed ε of both under "
+        f"`{noise.accountant}`. (b) and (c) compose the statistics' view, μ_c·√(S/H) with "
+        "H = S − t honest sites, into both bounds, as the release's card does; at the same "
+        "target they can come out a little below scale's, as the larger mixing noise saves more "
+        "there than the statistics add.")
 
 
 def accuracy_figure(acc: dict, S: int, title: str) -> go.Figure | None:

@@ -17,7 +17,7 @@ def _previews() -> dict:
     return load_previews()
 
 
-def draw_previews(S: int) -> None:
+def draw_previews(S: int, normalize: str = "scale") -> None:
     data = _previews()
     shipped = sorted(int(s) for s in data.get("sites", {}))
     if not shipped:
@@ -32,7 +32,9 @@ def draw_previews(S: int) -> None:
                f"(shipped at S = {', '.join(map(str, shipped))}; commit {setting['commit']}). "
                "Brighter is larger; each mode's images are scaled to their largest value. A "
                "single synthetic digit is mostly noise at this ε; the class means show what "
-               "the release carries, and how much noisier the local mode is.")
+               "the release carries, and how much noisier the local mode is."
+               + ("" if normalize == "scale" else
+                  f" These previews are scale releases, not {normalize}'s."))
     cols = st.columns(len(MODES))
     for col, mode in zip(cols, MODES):
         got = data["sites"][str(near)].get(mode)

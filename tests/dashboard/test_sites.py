@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from dpcda.dashboard import sites as ds
-from dpcda.dashboard.sites_data import (PAGE_DATASETS, PAGE_EPSILONS, load_noise, load_previews,
-                                        measure_noise)
+from dpcda.dashboard.sites_data import (PAGE_DATASETS, PAGE_EPSILONS, PAGE_NORMALIZE, load_noise,
+                                        load_previews, measure_noise)
 from dpcda.data.presets import get_preset
 from dpcda.experiments.sites_table import SitesRow, load_sites_table
 from dpcda.privacy.decentral import view_epsilon
@@ -66,17 +66,50 @@ def test_local_problem_on_a_design_uses_the_library_words_and_no_count():
 @pytest.fixture(scope="module")
 def noise():
     table = load_noise()
-    return table[("digits", 1.0)]
+    return table[("digits", 1.0, "scale")]
 
 
 def test_the_shipped_noise_table_covers_the_page():
     table = load_noise()
-    assert {(d, e) for d in PAGE_DATASETS for e in PAGE_EPSILONS} <= set(table)
+    assert {(d, e, m) for d in PAGE_DATASETS for e in PAGE_EPSILONS for m in PAGE_NORMALIZE} <= set(table)
     for n in table.values():  # calibrated to the target, more noise for a smaller target
         assert n.epsilon_a <= n.epsilon * (1 + 1e-9) and n.sigma_x > 0 and n.accountant
+        assert (n.stats_mu is None) == (n.normalize == "scale")
     for d in PAGE_DATASETS:
-        sig = [table[(d, e)].sigma_x for e in PAGE_EPSILONS]
-        assert sig == sorted(sig, reverse=True)
+        for m in PAGE_NORMALIZE:
+            sig = [table[(d, e, m)].sigma_x for e in PAGE_EPSILONS]
+            assert sig == sorted(sig, reverse=True)
+        for e in PAGE_EPSILONS:  # dp-center's statistics take their share of the same target
+            center, scale = table[(d, e, "dp-center")], table[(d, e, "scale")]
+            assert center.sigma_x > scale.sigma_x and center.stats_mu > 0
+            assert center.accountant == scale.accountant and center.relation == scale.relation
+
+
+def test_dp_center_rows_compose_the_statistics_into_b_and_c():
+    """Theorem 6: (a) is the composed calibration's; (b) and (c) are inside_epsilon with the
+    statistics' mu (their view mu_c sqrt(S/H)), above what the same noise gives without them."""
+    from dpcda.privacy import samples_per_class
+    from dpcda.privacy.decentral import inside_epsilon
+
+    center = load_noise()[("digits", 1.0, "dp-center")]
+    by = {(r["mode"], r["key"]): r for r in ds.threat_rows(center, DIGITS, 10, 5)}
+    assert by[("cape", "a")]["epsilon"] == by[("centralized", "a")]["epsilon"] == center.epsilon_a
+    t_k = samples_per_class(center.T, np.asarray(DIGITS), "proportional")
+    even = np.array([[n // 10 + (s < n % 10) for n in DIGITS] for s in range(10)])
+    kw = dict(S=10, sigma=center.sigma_x, c=center.c, l=center.l, per_class=t_k,
+              site_counts=even, delta=center.delta)
+    for key, t in (("b", 0), ("c", 5)):
+        eps, acc, _ = inside_epsilon(t=t, stats_mu=center.stats_mu, **kw)
+        assert by[("cape", key)]["epsilon"] == pytest.approx(eps, rel=1e-12)
+        assert by[("cape", key)]["accountant"] == acc
+        without, _, _ = inside_epsilon(t=t, **kw)  # the same noise, no statistics step
+        assert eps > without
+    assert by[("local", "a, b, c")]["epsilon"] == 1.0
+
+
+def test_measure_noise_refuses_an_unknown_normalisation():
+    with pytest.raises(ValueError, match="normalize must be one of scale, dp-center, got"):
+        measure_noise("digits", 1.0, normalize="zscore")
 
 
 def test_threat_rows_follow_s_and_t(noise):
@@ -171,7 +204,8 @@ def test_ring_puts_the_sites_round_the_aggregator():
 
 @pytest.mark.slow
 def test_the_shipped_noise_is_the_calibration_of_today():
-    shipped = load_noise()[("digits", 10.0)]
-    again = measure_noise("digits", 10.0)
-    assert again.sigma_x == pytest.approx(shipped.sigma_x, rel=1e-6)
-    assert again.accountant == shipped.accountant
+    for norm in PAGE_NORMALIZE:
+        shipped = load_noise()[("digits", 10.0, norm)]
+        again = measure_noise("digits", 10.0, normalize=norm)
+        assert again.sigma_x == pytest.approx(shipped.sigma_x, rel=1e-6)
+        assert again.accountant == shipped.accountant and again.stats_mu == shipped.stats_mu

@@ -52,7 +52,7 @@ def test_the_page_draws_the_sites_round_the_aggregator_and_their_mixes():
 
 def test_moving_t_and_s_changes_the_epsilon_shown_as_the_library_accounts_it():
     at = page()
-    noise = load_noise()[("digits", 1.0)]
+    noise = load_noise()[("digits", 1.0, "scale")]
     shown = eps_shown(at)
     want = {r["key"]: fmt_eps(r["epsilon"]) for r in threat_rows(noise, DIGITS, 10, 1)}
     assert shown["b"] == want["b"] and shown["c"] == want["c"]
@@ -120,3 +120,39 @@ def test_measured_accuracy_is_read_from_the_shipped_table():
         mode = {"centralized": "centralized", "CAPE": "cape", "local": "local"}[trace["name"].split(" ")[0]]
         assert trace["x"] == sorted(acc[mode]) and trace["y"] == [acc[mode][s][0] for s in sorted(acc[mode])]
     assert len(at.get("image")) >= 3  # previews per mode
+
+
+SCALE_NOTE = "Measured on scale releases"
+
+
+def test_dp_center_shows_its_own_epsilon_and_says_the_accuracy_is_scale_s():
+    at = page("mnist")
+    assert not any(SCALE_NOTE in i.value for i in at.info)
+    scale = eps_shown(at)
+    at.radio(key="sites_normalize").set_value("dp-center")
+    rerun(at)
+    center = load_noise()[("mnist", 1.0, "dp-center")]
+    counts = tuple(get_preset("mnist").class_counts)
+    exact = {r["key"]: r["epsilon"] for r in threat_rows(center, counts, 10, 1)}
+    want = {k: fmt_eps(v) for k, v in exact.items()}
+    shown = eps_shown(at)
+    assert shown == want and shown["b"] != scale["b"] and shown["c"] != scale["c"]
+    assert shown["a"] == fmt_eps(center.epsilon_a)
+    # the centre's cost is in it: the same noise without the statistics step gives less
+    from dataclasses import replace
+
+    bare = {r["key"]: r["epsilon"] for r in threat_rows(replace(center, stats_mu=None), counts, 10, 1)}
+    assert exact["b"] > bare["b"] and exact["c"] > bare["c"]
+    assert any(f"μ_c = {center.stats_mu:.4g}" in c.value and f"σ = {center.sigma_x:.4g}" in c.value
+               for c in at.caption)
+    # the accuracy is scale's, and says so: in the note, the column and the figure's title
+    (note,) = [i.value for i in at.info if SCALE_NOTE in i.value]
+    assert "none of them is dp-center's accuracy" in note
+    (df,) = markdown_tables(at, "mode")
+    assert "accuracy (measured on scale)" in df.columns and "accuracy (measured)" not in df.columns
+    (fig,) = [f for f in figures(at) if f["layout"].get("title", {}).get("text", "").startswith("Measured")]
+    assert "scale releases" in fig["layout"]["title"]["text"]
+    assert any("These previews are scale releases, not dp-center's" in c.value for c in at.caption)
+    at.radio(key="sites_normalize").set_value("scale")
+    rerun(at)
+    assert eps_shown(at) == scale and not any(SCALE_NOTE in i.value for i in at.info)
