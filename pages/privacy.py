@@ -14,7 +14,7 @@ from dpcda.experiments.frontier import public_facts
 from dpcda.mechanisms import MECHANISMS
 from dpcda.data.presets import default_clip_norm, list_presets
 from dpcda.privacy.params import MAX_ALPHA_LIMIT
-from pages.audit_ui import audit_section
+from pages.privacy.audit import audit_section
 from pages.common import (DELTA_VALUES, L_VALUES, REFUSED, SIGMA_VALUES, InputRefused,
                           accountant_assumptions, accountant_choice, dataset_picker,
                           ensure_app_navigation, epsilon_table, explain_toggle, float_input, fmt_delta,

@@ -15,12 +15,13 @@ import streamlit as st
 
 from dpcda.dashboard import samples as smp
 from dpcda.data import MAX_UPLOAD_BYTES, DatasetUnavailable, available_datasets
+from dpcda.mechanisms import published_class_bounds
 from dpcda.util.messages import hide_paths
 from dpcda.util.verbatim import verbatim
-from pages.common import (REFUSED, ensure_app_navigation, explain_toggle, fmt_int, missing_data_note,
+from pages.common import (REFUSED, ensure_app_navigation, explain_toggle, missing_data_note,
                           privacy_footnote, show_problem, step_intro)
 from pages.report_ui import report_download, reproduce_expander
-from pages.samples.controls import release_controls
+from pages.samples.controls import dataset_caption, release_controls
 from pages.samples.fidelity import show_fidelity
 from pages.samples.mosaic import prefetch_mosaic, show_mosaic
 from pages.samples.release import show_downloads, show_statement, show_table
@@ -80,11 +81,11 @@ else:
         show_problem(exc)
         st.stop()
     source, title = ("builtin", name), avail[name].title
-smallest = min(ds.class_counts)
-sb.caption(f"{title}: N = {fmt_int(ds.n_train)} training rows, K = {ds.n_classes} classes, d = {ds.d_x} "
-           f"features; smallest class {fmt_int(smallest)}.")
+smallest = min(ds.class_counts)  # the l slider's limit; its value is shown only where it is public
+public = published_class_bounds(ds) is not None  # a built-in split's published sizes; an upload's are its own
+sb.caption(dataset_caption(title, ds, public))
 
-v = release_controls(name, ds, smallest)
+v = release_controls(name, ds, smallest, public)
 real = (ds.is_image or v["sigma"] == 0) and sb.checkbox(
     "Show real records (not private)", key="samples_real", value=False,
     help="Adds the views of the real data: a release at σ_x = 0 (real records, or means of them), the "

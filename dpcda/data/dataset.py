@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from dpcda.util.checks import shape_text
+
 
 class DatasetUnavailable(ValueError):
     """A dataset's files were not found (and could not be downloaded); the message says where to put them."""
@@ -81,9 +83,13 @@ class Dataset:
             X = np.asarray(getattr(self, f"X_{split}"))
             y = np.asarray(getattr(self, f"y_{split}"))
             if X.ndim != 2:
-                raise ValueError(f"X_{split} must be 2-D (N x d), got shape {X.shape}")
+                raise ValueError(f"X_{split} must be 2-D (N x d), got shape {shape_text(X.shape)}")
             if y.ndim != 1 or len(y) != len(X):
-                raise ValueError(f"y_{split} must be 1-D with {len(X)} labels, got shape {y.shape}")
+                # the row counts are the data's own: said without them
+                raise ValueError(f"y_{split} must be 1-D with one label per row of X_{split}, "
+                                 f"got a {y.ndim}-D y_{split}" if y.ndim != 1 else
+                                 f"y_{split} must be 1-D with one label per row of X_{split}; "
+                                 "their lengths differ")
             if X.dtype != np.float32:
                 if np.issubdtype(X.dtype, np.floating) and X.dtype.itemsize > 4 and \
                         np.nanmax(np.abs(np.where(np.isinf(X), 0, X)), initial=0.0) > _F32_MAX:

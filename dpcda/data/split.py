@@ -32,8 +32,9 @@ def positional_split(X: np.ndarray, y: np.ndarray, *, what: str = "data"
     """75/25 split by position (:func:`test_positions`); every class must keep a training row."""
     n = len(y)
     if n < 8:
-        raise ValueError(f"{what}: a file needs at least 8 rows for the 75/25 train/test split, "
-                         f"got {n}")
+        # the file's row count is the uploader's own: the rule, not the count
+        raise ValueError(f"{what}: a file needs at least 8 rows for the 75/25 train/test split; "
+                         "this one has fewer")
     test = np.zeros(n, dtype=bool)
     test[test_positions(n)] = True
     present = np.unique(y)

@@ -30,6 +30,7 @@ import numpy as np
 
 from dpcda.data.dataset import Dataset
 from dpcda.data.split import positional_split
+from dpcda.util.checks import shape_text
 from dpcda.util.verbatim import shorten
 
 if TYPE_CHECKING:
@@ -154,7 +155,7 @@ def parse_npz(data: bytes) -> tuple[np.ndarray, np.ndarray, tuple[int, ...] | No
         raise ValueError(f"NPZ upload is not a valid .npz file ({e})") from None
     if X.ndim not in (2, 3, 4) or X.shape[0] == 0:
         raise ValueError(f"NPZ upload: X must be N x d (or N x H x W, N x C x H x W images), "
-                         f"got shape {X.shape}")
+                         f"got shape {shape_text(X.shape)}")
     if not (np.issubdtype(X.dtype, np.integer) or np.issubdtype(X.dtype, np.floating)
             or X.dtype == np.bool_):
         raise ValueError(f"NPZ upload: X must be numeric, got dtype {X.dtype}")
@@ -167,9 +168,10 @@ def parse_npz(data: bytes) -> tuple[np.ndarray, np.ndarray, tuple[int, ...] | No
     if y.ndim == 2 and y.shape[1] == 1:
         y = y[:, 0]
     if y.ndim != 1:
-        raise ValueError(f"NPZ upload: y must be 1-D (one label per row), got shape {y.shape}")
+        raise ValueError(f"NPZ upload: y must be 1-D (one label per row), got shape {shape_text(y.shape)}")
     if len(y) != len(X):
-        raise ValueError(f"NPZ upload: X has {len(X)} rows but y has {len(y)} labels")
+        # the row counts are the uploader's own: said without them
+        raise ValueError("NPZ upload: y must hold one label per row of X; their lengths differ")
     bad = ~np.isfinite(X)
     if bad.any():
         i, j = (int(v) for v in np.argwhere(bad)[0])
@@ -241,4 +243,5 @@ def load_upload(file_or_bytes: Upload, filename: str, *,
     return Dataset(name=f"upload:{stem}", X_train=X_tr, y_train=y_tr, X_test=X_te, y_test=y_te,
                    class_names=labels, image_shape=shape,
                    feature_names=None if shape is not None else names,
-                   source=f"upload {stem} ({len(y)} rows, split 75/25 by row position)")
+                   # no row count: an upload's size is its own (private) fact
+                   source=f"upload {stem} (split 75/25 by row position)")

@@ -141,7 +141,7 @@ def generate_dpcda_traced(X, y, *, l: int, T: int, c: float = 1.0, sigma_x=None,
     counts = np.bincount(y, minlength=K)
     whole = cfg.accountant in BOUNDS_ACCOUNTANTS
     if not whole:  # the class sizes are public under the other accountants' relations
-        check_l_classwise(cfg.l, counts, class_names)
+        check_l_classwise(cfg.l, counts)
     n_bounds, bounds_source = class_bounds_for(counts, class_bounds)
     check_T(cfg.T, K)
     check_release_size(cfg.T, X.shape[1])

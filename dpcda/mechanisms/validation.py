@@ -11,6 +11,7 @@ from dpcda.util.checks import (  # noqa: F401
     check_int,
     check_sigma_pair,
     check_sigmas,  # the scalar checks, re-exported for the generators
+    shape_text,
 )
 
 
@@ -18,7 +19,7 @@ def check_features(X) -> np.ndarray:
     """``X`` as a 2-D finite real array (not copied when it already is one)."""
     X = np.asarray(X)
     if X.ndim != 2 or X.shape[0] == 0 or X.shape[1] == 0:
-        raise ValueError(f"X must be a non-empty 2-D array (N x d), got shape {X.shape}")
+        raise ValueError(f"X must be a non-empty 2-D array (N x d), got shape {shape_text(X.shape)}")
     if not np.issubdtype(X.dtype, np.number) or np.issubdtype(X.dtype, np.complexfloating):
         raise ValueError(f"X must be a real numeric array, got dtype {X.dtype}")
     if np.issubdtype(X.dtype, np.floating) and not np.isfinite(X).all():
@@ -36,10 +37,11 @@ def check_labels(y, n_rows: int, n_classes: int | None = None, *,
     histogram's, turns it off and leaves an empty class to the public bounds)."""
     y = np.asarray(y)
     if y.ndim != 1:
-        raise ValueError(f"y must be a 1-D array of integer labels, got shape {y.shape}")
+        raise ValueError(f"y must be a 1-D array of integer labels, got shape {shape_text(y.shape)}")
     if len(y) != n_rows:
-        raise ValueError(f"X and y must have the same length, got {n_rows} rows in X and "
-                         f"{len(y)} labels in y")
+        # the row counts are the data's own (private): named, never printed
+        raise ValueError("X and y must have the same length (one label per row of X); their "
+                         "lengths differ")
     if y.dtype.kind == "f":
         if not (np.isfinite(y).all() and (y == np.round(y)).all()):
             raise ValueError("y must hold integer class labels 0..K-1, got non-integer values")
@@ -64,16 +66,18 @@ def check_T(T, K: int) -> int:
                      "samples per class)")
 
 
-def check_l_classwise(l, counts, class_names=None) -> int:
-    """l must be a positive integer and at most every class size N_k (names the short class)."""
+def check_l_classwise(l, counts) -> int:
+    """``l`` must be a positive integer and at most every class size ``N_k`` (``counts``).
+
+    The refusal is worded from ``l`` alone: the class sizes are the data's own counts, so neither
+    they, nor the smallest of them, nor which class is short (by number or by name) is in the
+    message; neighbouring datasets give one message (docs/security.md, "No private count in a
+    message")."""
     l = check_int("l", l, 1)
-    counts = np.asarray(counts)
-    short = np.flatnonzero(counts < l)
-    if short.size:
-        k = int(short[np.argmin(counts[short])])
-        name = f"class {k}" + (f" ({class_names[k]!r})" if class_names is not None else "")
-        raise ValueError(f"l must be an integer in [1, {int(counts.min())}] (the smallest class): "
-                         f"{name} has only {int(counts[k])} points, fewer than l={l}")
+    if (np.asarray(counts) < l).any():
+        raise ValueError(f"l must be an integer from 1 to the size of the smallest class (l records "
+                         f"of one class are averaged per sample), got l={l}: a class of this "
+                         "dataset has fewer records than that; lower l")
     return l
 
 

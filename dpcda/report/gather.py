@@ -12,7 +12,8 @@ from typing import Sequence
 from dpcda.experiments.config import EXPERIMENT_ALLOCATION
 from dpcda.report.inputs import ReportInputs, rows_of
 from dpcda.report.measured import (_open_store, accuracy_cells, accuracy_from_sweep,
-                                   accuracy_rows, latest_comparison, measured_frontier)
+                                   accuracy_rows, frontier_caption, latest_comparison,
+                                   measured_frontier)
 
 T_CAP = 10_000     # largest T a report generates itself (the Samples page's cap)
 PER_CLASS = 8      # samples per class in the picture
@@ -211,11 +212,7 @@ def gather_report_inputs(dataset: str, *, l: int, epsilon: float | None = None,
         accuracy_caption=acc_cap,
         frontier=front or None,
         frontier_current=cur,
-        frontier_caption=(f"Every measured release of {dataset} (the table the project ships and "
-                          f"finished runs in the results store) at the default normalisation and "
-                          f"allocation, its ε under {privacy['accountant']} at δ = {delta:g} (T = "
-                          "N split equally, as the Privacy page's headline); each point the best "
-                          "accuracy reached at that ε or less, so the best l per ε (chosen on the "
-                          "test split). The circle marks this setting"
-                          + ("" if cur else " (not measured: no circle)") + "."),
+        frontier_caption=frontier_caption(dataset, accountant=privacy["accountant"], delta=delta,
+                                          normalize=norm.get("method", normalization),
+                                          measured_here=cur is not None),
         compare=compare, compare_caption=compare_cap, caveats=tuple(extra_caveats), **kw)

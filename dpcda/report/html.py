@@ -180,7 +180,7 @@ def frontier_section(inp: ReportInputs) -> str:
                              [r["accuracy"] for r in finite], [r.get("std") for r in finite])],
                      title="accuracy against ε (best l per ε)", x_title="ε (log scale)",
                      y_title="test accuracy", x_log=True, y_range=(0, 1), marker=marker)
-    return svg + f'<p class="cap">{escape(inp.frontier_caption)}</p>' + table(rows)
+    return svg + f'<p class="cap">{escape(_plain(inp.frontier_caption))}</p>' + table(rows)
 
 
 def caveats_for(inp: ReportInputs) -> list[str]:

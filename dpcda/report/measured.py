@@ -161,6 +161,29 @@ def measured_frontier(dataset: str, store, *, privacy: dict, card: dict | None, 
     return out, cur
 
 
+def frontier_caption(dataset: str, *, accountant: str, delta: float, normalize: str | None,
+                     measured_here: bool) -> str:
+    """The caption under the report's frontier: which releases its rows are (the shipped table and
+    the store's, at the normalisation they were measured with: :func:`dpcda.experiments.frontier.
+    measured_normalization`), how their ε is charged, and, where this release's normalisation
+    (``normalize``; None: the dataset's default) differs, the Privacy page's own sentence
+    (:func:`dpcda.experiments.frontier.normalization_note`, e.g. "Measured on `scale` releases")."""
+    from dpcda.experiments import frontier as fr
+
+    try:
+        rows_norm = f"`{fr.measured_normalization(dataset)}`"
+        note = fr.normalization_note(dataset, normalize, accountant)
+    except ValueError:  # e.g. a dataset without a preset: no measured rows either
+        rows_norm, note = "the default", ""
+    return (f"Every measured release of {dataset} (the table the project ships and finished runs "
+            f"in the results store) at the default allocation, normalised with {rows_norm}; its ε "
+            f"under {accountant} at δ = {delta:g}, each release with its own split of T; each "
+            "point the best accuracy reached at that ε or less, so the best l per ε (chosen on the "
+            "test split). The circle marks this setting" + ("" if measured_here else
+                                                             " (not measured: no circle)") + "."
+            + (" " + note if note else ""))
+
+
 def latest_comparison(store, dataset: str, sweep_id: int | None = None):
     """(table rows, caption) of the comparison ``sweep_id`` (the one the Compare page shows)
     when it is one of ``dataset`` with a finished job, else of the newest such comparison: the

@@ -136,3 +136,12 @@ def check_sigmas(sigma_x, sigma_y) -> tuple[float, float]:
                      why=" (0 only with sigma_x = 0: the non-private setting)")
     check_sigma_pair(sx, sy)
     return sx, sy
+
+
+def shape_text(shape) -> str:
+    """An array's shape as a message may say it: the row axis as ``N``, never its length (the
+    number of records of the data is the data's own, private, count): ``(N, 28, 28)``, ``()``."""
+    shape = tuple(int(s) for s in shape)
+    if not shape:
+        return "()"
+    return "(" + ", ".join(["N", *map(str, shape[1:])]) + (",)" if len(shape) == 1 else ")")

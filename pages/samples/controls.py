@@ -25,9 +25,22 @@ def norms_for(ds) -> dict:
             if k != "dp-center" or getattr(ds, "feature_bounds", None) is not None}
 
 
-def release_controls(name: str, ds, smallest: int) -> dict:
+def dataset_caption(title: str, ds, public: bool) -> str:
+    """The sidebar's line about the data: N and the smallest class only where they are public (a
+    built-in split's published class counts, :func:`dpcda.mechanisms.published_class_bounds`); an
+    upload's row and class counts are its holder's own, and a screenshot of the page is a
+    publication, so its line names K and d only."""
+    if public:
+        return (f"{title}: N = {fmt_int(ds.n_train)} training rows, K = {ds.n_classes} classes, "
+                f"d = {ds.d_x} features; smallest class {fmt_int(min(ds.class_counts))}.")
+    return (f"{title}: K = {ds.n_classes} classes, d = {ds.d_x} features. Its row and class counts "
+            "are its own (private) and not shown here.")
+
+
+def release_controls(name: str, ds, smallest: int, public: bool) -> dict:
     """Draw the sidebar's release controls for dataset ``ds`` (``name``: its key, or "upload");
-    return their values (``bad_l``: an l left over that the dataset does not allow, reset)."""
+    return their values (``bad_l``: an l left over that the dataset does not allow, reset).
+    ``public``: whether the class sizes are public (said in the help texts only then)."""
     sb = st.sidebar
     sb.header("Release")
     cur = ss.get("samples_l")
@@ -38,9 +51,10 @@ def release_controls(name: str, ds, smallest: int) -> dict:
         ss["samples_l"] = l_options[-1] if isinstance(bad_l, (int, float)) and bad_l > smallest else 1
     ss.setdefault("samples_l", min(4, l_options[-1]))
     v = dict(bad_l=bad_l, eps=None, sigma=None, sigma_y=None)
+    l_help = (f"At most the smallest class ({fmt_int(smallest)})." if public else "At most the smallest "
+              "class (not shown: this data's class sizes are private); the page lowers l when needed.")
     v["l"] = sb.select_slider("Order of mixture l (records averaged per sample)", l_options,
-                              key="samples_l", help=f"At most the smallest class ({fmt_int(smallest)})."
-                              ) if len(l_options) > 1 else 1
+                              key="samples_l", help=l_help) if len(l_options) > 1 else 1
     note("l")
     v["mode"] = sb.radio("Noise", ["target ε", "explicit σ"], key="samples_mode", horizontal=True,
                          help="A target ε is met by calibrating σ_x = σ_y under the chosen accountant.",
@@ -68,7 +82,8 @@ def release_controls(name: str, ds, smallest: int) -> dict:
     v["c"] = sb.slider("Clip norm c", min_value=0.1, max_value=10.0, step=0.1, key="samples_c")
     note("c")
     v["T"] = typed(int_input, "T (synthetic samples)", key="samples_T", name="T", **T_RANGE, allow_empty=True,
-                   container=sb, placeholder=f"empty = N ({fmt_int(ds.n_train)})", help="A whole number "
+                   container=sb, placeholder=f"empty = N ({fmt_int(ds.n_train)})" if public else "empty = N",
+                   help="A whole number "
                    "from 1 to 1,000,000,000; empty means T = N, the paper's choice (and the Privacy page's).")
     note("T")
     v["delta"] = sb.select_slider("δ", with_exact(DELTA_VALUES, ss.get("samples_delta")), key="samples_delta",

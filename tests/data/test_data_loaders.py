@@ -306,8 +306,13 @@ def test_dataset_validation():
         Dataset("t", X, y + 1, X, y, ("a", "b"))
     with pytest.raises(ValueError, match="image_shape"):
         Dataset("t", X, y, X, y, ("a", "b"), image_shape=(1, 2, 2))
-    with pytest.raises(ValueError, match="y_test must be 1-D with 4"):
+    # the row counts are the data's own: the mismatch is said without them
+    with pytest.raises(ValueError, match="y_test must be 1-D with one label per row of X_test; "
+                                         "their lengths differ") as info:
         Dataset("t", X, y, X, y[:3], ("a", "b"))
+    assert not any(ch.isdigit() for ch in str(info.value).replace("1-D", ""))
+    with pytest.raises(ValueError, match=r"X_train must be 2-D \(N x d\), got shape \(N,\)$"):
+        Dataset("t", X[:, 0], y, X, y, ("a", "b"))
     ds = Dataset("t", X.astype(np.float64), y, X, y, ("a", "b"))
     assert ds.X_train.dtype == np.float32 and ds.class_counts == (2, 2)
 

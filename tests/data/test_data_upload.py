@@ -88,7 +88,7 @@ def test_npz_flat_and_images():
     (b"", "a.csv", "upload is empty"),
     (b"\xff\xfe\x00bad", "a.csv", "UTF-8"),
     (b"0,1\n1,2\n", "a.txt", r"filename must end in one of \.csv, \.npz"),
-    (_npz(X=np.zeros((8, 3)), y=np.zeros(7)), "a.npz", "X has 8 rows but y has 7 labels"),
+    (_npz(X=np.zeros((8, 3)), y=np.zeros(7)), "a.npz", "one label per row of X; their lengths differ"),
     (_npz(X=np.zeros((8, 3))), "a.npz", "missing y"),
     (_npz(X=np.where(np.eye(8, 3) > 0, np.nan, 0.0), y=np.arange(8) % 2), "a.npz",
      r"X\[0, 0\] is not a finite number"),
@@ -226,3 +226,23 @@ def test_a_bad_label_or_a_small_class_is_located_never_named():
     with pytest.raises(ValueError) as info:
         load_upload(_npz(X=X, y=np.arange(8) % 2), "a.npz")
     assert "X[0, 0]" in str(info.value) and "inf" not in str(info.value).replace("finite", "")
+
+
+def test_an_uploads_row_count_is_in_no_message_and_not_in_its_source():
+    """An upload's row count is the uploader's own (private) fact: ``Dataset.source`` (in
+    ``Dataset.summary()``, a card's facts) and the refusals that read it say it without the count;
+    files of different sizes give the same words."""
+    sources = {load_upload(_csv(_rows(n_per_class=n)), "mine.csv").source for n in (8, 9, 13)}
+    assert sources == {"upload mine.csv (split 75/25 by row position)"}
+    assert load_upload(_csv(_rows(n_per_class=9)), "mine.csv").summary()["source"] == sources.pop()
+    short = {str(pytest.raises(ValueError, load_upload, _csv(_rows(n_per_class=n, labels=(0, 1))),
+                               "a.csv").value) for n in (2, 3)}
+    mismatch = {str(pytest.raises(ValueError, load_upload, _npz(X=np.zeros((n, 3)), y=np.arange(m) % 2),
+                                  "a.npz").value) for n, m in ((8, 7), (9, 7), (20, 12))}
+    flat = {str(pytest.raises(ValueError, load_upload, _npz(X=np.zeros(n), y=np.arange(n) % 2),
+                              "a.npz").value) for n in (8, 11)}
+    for msgs in (short, mismatch, flat):
+        assert len(msgs) == 1
+    assert "(N,)" in flat.pop()
+    assert not any(ch.isdigit() for ch in mismatch.pop())
+    assert not any(ch.isdigit() for ch in short.pop().replace("8 rows", "").replace("75/25", ""))

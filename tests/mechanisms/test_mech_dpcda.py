@@ -360,7 +360,8 @@ def test_bad_data(blocks):
         generate_dpcda(X[:, 0], y, **kw)
     small = np.concatenate([y[y != 2], [2, 2]])
     Xs = np.concatenate([X[y != 2], X[y == 2][:2]])
-    with pytest.raises(ValueError, match=r"class 2 \('c'\) has only 2 points, fewer than l=3"):
+    with pytest.raises(ValueError, match=r"l must be an integer from 1 to the size of the smallest "
+                       r"class .*got l=3: a class of this dataset has fewer records"):
         generate_dpcda(Xs, small, l=3, T=40, sigma_x=0.5, class_names=["a", "b", "c", "d"],
                        accountant="class-aware-pld")
     # whole-record: worded from the (here data-given) bounds, naming no class

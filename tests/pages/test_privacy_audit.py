@@ -1,4 +1,4 @@
-"""AppTest of the Audit section of the Privacy page (pages/audit_ui.py): launching an audit
+"""AppTest of the Audit section of the Privacy page (pages/privacy/audit.py): launching an audit
 queues a job in the page's store and starts a worker; a finished audit is shown beside every
 accountant's claim and in the plot over l."""
 

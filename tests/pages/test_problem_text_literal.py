@@ -52,32 +52,32 @@ def test_dp_center_note_shows_the_refusal_as_typed(monkeypatch):
 def _audit_page():
     import streamlit as st
 
-    from pages.audit_ui import KEY, audit_section
+    from pages.privacy.audit import KEY, audit_section
 
     st.session_state[f"{KEY}_show"] = True
     audit_section(l=4, sigma_x=1.0, c=1.0, T=1000, delta=1e-5, class_counts=(500, 500), params=None)
 
 
 def test_audit_refusal_shows_the_message_as_typed(monkeypatch):
-    import pages.audit_ui
+    import pages.privacy.audit
 
-    monkeypatch.setattr(pages.audit_ui, "settings_for_release", _boom)
+    monkeypatch.setattr(pages.privacy.audit, "settings_for_release", _boom)
     (box,) = _app(_audit_page).error
     assert problems(box.value) == [], box.value
     assert shown_text(box.value) == "Cannot audit this setting: " + SEEN[0].upper() + SEEN[1:]
 
 
 def _progress_page():
-    from pages.audit_ui import _progress
+    from pages.privacy.audit import _progress
 
     _progress(None)
 
 
 def test_a_failed_audit_job_shows_its_message_as_typed(monkeypatch):
-    import pages.audit_ui
+    import pages.privacy.audit
 
     job = SimpleNamespace(id=3, terminal=True, status="failed", message=PAYLOAD + "\nTraceback …")
-    monkeypatch.setattr(pages.audit_ui, "_audit_jobs", lambda store: [job])
+    monkeypatch.setattr(pages.privacy.audit, "_audit_jobs", lambda store: [job])
     (box,) = _app(_progress_page).warning
     assert problems(box.value) == [], box.value
     assert shown_text(box.value) == "audit job #3 failed: " + SEEN[0].upper() + SEEN[1:]

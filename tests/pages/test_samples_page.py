@@ -23,7 +23,7 @@ from streamlit.testing.v1 import AppTest
 from tests.markdown_check import shown_text
 from tests.pages.page_util import run
 
-from dpcda.data import load_dataset
+from dpcda.data import load_dataset, load_upload
 from dpcda.privacy import DEFAULT_ACCOUNTANT, NOT_A_BOUND, calibrate, get_accountant
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -323,6 +323,35 @@ def test_upload_errors_and_a_valid_tabular_upload():
     table = at.dataframe[0].value
     # the header names the columns
     assert list(table.columns) == ["label", "a", "b"] and set(table["label"]) <= {"no", "yes"}
+
+
+def _sidebar_words(at) -> str:
+    """What the sidebar says about the data's size: its captions, the l slider's help and the T
+    input's placeholder."""
+    return " ".join([c.value for c in at.sidebar.caption] + [at.select_slider(key="samples_l").help,
+                     at.text_input(key="samples_T").proto.placeholder])
+
+
+def test_an_uploads_counts_are_not_shown_a_built_in_datasets_are():
+    """An upload's row and class counts are its holder's own (a screenshot of the page is a
+    publication): the sidebar names K and d only; digits' published sizes are shown."""
+    at = page()
+    words = _sidebar_words(at)
+    assert "N = 1,347 training rows" in words and "smallest class 131" in words
+    assert "At most the smallest class (131)" in words and "empty = N (1,347)" in words
+    rng = np.random.default_rng(1)
+    labels = ["yes"] * 67 + ["no"] * 50  # 117 rows, 87 training rows (positional split)
+    rows = "\n".join(f"{lab},{v[0]:.3f},{v[1]:.3f}" for lab, v in zip(labels, rng.normal(size=(117, 2))))
+    at.selectbox(key="samples_dataset").set_value("upload")
+    run(at)
+    at.file_uploader(key="samples_upload").set_value(("mine.csv", ("y,a,b\n" + rows).encode(), "text/csv"))
+    run(at)
+    assert not at.error
+    ds = load_upload(("y,a,b\n" + rows).encode(), "mine.csv")
+    words = _sidebar_words(at)
+    assert "K = 2 classes, d = 2 features" in words and "not shown" in words
+    hidden = {ds.n_train, ds.n_train + ds.n_test, *ds.class_counts}
+    assert not any(str(n) in words for n in hidden), (hidden, words)
 
 
 @pytest.mark.parametrize("source", ["tiny", "real"])

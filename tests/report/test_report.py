@@ -188,6 +188,27 @@ def test_gather_on_digits_fills_the_release_sections_and_reads_the_store():
     assert "learns nothing from the private data" in html
 
 
+def test_the_frontier_caption_says_its_rows_are_scale_releases_as_the_privacy_page_does():
+    """The frontier's rows are releases normalised with `scale` (no ε spent on it): a report of a
+    `dp-center` release says so in the Privacy page's own words
+    (dpcda.experiments.frontier.normalization_note); a `scale` report needs no such sentence."""
+    from dpcda.experiments.frontier import normalization_note
+
+    inp = gather_report_inputs("digits", l=16, epsilon=10.0, T=500, normalization="dp-center",
+                               store=fake_store(JOBS))
+    assert inp.card["normalization"]["method"] == "dp-center" and inp.frontier
+    note = normalization_note("digits", "dp-center", inp.privacy["accountant"])
+    assert note.startswith("**Measured on `scale` releases:**") and note in inp.frontier_caption
+    assert "normalised with `scale`" in inp.frontier_caption
+    assert "split equally" not in inp.frontier_caption  # each release with its own split of T
+    html = build_report(inp)
+    assert "Measured on scale releases: every accuracy here" in html  # plain words, no markdown marks
+    plain = gather_report_inputs("digits", l=16, epsilon=10.0, T=500, store=fake_store(JOBS))
+    assert plain.card["normalization"]["method"] == "scale"
+    assert "Measured on" not in plain.frontier_caption
+    assert "normalised with `scale`" in plain.frontier_caption
+
+
 def test_gather_on_tabular_data_says_why_there_are_no_pictures(tiny_data_dir, monkeypatch):
     monkeypatch.setenv("DPCDA_DATA_DIR", str(tiny_data_dir))
     inp = gather_report_inputs("adult", l=2, epsilon=10.0, normalization="zscore",

@@ -77,3 +77,13 @@ def test_every_entry_point_agrees_on_l():
             generate_dpcda(X, y, l=bad, T=40, sigma_x=0.5, seed=1, normalize="none")
         with pytest.raises(ValueError, match=msg):
             normalize({"dataset": "digits", "l": bad, "epsilon": 10.0, "model": "ncm"})
+
+
+def test_shape_text_writes_the_row_axis_as_n():
+    """A shape in a message never carries the number of records (a private count)."""
+    from dpcda.util.checks import shape_text
+
+    assert shape_text((1347,)) == "(N,)"
+    assert shape_text((60000, 28, 28)) == "(N, 28, 28)"
+    assert shape_text(np.zeros((5, 3)).shape) == "(N, 3)"
+    assert shape_text(()) == "()"
