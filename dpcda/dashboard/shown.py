@@ -131,13 +131,19 @@ def spent(source: tuple, *, lower_counts, delta: float) -> Composed:
 
 def spent_text(source: tuple, *, lower_counts, delta: float) -> str:
     """One line for the page: "Shown so far ... ε = … (whole-record, δ = …), composed over N
-    releases", with the counts by kind, or why it is infinite."""
+    releases", with the counts by kind, or why it is infinite. ``lower_counts``: public lower
+    bounds on the class sizes; None where none are known (then not accounted, said so)."""
     from dpcda.report.formatting import fmt_delta, fmt_eps
 
     ds = drawn(source)
     if not ds:
         return (f"**Shown so far** from this data by {WHERE}: nothing drawn yet "
                 f"(ε = 0, {RELATION}).")
+    if lower_counts is None:  # e.g. an upload before a release published bounds: none to read
+        return (f"**Shown so far** from this data by {WHERE}: {len(ds)} releases, not accounted "
+                f"here yet: this data's class sizes are private under the {RELATION} relation and "
+                "no public lower bounds on them are known (a release's card publishes the ones it "
+                "used).")
     try:
         r = spent(source, lower_counts=lower_counts, delta=delta)
     except ValueError as exc:

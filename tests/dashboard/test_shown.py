@@ -138,3 +138,13 @@ def test_one_upload_under_two_names_is_one_tally():
     shown.record(b, shown.release_drawn(card(), normalize="scale"))
     assert len(shown.drawn(a)) == len(shown.drawn(b)) == 2
     assert shown.drawn(("upload", "e" * 64, "a.csv")) == ()
+
+
+def test_a_tally_without_public_bounds_is_not_accounted_and_names_no_count():
+    """An upload's class sizes are private under whole-record: before a release's card publishes
+    bounds (None) the tally says it is not accounted, with no number read from the data."""
+    up = ("upload", "f" * 64, "t.csv")
+    shown.record(up, shown.release_drawn(card(), normalize="none"))
+    text = shown.spent_text(up, lower_counts=None, delta=1e-5)
+    assert "not accounted here yet" in text and "ε =" not in text
+    assert "1 releases" in text and not re.search(r"\b1[0-9]{2}\b", text)  # no class size
