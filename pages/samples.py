@@ -174,7 +174,7 @@ if ds.is_image and st.toggle("Show the l × ε mosaic (one sample per l and ε, 
 elif ds.is_image:  # its noise computed while the release is looked at
     prefetch_mosaic(rs, mf, nz)
 show_fidelity(rel, ds, real)
-show_spent(spent_box, source, smp.public_bounds(ds, rel.card), delta)
+show_spent(spent_box, source, smp.public_bounds(ds, rel.card), delta, smp.bounds_failure(ds, rel.card))
 st.subheader("Download")
 show_downloads(rel, ds)
 page_settings = smp.report_settings(source, rs)

@@ -159,8 +159,10 @@ def show_hint(sigma: float, rs: dict, facts: dict, smallest: int) -> None:
         st.info(hint.hint)
 
 
-def show_spent(box, source: tuple, bounds, delta: float) -> None:
+def show_spent(box, source: tuple, bounds, delta: float, failure: float = 0.0) -> None:
     """What this server has drawn from the data of ``source`` so far, composed
     (:mod:`dpcda.dashboard.shown`) on the public lower ``bounds`` on its class sizes
-    (:func:`dpcda.dashboard.samples.sizes.public_bounds`; None: not known yet), in ``box``."""
-    box.info(shown.spent_text(source, lower_counts=bounds, delta=delta), icon=":material/visibility:")
+    (:func:`dpcda.dashboard.samples.sizes.public_bounds`; None: not known yet; ``failure``: the
+    chance they fail, :func:`~dpcda.dashboard.samples.sizes.bounds_failure`), in ``box``."""
+    box.info(shown.spent_text(source, lower_counts=bounds, delta=delta, failure=failure),
+             icon=":material/visibility:")

@@ -493,8 +493,9 @@ def test_an_uploads_target_epsilon_reads_no_class_size(media):
         assert [w["code"] for w in card["privacy"].get("warnings", [])] == []
         assert card["privacy"]["epsilon"] <= 10.0 and card["privacy"]["calibrated_to_epsilon"] == 10.0
         assert all(lo <= n for lo, n in zip(card["data"]["class_bounds"], sizes))
-    # what the page states for the release is its card's
+    # what the page states for the release is its card's; the tally reads the card's DP bounds
     assert stated_sigma(at) == pytest.approx(cards[1]["parameters"]["sigma_x"], rel=1e-3)
+    assert any("with the bounds' failure probability" in i.value for i in at.info)
 
 
 def test_an_uploads_explicit_sigma_says_it_reads_the_class_sizes():

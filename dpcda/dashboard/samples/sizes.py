@@ -74,6 +74,18 @@ def public_bounds(dataset, card: dict | None = None) -> tuple[int, ...] | None:
     return None if bounds is None else tuple(int(k) for k in bounds)
 
 
+def bounds_failure(dataset, card: dict | None = None) -> float:
+    """The probability that :func:`public_bounds` do not hold: a DP label histogram's ``beta``
+    (``privacy.label_histogram.failure_probability`` on the ``card``) where its bounds are read,
+    else 0 (published counts, or the data's own sizes)."""
+    from dpcda.mechanisms import published_class_bounds
+
+    if published_class_bounds(dataset) is not None:
+        return 0.0
+    hist = ((card or {}).get("privacy") or {}).get("label_histogram") or {}
+    return float(hist.get("failure_probability") or 0.0)
+
+
 def mosaic_facts(dataset, accountant: str, card: dict | None = None) -> dict:
     """The facts the mosaic and the legibility hint calibrate on: the accounting facts, with
     :func:`public_bounds` (of ``card``) as the class sizes where they are private (None before a

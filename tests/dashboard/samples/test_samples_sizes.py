@@ -71,7 +71,7 @@ def test_data_too_small_for_a_label_histogram_are_read_as_the_release_reads_them
 
 def test_public_bounds_come_from_the_published_counts_or_the_card(two, digits):
     a, _ = two
-    assert sizes.public_bounds(digits) == tuple(digits.class_counts)
+    assert sizes.public_bounds(digits) == tuple(digits.class_counts) and sizes.bounds_failure(digits) == 0
     assert sizes.public_bounds(a) is None
     assert sizes.public_bounds(a, {"data": {"class_bounds": [600, 601]}}) == (600, 601)
     assert sizes.mosaic_facts(a, "whole-record")["class_counts"] is None
@@ -108,6 +108,8 @@ def test_an_uploads_target_release_is_calibrated_on_a_dp_label_histogram(two):
     assert card["privacy"]["epsilon"] <= 10.0 and card["privacy"]["calibrated_to_epsilon"] == 10.0
     assert "label_histogram" in card["privacy"] and not card["privacy"].get("warnings")
     assert all(lo <= n for lo, n in zip(card["data"]["class_bounds"], a.class_counts))
+    assert sizes.public_bounds(a, card) == tuple(card["data"]["class_bounds"])
+    assert sizes.bounds_failure(a, card) == card["privacy"]["label_histogram"]["failure_probability"] > 0
     noise = card_noise(card)
     assert noise.sigma == card["parameters"]["sigma_x"] and noise.epsilon == card["privacy"]["epsilon"]
     # an explicit sigma: accounted with the data's sizes, the card's coded notice says so
