@@ -163,7 +163,7 @@ rs = dict(settings)  # the setting of the release shown
 nz, mf = nz or smp.card_noise(rel.card), smp.mosaic_facts(ds, accountant, rel.card)  # public: the card's
 if ds.is_image:
     show_pictures(pictures(source, settings, v["per_class"], rel, ds), ds)
-    show_hint(rel.card["parameters"]["sigma_x"], rs, mf, smallest)
+    show_hint(rel.card["parameters"]["sigma_x"], rs, mf, smp.hint_limit(ds, accountant, mf))
 else:
     show_table(rel, ds)
 show_statement(rel, ds)

@@ -512,3 +512,27 @@ def test_an_uploads_explicit_sigma_says_it_reads_the_class_sizes():
     _upload(at, _sized_upload(1000, 1000), "mine.csv")
     assert not at.error
     assert [w.value for w in at.warning].count(words) == 2  # the setting's, then the card's
+
+
+def test_an_image_uploads_mosaic_and_hint_read_the_cards_bounds(media):
+    """After an image upload's release at a target ε the mosaic and the legibility hint are
+    calibrated on the lower bounds its card published (a DP label histogram's), with their sum
+    as N, as the release's accountant reads them: they draw, and the setting's own cell has the
+    card's σ."""
+    rng = np.random.default_rng(4)
+    X = rng.uniform(0, 255, size=(2000, 8, 8)).astype(np.float32)
+    buf = io.BytesIO()
+    np.savez(buf, X=X, y=np.array([0] * 1200 + [1] * 800))
+    at = page()
+    at.selectbox(key="samples_dataset").set_value("upload")
+    run(at)
+    at.file_uploader(key="samples_upload").set_value(("img.npz", buf.getvalue(), "application/octet-stream"))
+    generate(run(at))
+    assert not at.error
+    card = json.loads([f for f in media.stored if f.filename and f.filename.endswith(".json")][-1].data)
+    assert "DP histogram" in card["data"]["class_bounds_source"]
+    at.toggle(key="samples_mosaic").set_value(True)
+    run(at)
+    assert not at.error
+    sigmas = [im.proto.imgs[0].caption for im in at.image if im.proto.imgs[0].caption.startswith("σ = ")]
+    assert len(sigmas) > 4 and f"σ = {card['parameters']['sigma_x']:.3g}" in sigmas

@@ -88,12 +88,23 @@ def bounds_failure(dataset, card: dict | None = None) -> float:
 
 def mosaic_facts(dataset, accountant: str, card: dict | None = None) -> dict:
     """The facts the mosaic and the legibility hint calibrate on: the accounting facts, with
-    :func:`public_bounds` (of ``card``) as the class sizes where they are private (None before a
+    :func:`public_bounds` (of ``card``) as the class sizes where they are private and their sum
+    as ``n``, as :func:`dpcda.mechanisms.dp_cda_account.account_parts` reads them (None before a
     release: no mosaic then)."""
     facts = accounting_facts(dataset, accountant)
     if sizes_private(dataset, accountant):
-        facts["class_counts"] = public_bounds(dataset, card)
+        bounds = public_bounds(dataset, card)  # n: their sum, as the release's accountant reads them
+        facts.update(class_counts=bounds, n=None if bounds is None else sum(bounds))
     return facts
+
+
+def hint_limit(dataset, accountant: str, facts: dict) -> int:
+    """The largest ``l`` the legibility hint may name: the smallest class where the sizes are
+    public; where they are private, what the bounds of :func:`mosaic_facts` allow under
+    whole-record (``min(n_k) - 1``), never the private smallest class."""
+    if sizes_private(dataset, accountant):
+        return min(facts["class_counts"]) - 1
+    return int(min(dataset.class_counts))
 
 
 def setting_notices(dataset, accountant: str, *, sigma: float | None, target: float | None = None,

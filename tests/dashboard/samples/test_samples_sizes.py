@@ -75,8 +75,13 @@ def test_public_bounds_come_from_the_published_counts_or_the_card(two, digits):
     assert sizes.public_bounds(a) is None
     assert sizes.public_bounds(a, {"data": {"class_bounds": [600, 601]}}) == (600, 601)
     assert sizes.mosaic_facts(a, "whole-record")["class_counts"] is None
-    assert sizes.mosaic_facts(a, "whole-record", {"data": {"class_bounds": [6, 7]}})["class_counts"] == (6, 7)
+    got = sizes.mosaic_facts(a, "whole-record", {"data": {"class_bounds": [6, 7]}})
+    assert got["class_counts"] == (6, 7) and got["n"] == 13  # as the release's accountant reads them
     assert sizes.mosaic_facts(a, "class-aware")["class_counts"] == tuple(a.class_counts)
+    assert sizes.hint_limit(a, "whole-record", got) == 5  # the bounds' min - 1, not the private sizes'
+    assert sizes.hint_limit(a, "class-aware", sizes.mosaic_facts(a, "class-aware")) == min(a.class_counts)
+    assert sizes.hint_limit(digits, "whole-record", sizes.mosaic_facts(digits, "whole-record")) == min(
+        digits.class_counts)
 
 
 def test_the_notice_of_an_explicit_sigma_on_private_sizes_is_coded(two, digits):
