@@ -150,7 +150,7 @@ if ss.get("samples_last") != (source, settings):  # no release at this setting y
                                                     key="samples_mosaic"):
         show_mosaic(source, dict(settings), ds, mf, nz, real)
     elif mf["class_counts"] is not None:  # its noise computed while the preview is looked at
-        prefetch_mosaic(dict(settings), mf, nz)
+        prefetch_mosaic(dict(settings), mf, nz, ds)
     show_spent(spent_box, source, bounds, delta)
     st.stop()
 try:
@@ -172,7 +172,7 @@ if ds.is_image and st.toggle("Show the l × ε mosaic (one sample per l and ε, 
                              "a few seconds)", key="samples_mosaic"):
     show_mosaic(source, rs, ds, mf, nz, real)
 elif ds.is_image:  # its noise computed while the release is looked at
-    prefetch_mosaic(rs, mf, nz)
+    prefetch_mosaic(rs, mf, nz, ds)
 show_fidelity(rel, ds, real)
 show_spent(spent_box, source, smp.public_bounds(ds, rel.card), delta, smp.bounds_failure(ds, rel.card))
 st.subheader("Download")

@@ -107,6 +107,16 @@ def hint_limit(dataset, accountant: str, facts: dict) -> int:
     return int(min(dataset.class_counts))
 
 
+def mosaic_rows(ls, dataset, accountant: str, facts: dict) -> tuple[int, ...]:
+    """The mosaic's rows ``ls`` it may draw: where the class sizes are private, those up to
+    :func:`hint_limit` (the bounds allow them, so no row is left out because of a private size:
+    :func:`~dpcda.dashboard.samples.mosaic.mosaic_cells` drops an l above its class's size);
+    else all of them."""
+    if not sizes_private(dataset, accountant):
+        return tuple(ls)
+    return tuple(v for v in ls if v <= hint_limit(dataset, accountant, facts)) or (1,)
+
+
 def setting_notices(dataset, accountant: str, *, sigma: float | None, target: float | None = None,
                     l: int = 1, T: int = 1, delta: float = 1e-5) -> list:
     """The coded notices of the page's setting before a release: ``class_sizes_from_data`` where

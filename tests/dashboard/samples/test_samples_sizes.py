@@ -78,7 +78,9 @@ def test_public_bounds_come_from_the_published_counts_or_the_card(two, digits):
     got = sizes.mosaic_facts(a, "whole-record", {"data": {"class_bounds": [6, 7]}})
     assert got["class_counts"] == (6, 7) and got["n"] == 13  # as the release's accountant reads them
     assert sizes.mosaic_facts(a, "class-aware")["class_counts"] == tuple(a.class_counts)
-    assert sizes.hint_limit(a, "whole-record", got) == 5  # the bounds' min - 1, not the private sizes'
+    assert sizes.hint_limit(a, "whole-record", got) == 5  # the bounds' min - 1, not the private sizes
+    assert sizes.mosaic_rows((1, 4, 16, 64), a, "whole-record", got) == (1, 4)  # as the bounds allow
+    assert sizes.mosaic_rows((1, 4, 16, 64), digits, "whole-record", {}) == (1, 4, 16, 64)
     assert sizes.hint_limit(a, "class-aware", sizes.mosaic_facts(a, "class-aware")) == min(a.class_counts)
     assert sizes.hint_limit(digits, "whole-record", sizes.mosaic_facts(digits, "whole-record")) == min(
         digits.class_counts)
