@@ -107,11 +107,11 @@ T = v["T"] or smp.default_T(ds.n_train)
 noise = ("epsilon", v["eps"]) if v["eps"] is not None else ("sigma", v["sigma"])
 # public facts only: an upload's class sizes are private under whole-record (σ is then set at release)
 pub = dict(target=v["eps"], l=l, T=T, delta=delta)
-facts = smp.accounting_facts(ds, accountant, **pub)
 s = dict(l=l, T=T, c=c, delta=delta, accountant=accountant, conversion=v["conversion"],
          max_alpha=v["max_alpha"], normalize=normalize, allocation=v["allocation"], sigma_y=v["sigma_y"])
 settings = tuple(s.items()) + (("noise", noise),)
 try:
+    facts = smp.accounting_facts(ds, accountant, **pub)
     nz = None if facts["class_counts"] is None else noise_for(*noise, **s, **facts)
 except ValueError as exc:
     show_problem(exc)
