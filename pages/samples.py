@@ -105,44 +105,53 @@ publish_samples(name, ds, l=l, eps=v["eps"], sigma=v["sigma"], sigma_y=v["sigma_
                 conversion=v["conversion"], max_alpha=v["max_alpha"])
 T = v["T"] or smp.default_T(ds.n_train)
 noise = ("epsilon", v["eps"]) if v["eps"] is not None else ("sigma", v["sigma"])
-facts = dict(n=ds.n_train, class_counts=tuple(ds.class_counts), d_x=ds.d_x, d_y=ds.n_classes)
+# public facts only: an upload's class sizes are private under whole-record (σ is then set at release)
+pub = dict(target=v["eps"], l=l, T=T, delta=delta)
 s = dict(l=l, T=T, c=c, delta=delta, accountant=accountant, conversion=v["conversion"],
          max_alpha=v["max_alpha"], normalize=normalize, allocation=v["allocation"], sigma_y=v["sigma_y"])
 settings = tuple(s.items()) + (("noise", noise),)
 try:
-    nz = noise_for(*noise, **s, **facts)
+    facts = smp.accounting_facts(ds, accountant, **pub)
+    nz = None if facts["class_counts"] is None else noise_for(*noise, **s, **facts)
 except ValueError as exc:
     show_problem(exc)
     st.stop()
-remember_noise(nz.sigma, nz.epsilon)  # a switch of noise mode starts from them
-if v["eps"] is not None:  # the setting remembers the σ that meets the target (not a stale one)
+if nz is not None:
+    remember_noise(nz.sigma, nz.epsilon)  # a switch of noise mode starts from them
+if nz is not None and v["eps"] is not None:  # the setting remembers the σ that meets the target
     update(sigma_x=nz.sigma)
-if nz.sigma == 0 and not real:  # no noise: the release is the training records (l = 1) or their means
+if nz is not None and nz.sigma == 0 and not real:  # no noise: the training records or their means
     st.info("σ_x = 0 releases the training records themselves (l = 1) or means of them: nothing is "
             "shown until you tick **Show real records (not private)** in the sidebar.")
     st.stop()
 quick = smp.is_quick(n=ds.n_train, d=ds.d_x, T=T, l=l)
-st.caption(smp.setting_text(l=l, T=T, c=c, noise=nz, accountant=accountant, delta=delta, normalize=normalize,
-                            target=v["eps"]))
+st.caption(smp.pending_text(l=l, T=T, c=c, target=v["eps"], accountant=accountant, delta=delta) if nz is None
+           else smp.setting_text(l=l, T=T, c=c, noise=nz, accountant=accountant, delta=delta,
+                                 normalize=normalize, target=v["eps"]))
+for n_ in smp.setting_notices(ds, accountant, sigma=v["sigma"], **pub):  # by code, as the card will say
+    st.warning(n_.message)
+bounds = smp.public_bounds(ds)  # the tally's (an upload's: none before a release's card)
 secs = smp.estimate_release_seconds(n=ds.n_train, d=ds.d_x, T=T, l=l)
 if quick or ss.get("samples_generate"):  # drawn at once, or Generate was clicked (read before drawn)
     ss["samples_last"] = (source, settings)
 if ss.get("samples_last") != (source, settings):  # no button beside its own release
     st.button(f"Generate the full release (about {secs:.0f} s)", type="primary", key="samples_generate")
 if ss.get("samples_last") != (source, settings):  # no release at this setting yet: its preview
-    if not ds.is_image:
+    if not ds.is_image or nz is None:  # no preview without a σ
         st.info("This release takes a few seconds: click **Generate** to draw it.")
-        show_spent(st, source, facts, delta)
+        show_spent(st, source, bounds, delta)
         st.stop()
     with st.spinner("Drawing a preview…"):
         show_preview(source, settings, ds, nz, v["per_class"], secs)
     spent_box = st.empty()  # what this server has shown from this data, once this run has drawn
-    if st.toggle("Show the l × ε mosaic (one sample per l and ε, this setting's among them; a few "
-                 "seconds)", key="samples_mosaic"):
-        show_mosaic(source, dict(settings), ds, facts, nz, real)
-    else:  # its noise computed while the preview is looked at
-        prefetch_mosaic(dict(settings), facts, nz)
-    show_spent(spent_box, source, facts, delta)
+    mf = smp.mosaic_facts(ds, accountant)  # an upload's: no public bounds before a release
+    if mf["class_counts"] is not None and st.toggle("Show the l × ε mosaic (one sample per l and ε, "
+                                                    "this setting's among them; a few seconds)",
+                                                    key="samples_mosaic"):
+        show_mosaic(source, dict(settings), ds, mf, nz, real)
+    elif mf["class_counts"] is not None:  # its noise computed while the preview is looked at
+        prefetch_mosaic(dict(settings), mf, nz, ds)
+    show_spent(spent_box, source, bounds, delta)
     st.stop()
 try:
     rel = make_release(source, settings, ds, facts)
@@ -151,20 +160,21 @@ except ValueError as exc:
     st.stop()
 
 rs = dict(settings)  # the setting of the release shown
+nz, mf = nz or smp.card_noise(rel.card), smp.mosaic_facts(ds, accountant, rel.card)  # public: the card's
 if ds.is_image:
     show_pictures(pictures(source, settings, v["per_class"], rel, ds), ds)
-    show_hint(rel.card["parameters"]["sigma_x"], rs, facts, smallest)
+    show_hint(rel.card["parameters"]["sigma_x"], rs, mf, smp.hint_limit(ds, accountant, mf))
 else:
     show_table(rel, ds)
 show_statement(rel, ds)
 spent_box = st.empty()  # what this server has shown from this data, once this run has drawn
 if ds.is_image and st.toggle("Show the l × ε mosaic (one sample per l and ε, this setting's among them; "
                              "a few seconds)", key="samples_mosaic"):
-    show_mosaic(source, rs, ds, facts, nz, real)
+    show_mosaic(source, rs, ds, mf, nz, real)
 elif ds.is_image:  # its noise computed while the release is looked at
-    prefetch_mosaic(rs, facts, nz)
+    prefetch_mosaic(rs, mf, nz, ds)
 show_fidelity(rel, ds, real)
-show_spent(spent_box, source, facts, delta)
+show_spent(spent_box, source, smp.public_bounds(ds, rel.card), delta, smp.bounds_failure(ds, rel.card))
 st.subheader("Download")
 show_downloads(rel, ds)
 page_settings = smp.report_settings(source, rs)

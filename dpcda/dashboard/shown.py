@@ -129,17 +129,25 @@ def spent(source: tuple, *, lower_counts, delta: float) -> Composed:
     return compose_shown(drawn(source), lower_counts=lower_counts, delta=delta)
 
 
-def spent_text(source: tuple, *, lower_counts, delta: float) -> str:
+def spent_text(source: tuple, *, lower_counts, delta: float, failure: float = 0.0) -> str:
     """One line for the page: "Shown so far ... ε = … (whole-record, δ = …), composed over N
-    releases", with the counts by kind, or why it is infinite."""
+    releases", with the counts by kind, or why it is infinite. ``lower_counts``: public lower
+    bounds on the class sizes; None where none are known (then not accounted, said so).
+    ``failure``: the probability that ``lower_counts`` do not hold (a DP label histogram's beta):
+    the draws are composed at ``delta - failure``, so the ``delta`` stated includes it."""
     from dpcda.report.formatting import fmt_delta, fmt_eps
 
     ds = drawn(source)
     if not ds:
         return (f"**Shown so far** from this data by {WHERE}: nothing drawn yet "
                 f"(ε = 0, {RELATION}).")
+    if lower_counts is None:  # e.g. an upload before a release published bounds: none to read
+        return (f"**Shown so far** from this data by {WHERE}: {len(ds)} releases, not accounted "
+                f"here yet: this data's class sizes are private under the {RELATION} relation and "
+                "no public lower bounds on them are known (a release's card publishes the ones it "
+                "used).")
     try:
-        r = spent(source, lower_counts=lower_counts, delta=delta)
+        r = spent(source, lower_counts=lower_counts, delta=delta - failure)
     except ValueError as exc:
         return (f"**Shown so far** from this data by {WHERE}: {len(ds)} releases, not "
                 f"accounted under the {RELATION} relation ({exc}).")
@@ -151,8 +159,9 @@ def spent_text(source: tuple, *, lower_counts, delta: float) -> str:
     n_ok = r.releases - r.real - r.uncovered - r.other
 
     def bound(eps: float, n: int) -> str:
-        return (f"ε = {fmt_eps(eps)} ({RELATION}, δ = {fmt_delta(r.delta)}), composed over {n} "
-                f"release{'s' if n != 1 else ''}")
+        return (f"ε = {fmt_eps(eps)} ({RELATION}, δ = {fmt_delta(delta)}"
+                + (", with the bounds' failure probability" if failure else "")
+                + f"), composed over {n} release{'s' if n != 1 else ''}")
 
     how = " (Rényi DP summed and converted once: an upper bound, looser than a card's ε.)"
     if math.isinf(r.epsilon) and (r.real or r.uncovered or r.other):

@@ -48,14 +48,20 @@ def _mosaic_privacy(s: dict, mu) -> dict:
             "stats_mu": mu}
 
 
-def prefetch_mosaic(s: dict, facts: dict, nz: smp.Noise) -> None:
+def _axes(s: dict, facts: dict, nz: smp.Noise, ds=None):
+    """The mosaic's rows and columns; an upload's rows only as far as its public bounds allow."""
+    ls, eps = smp.mosaic_axes(s["l"], nz.epsilon)
+    return (ls if ds is None else smp.mosaic_rows(ls, ds, s["accountant"], facts)), eps
+
+
+def prefetch_mosaic(s: dict, facts: dict, nz: smp.Noise, ds=None) -> None:
     """Compute the mosaic's noise in the background while the release is looked at (the
     toggle then finds it remembered: :func:`dpcda.dashboard.samples.mosaic_sigmas_at`)."""
     from dpcda.dashboard.background import prefetch
 
     mode, value = s["noise"]
     priv = _mosaic_privacy(s, smp.stats_mu_for(mode, value, normalize=s["normalize"], delta=s["delta"]))
-    ls, eps = smp.mosaic_axes(s["l"], nz.epsilon)
+    ls, eps = _axes(s, facts, nz, ds)
     prefetch([lambda: smp.mosaic_sigmas_at(ls, eps, start=nz.sigma or 0.3, **priv, **facts)],
              key=("mosaic", ls, eps, nz.sigma, *priv.items(), *facts.items()), delay=0.3)
 
@@ -68,7 +74,7 @@ def show_mosaic(source: tuple, s: dict, ds, facts: dict, nz: smp.Noise, real: bo
                        key="samples_class", width=240)
     pre, mu = setting_preprocessor(source, s, ds)
     table, scale = class_rows(source, s["normalize"], s["c"], mu, cls, ds, pre)
-    ls, eps = smp.mosaic_axes(s["l"], nz.epsilon)
+    ls, eps = _axes(s, facts, nz, ds)
     with st.spinner("Calibrating the noise of every cell…"):
         sig = smp.mosaic_sigmas_at(ls, eps, start=nz.sigma or 0.3, **_mosaic_privacy(s, mu), **facts)
         sig[(s["l"], nz.epsilon)] = nz.sigma  # the setting's own cell: its exact noise

@@ -61,7 +61,8 @@ def quick_epsilon(sigma: float, **setting) -> float:
 def make_release(source: tuple, settings: tuple, _ds, facts: dict):
     s = dict(settings)
     mode, value = s.pop("noise")
-    nz = noise_for(mode, value, **s, **facts)
+    # no class sizes to read (an upload's target ε): the library calibrates on a DP label histogram
+    nz = None if facts["class_counts"] is None else noise_for(mode, value, **s, **facts)
     s.pop("sigma_y", None)  # in nz
     rel = smp.generate_release(_ds, nz, target_epsilon=value if mode == "epsilon" else None, **s)
     shown.record(source, shown.release_drawn(rel.card, normalize=s["normalize"]))  # a draw: counted
@@ -158,8 +159,10 @@ def show_hint(sigma: float, rs: dict, facts: dict, smallest: int) -> None:
         st.info(hint.hint)
 
 
-def show_spent(box, source: tuple, facts: dict, delta: float) -> None:
+def show_spent(box, source: tuple, bounds, delta: float, failure: float = 0.0) -> None:
     """What this server has drawn from the data of ``source`` so far, composed
-    (:mod:`dpcda.dashboard.shown`), in ``box``."""
-    box.info(shown.spent_text(source, lower_counts=facts["class_counts"], delta=delta),
+    (:mod:`dpcda.dashboard.shown`) on the public lower ``bounds`` on its class sizes
+    (:func:`dpcda.dashboard.samples.sizes.public_bounds`; None: not known yet; ``failure``: the
+    chance they fail, :func:`~dpcda.dashboard.samples.sizes.bounds_failure`), in ``box``."""
+    box.info(shown.spent_text(source, lower_counts=bounds, delta=delta, failure=failure),
              icon=":material/visibility:")

@@ -138,3 +138,24 @@ def test_one_upload_under_two_names_is_one_tally():
     shown.record(b, shown.release_drawn(card(), normalize="scale"))
     assert len(shown.drawn(a)) == len(shown.drawn(b)) == 2
     assert shown.drawn(("upload", "e" * 64, "a.csv")) == ()
+
+
+def test_a_tally_without_public_bounds_is_not_accounted_and_names_no_count():
+    """An upload's class sizes are private under whole-record: before a release's card publishes
+    bounds (None) the tally says it is not accounted, with no number read from the data."""
+    up = ("upload", "f" * 64, "t.csv")
+    shown.record(up, shown.release_drawn(card(), normalize="none"))
+    text = shown.spent_text(up, lower_counts=None, delta=1e-5)
+    assert "not accounted here yet" in text and "ε =" not in text
+    assert "1 releases" in text and not re.search(r"\b1[0-9]{2}\b", text)  # no class size
+
+
+def test_bounds_that_may_fail_are_composed_at_the_rest_of_delta():
+    """DP bounds hold except with probability beta: the draws are composed at delta - beta and
+    the delta stated is the whole of it."""
+    up = ("upload", "a" * 64, "t.csv")
+    shown.record(up, shown.release_drawn(card(), normalize="none"))
+    text = shown.spent_text(up, lower_counts=N, delta=1e-5, failure=2.5e-6)
+    want = compose_shown(shown.drawn(up), lower_counts=N, delta=7.5e-6).epsilon
+    assert f"ε = {fmt_eps(want)} (whole-record, δ = 1e-5, with the bounds' failure probability)" in text
+    assert want > compose_shown(shown.drawn(up), lower_counts=N, delta=1e-5).epsilon

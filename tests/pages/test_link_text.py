@@ -110,7 +110,7 @@ def test_an_uploads_name_and_labels_are_shown_as_plain_text():
     name = "__b__ [Click here](https:evil.example) $x$ :smile:.csv"
     upload(at, name, ("\n".join(rows) + "\n").encode(), shape="1,2,2")
     assert not at.error, [e.value for e in at.error]
-    (facts,) = [c.value for c in at.sidebar.caption if "training rows" in c.value]
+    (facts,) = [c.value for c in at.sidebar.caption if "classes, d =" in c.value]  # an upload: K and d
     assert_plain(facts, [name], allowed=())
     (rows_caption,) = [c.value for c in at.caption if "top to bottom" in c.value]
     assert_plain(rows_caption, labels, allowed=("strong",) * (rows_caption.count("**") // 2))

@@ -443,3 +443,96 @@ def test_sigma_zero_shows_no_record_without_the_real_records_opt_in():
     run(at)
     assert not any(NO_NOISE_GATE in i.value for i in at.info)
     assert len(at.image) >= 1 and statement(at).startswith("#### ε = ∞ (no privacy)")
+
+
+def _sized_upload(n_yes: int, n_no: int) -> bytes:
+    """A tabular CSV of two classes (2 features), ``n_yes`` rows then ``n_no`` rows: two of them
+    with the same N, K and d differ only in their class sizes."""
+    rng = np.random.default_rng(2)
+    labels = ["yes"] * n_yes + ["no"] * n_no
+    return ("y,a,b\n" + "\n".join(f"{lab},{v[0]:.3f},{v[1]:.3f}" for lab, v in
+                                  zip(labels, rng.normal(size=(len(labels), 2))))).encode()
+
+
+def _upload(at: AppTest, data: bytes, name: str) -> AppTest:
+    if at.selectbox(key="samples_dataset").value != "upload":
+        at.selectbox(key="samples_dataset").set_value("upload")
+        run(at)
+    at.file_uploader(key="samples_upload").set_value((name, data, "text/csv"))
+    return generate(run(at))
+
+
+def test_an_uploads_target_epsilon_reads_no_class_size(media):
+    """Under whole-record an upload's class sizes are private: at a target ε the page's readout
+    before the release is the same for two uploads that differ only in their class sizes (no σ
+    computed from them), and the release is calibrated by the library on lower bounds from a DP
+    label histogram, which its card names (the σ on it is a function of public inputs and that
+    histogram), never the data's sizes."""
+    from dpcda.util.notices import notice
+
+    at = page()  # the link's target ε = 10 under the default (whole-record) accountant
+    assert at.selectbox(key="samples_accountant").value == DEFAULT_ACCOUNTANT == "whole-record"
+    readouts, cards = [], []
+    for i, (a, b) in enumerate([(1000, 1000), (1300, 700)]):
+        data = _sized_upload(a, b)
+        assert len({*load_upload(data, "x.csv").class_counts}) == 2  # their sizes differ
+        _upload(at, data, f"mine{i}.csv")
+        assert not at.error, [e.value for e in at.error]
+        readouts.append([c.value for c in at.caption if c.value.startswith("**Current setting:**")])
+        card_file = [f for f in media.stored if f.filename and f.filename.endswith(".json")][-1]
+        cards.append(json.loads(card_file.data))
+        assert notice("class_sizes_from_data").message not in [w.value for w in at.warning]
+    assert readouts[0] == readouts[1] and len(readouts[0]) == 1
+    assert "set at release" in readouts[0][0] and "DP histogram" in readouts[0][0]
+    assert not re.search(r"σ_x = σ_y = [0-9]", readouts[0][0])  # no σ before the release
+    counts = [load_upload(_sized_upload(a, b), "x.csv").class_counts for a, b in [(1000, 1000), (1300, 700)]]
+    for card, sizes in zip(cards, counts):
+        assert "DP histogram" in card["data"]["class_bounds_source"]
+        assert card["privacy"]["label_histogram"]["label_share"] > 0
+        assert card["data"]["class_counts"] is None  # the sizes are not published
+        assert [w["code"] for w in card["privacy"].get("warnings", [])] == []
+        assert card["privacy"]["epsilon"] <= 10.0 and card["privacy"]["calibrated_to_epsilon"] == 10.0
+        assert all(lo <= n for lo, n in zip(card["data"]["class_bounds"], sizes))
+    # what the page states for the release is its card's; the tally reads the card's DP bounds
+    assert stated_sigma(at) == pytest.approx(cards[1]["parameters"]["sigma_x"], rel=1e-3)
+    assert any("with the bounds' failure probability" in i.value for i in at.info)
+
+
+def test_an_uploads_explicit_sigma_says_it_reads_the_class_sizes():
+    """With an explicit σ the library can only account an upload with its own class sizes,
+    treated as public: the page says so by the notice's code before the release (as the card
+    does after it); a built-in dataset's published sizes need no such notice."""
+    from dpcda.util.notices import notice
+
+    words = notice("class_sizes_from_data").message
+    at = page()
+    at.radio(key="samples_mode").set_value("explicit σ")
+    run(at)
+    assert words not in [w.value for w in at.warning]  # digits: published sizes
+    _upload(at, _sized_upload(1000, 1000), "mine.csv")
+    assert not at.error
+    assert [w.value for w in at.warning].count(words) == 2  # the setting's, then the card's
+
+
+def test_an_image_uploads_mosaic_and_hint_read_the_cards_bounds(media):
+    """After an image upload's release at a target ε the mosaic and the legibility hint are
+    calibrated on the lower bounds its card published (a DP label histogram's), with their sum
+    as N, as the release's accountant reads them: they draw, and the setting's own cell has the
+    card's σ."""
+    rng = np.random.default_rng(4)
+    X = rng.uniform(0, 255, size=(2000, 8, 8)).astype(np.float32)
+    buf = io.BytesIO()
+    np.savez(buf, X=X, y=np.array([0] * 1200 + [1] * 800))
+    at = page()
+    at.selectbox(key="samples_dataset").set_value("upload")
+    run(at)
+    at.file_uploader(key="samples_upload").set_value(("img.npz", buf.getvalue(), "application/octet-stream"))
+    generate(run(at))
+    assert not at.error
+    card = json.loads([f for f in media.stored if f.filename and f.filename.endswith(".json")][-1].data)
+    assert "DP histogram" in card["data"]["class_bounds_source"]
+    at.toggle(key="samples_mosaic").set_value(True)
+    run(at)
+    assert not at.error
+    sigmas = [im.proto.imgs[0].caption for im in at.image if im.proto.imgs[0].caption.startswith("σ = ")]
+    assert len(sigmas) > 4 and f"σ = {card['parameters']['sigma_x']:.3g}" in sigmas

@@ -42,6 +42,15 @@ class Noise:
         return self.sigma if self.sigma_y is None else self.sigma_y
 
 
+def card_noise(card: dict):
+    """The :class:`~dpcda.dashboard.samples.setting.Noise` a release's ``card`` states (its sigma,
+    epsilon and Renyi order): what the page shows for that release."""
+    par, priv = card["parameters"], card["privacy"]
+    sy = float(par["sigma_y"])
+    return Noise(float(par["sigma_x"]), float(priv["epsilon"]), priv.get("alpha"),
+                 None if sy == float(par["sigma_x"]) else sy)
+
+
 def stats_mu_for(mode: str, value: float, *, normalize: str | None, delta: float) -> float | None:
     """The GDP parameter of the ``dp-center`` statistics release a release at this setting makes
     (as :func:`dpcda.mechanisms.generate_dpcda` sets it: its default share of a target epsilon,
@@ -177,18 +186,27 @@ def aimed_delta(delta: float, epsilon: float, *, T: int, d_x: int, d_y: int) -> 
     return delta_aim(delta, epsilon, T * (d_x + d_y) + d_x + d_y)
 
 
-def generate_release(dataset, noise: Noise, *, target_epsilon: float | None = None, **settings):
+def generate_release(dataset, noise: Noise | None, *, target_epsilon: float | None = None, **settings):
     """A DP-CDA release of ``dataset`` at the noise of ``noise`` (already calibrated by
     :func:`noise_for`, so it is not calibrated twice); ``target_epsilon`` is recorded on the
     card as the target that noise was calibrated to. ``settings``: the other arguments of
-    :func:`dpcda.mechanisms.generate_dpcda` (l, T, c, delta, accountant, ...)."""
+    :func:`dpcda.mechanisms.generate_dpcda` (l, T, c, delta, accountant, ...).
+
+    With a target on class sizes the data does not publish
+    (:func:`dpcda.dashboard.samples.sizes.sizes_private`: an upload under ``whole-record``) the
+    library calibrates instead, on lower bounds from a DP label histogram, and ``noise`` (None
+    there: the page computes none from the private sizes) is not read: the card's sigma is a
+    function of public inputs and that histogram. So is ``dp-center``'s (its statistics' share
+    depends on the target)."""
+    from dpcda.dashboard.samples.sizes import sizes_private
     from dpcda.dashboard.setting import DEFAULT_ALLOCATION
     from dpcda.mechanisms import generate_from_dataset
+    from dpcda.privacy import DEFAULT_ACCOUNTANT
 
     # the dashboard's allocation where the setting names none, as noise_for accounts it
     settings = {**settings, "allocation": settings.get("allocation") or DEFAULT_ALLOCATION}
-    if target_epsilon is not None and settings.get("normalize") == "dp-center":
-        # its statistics' share depends on the target: calibrated as the page's noise was
+    if target_epsilon is not None and (settings.get("normalize") == "dp-center" or sizes_private(
+            dataset, settings.get("accountant") or DEFAULT_ACCOUNTANT)):
         rel = generate_from_dataset(dataset, "dp-cda", epsilon=target_epsilon, **settings)
     else:
         delta = settings.get("delta", 1e-5)
