@@ -12,9 +12,10 @@ So, per class:
 
 1. eigenvalues ``ell`` of ``S_k`` above the edge are spikes; each is inverted,
    ``x = (L - 1 - gamma + sqrt((L - 1 - gamma)^2 - 4 gamma)) / 2`` with ``L = ell / b``, and the
-   clean eigenvalue is ``floor_k + b x / f_k``. The release-space bulk ``b`` is never below the sampling error of ``S_k`` itself
-   (:func:`wishart_level`): without noise (``sigma = 0``, the non-private ceiling) a bulk
-   read off a power-law spectrum shrinks with every spike found;
+   clean eigenvalue is ``floor_k + b x / f_k``. The release-space bulk ``b`` is never below
+   the sampling error of ``S_k`` itself (:func:`wishart_level`): without noise (``sigma =
+   0``, the non-private ceiling) a bulk read off a power-law spectrum shrinks with every
+   spike found;
 2. the bulk ``floor_k`` is the clean trace ``(tr S_k - d sigma^2) / f_k`` (an average over all
    ``d`` directions: precise even when no direction is) minus the spikes, spread over the
    other ``d - r`` directions, never below its own standard error (:func:`bulk_error`);
