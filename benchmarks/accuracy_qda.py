@@ -2,6 +2,7 @@
 
     DPCDA_DATA_DIR=... python benchmarks/accuracy_qda.py --datasets mnist fashion-mnist \\
         --points 10:64 1:8 --runs 3
+    ... --datasets mnist --learners qda --ceiling-only    # the non-private ceiling alone
 
 Each run draws one release (the default accountant, ``whole-record``; ``dp-center``; the default
 allocation; c = 1; T = N unless the point says ``eps:l:T``; delta = 1e-5) at each point, trains
@@ -41,13 +42,14 @@ def _fit(model, rel, X_test, y_test, ds, card):
                               image_shape=ds.image_shape, config=TrainConfig.from_dict(train))
 
 
-def _ceiling(model, rel, ds):
+def _ceiling(model, rel, ds, full=False):
     from dpcda.training import TrainConfig, train_and_evaluate
 
     pre = rel.preprocess
     cfg = TrainConfig.from_dict(dict(model=model, n_classes=ds.n_classes))
-    return train_and_evaluate(pre(ds.X_train), ds.y_train, pre(ds.X_test), ds.y_test,
-                              image_shape=ds.image_shape, config=cfg)["accuracy"]
+    out = train_and_evaluate(pre(ds.X_train), ds.y_train, pre(ds.X_test), ds.y_test,
+                             image_shape=ds.image_shape, config=cfg)
+    return out if full else out["accuracy"]
 
 
 def _ms(v):
@@ -62,6 +64,8 @@ def main(argv=None) -> int:
     ap.add_argument("--learners", nargs="+", default=["lda", "qda"])
     ap.add_argument("--no-ceiling", action="store_true",
                     help="skip the non-private ceiling (the same for every point of a dataset)")
+    ap.add_argument("--ceiling-only", action="store_true",
+                    help="only the non-private ceiling (one release per dataset, for its preprocessing)")
     args = ap.parse_args(argv)
 
     from dpcda.data import load_dataset
@@ -70,6 +74,15 @@ def main(argv=None) -> int:
     for name in args.datasets:
         ds = load_dataset(name)
         ceiling = {}
+        if args.ceiling_only:
+            eps, l = (float(v) for v in args.points[0].split(":")[:2])
+            rel = generate_from_dataset(ds, "dp-cda", l=int(l), T=ds.n_train, epsilon=eps)
+            for m in args.learners:
+                out = _ceiling(m, rel, ds, full=True)
+                print(f"{name:14s} non-private ceiling {m}: {out['accuracy']:.4f} (train "
+                      f"{out['train_seconds']:.1f} s)" + (f" choice={out.get('learner_choice')}"
+                                                          if m == "qda" else ""), flush=True)
+            continue
         for point in args.points:
             parts = point.split(":")
             eps, l = float(parts[0]), int(parts[1])

@@ -11,7 +11,8 @@ The inversion multiplies the estimation noise by ``1 / f_k ~ l``; what of ``Sigm
 can resolve is decided by a rule without tuned constants (:mod:`dpcda.training.qda_rule`:
 Ledoit-Wolf shrinkage towards the pooled covariance with the Wishart error, then a spiked model,
 isotropic bulk plus the eigen-directions above the Marchenko-Pastur edge, inverted by the BBP
-law; the bulk never below its standard error and pooled by its own Ledoit-Wolf weight).
+law; the bulk never below its standard error and pooled by its own Ledoit-Wolf weight, and
+in release space never below the sampling error of ``S_k``, which keeps a bulk without noise).
 Images (``image_shape`` given) add the tangent prior (:mod:`dpcda.training.qda_prior`):
 each test image's own shift / rotation / scaling / shear / thickness tangents widen every class
 Gaussian by transformation variances fitted on the release. Scores are Gaussian
