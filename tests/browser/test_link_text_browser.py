@@ -97,7 +97,7 @@ def test_an_uploads_name_and_labels_draw_as_typed_and_fetch_nothing(server, brow
         page.get_by_text("Rows, top to bottom").first.wait_for(timeout=LOAD_MS)
         page.wait_for_selector(IDLE, timeout=LOAD_MS)
         shown = page.evaluate(f"""() => [...document.querySelectorAll('[data-testid=stCaptionContainer]')]
-          .filter(c => /top to bottom|training rows/.test(c.innerText)).map(c => ({{
+          .filter(c => /top to bottom|classes, d =/.test(c.innerText)).map(c => ({{
             text: c.innerText.replaceAll('\\u2060', ''),
             foreign: [...c.querySelectorAll({FOREIGN!r})].map(e => e.outerHTML.slice(0, 200))}}))""")
         text = " ".join(" ".join(c["text"].split()) for c in shown)
