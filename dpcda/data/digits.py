@@ -1,8 +1,9 @@
 """scikit-learn's bundled 8x8 digits (always available offline), and the stratified split it uses.
 
 ``load_digits()`` gives 1,797 images with pixel values 0..16. The train/test split is
-``train_test_split(X, y, test_size=0.25, random_state=0, stratify=y)`` (1,347 / 450 rows); uploads
-without a test split are split the same way.
+``train_test_split(X, y, test_size=0.25, random_state=0, stratify=y)`` (1,347 / 450 rows). Only
+digits (public) uses it: an upload without a test split is split 75/25 by row position
+(:mod:`dpcda.data.split`), whose errors word no row count.
 """
 
 from __future__ import annotations
