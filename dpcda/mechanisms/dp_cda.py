@@ -148,7 +148,7 @@ def generate_dpcda_traced(X, y, *, l: int, T: int, c: float = 1.0, sigma_x=None,
     spans = segment_spans(segments, X.shape[1]) if segments else []
     check_decoder(decode)
     from dpcda.privacy import samples_per_class
-    from dpcda.privacy.label_histogram import check_label_share, label_plan, noisy_bounds, useful
+    from dpcda.privacy.label_histogram import check_label_share, noisy_bounds, target_plan
 
     check_label_share(label_share)
     # floating point's share kept back (docs/security.md): at most T samples of d + K noisy
@@ -158,10 +158,9 @@ def generate_dpcda_traced(X, y, *, l: int, T: int, c: float = 1.0, sigma_x=None,
     d_aim = delta_aim(cfg.delta, cfg.epsilon, n_values)  # and delta's share, with a target epsilon
     # Whole-record without public bounds and with a target epsilon: the bounds come from a DP
     # histogram of the labels (a share of epsilon; docs/whole-record.md §11).
-    plan = (label_plan(aim, d_aim, K, label_share)
+    plan = (target_plan(cfg.epsilon, cfg.delta, N=len(X), K=K, d=X.shape[1], T=cfg.T, l=cfg.l,
+                        share=label_share)  # None where it could not serve l (public inputs)
             if whole and class_bounds is None and cfg.epsilon is not None else None)
-    if plan is not None and not useful(plan, len(X), K, cfg.l):  # public: too small a dataset
-        plan = None
     stats_mu = None
     if isinstance(normalize, str) and normalize in DP_NORMALIZE_CHOICES:
         target = aim if plan is None else plan.epsilon_rest

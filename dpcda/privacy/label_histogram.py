@@ -96,6 +96,20 @@ def useful(plan: LabelPlan, N: int, K: int, l: int) -> bool:
     return N / K - 2.0 * plan.z * plan.sigma - gamma - 1.0 >= l + 1
 
 
+def target_plan(epsilon: float, delta: float, *, N: int, K: int, d: int, T: int, l: int,
+                share: float = DEFAULT_LABEL_SHARE) -> LabelPlan | None:
+    """The label histogram a whole-record release at target ``(epsilon, delta)`` draws when the
+    data publish no class bounds, or None where it could not serve ``l`` (:func:`useful`): the
+    target less floating point's share kept back (at most ``T`` samples of ``d + K`` noisy values,
+    the statistics' ``d`` and the histogram's ``K``), then :func:`label_plan`. Public inputs only;
+    the one decision both :func:`dpcda.mechanisms.generate_dpcda` and the Samples page read."""
+    from dpcda.randomness.noise import calibration_aim, delta_aim
+
+    n_values = T * (d + K) + d + K
+    plan = label_plan(calibration_aim(epsilon, n_values), delta_aim(delta, epsilon, n_values), K, share)
+    return plan if useful(plan, N, K, l) else None
+
+
 def noisy_bounds(counts, plan: LabelPlan, source) -> tuple[np.ndarray, np.ndarray, object]:
     """``(noisy counts, lower bounds n_k, grid)``: the DP histogram of the private ``counts``
     (noise from ``source``, a :class:`~dpcda.randomness.secure.SecureRandom`, float64, on the

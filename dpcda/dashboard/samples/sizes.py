@@ -35,16 +35,13 @@ def sizes_private(dataset, accountant: str) -> bool:
 def histogram_serves(dataset, *, l: int, T: int, epsilon: float, delta: float) -> bool:
     """Whether a release of ``dataset`` at target ``epsilon`` draws its class bounds from a DP
     label histogram, as :func:`dpcda.mechanisms.generate_dpcda` decides
-    (:func:`dpcda.privacy.label_histogram.useful`, on public inputs only: N, K, d, l, T, the
-    target): on data too small for it the release reads the class sizes as public instead (its
+    (the same :func:`dpcda.privacy.label_histogram.target_plan`, on public inputs only: N, K,
+    d, l, T, the target): on data too small for it the release reads the class sizes as public instead (its
     card's ``class_sizes_from_data``)."""
-    from dpcda.privacy.label_histogram import label_plan, useful
-    from dpcda.randomness.noise import calibration_aim, delta_aim
+    from dpcda.privacy.label_histogram import target_plan
 
-    K, d = dataset.n_classes, dataset.d_x
-    n_values = T * (d + K) + d + K  # as the release counts them
-    plan = label_plan(calibration_aim(epsilon, n_values), delta_aim(delta, epsilon, n_values), K)
-    return useful(plan, dataset.n_train, K, l)
+    return target_plan(epsilon, delta, N=dataset.n_train, K=dataset.n_classes, d=dataset.d_x,
+                       T=T, l=l) is not None
 
 
 def accounting_facts(dataset, accountant: str, *, target: float | None = None, l: int = 1, T: int = 1,
