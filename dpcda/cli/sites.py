@@ -7,6 +7,12 @@ Splits the dataset's training split into ``--sites`` simulated sites, releases i
 real test split. Prints per mode the accuracy and the epsilon (towards an outside reader, with
 its accountant; ``--json`` adds every threat model's). Writes no file. Bad input: one line on
 stderr, exit 2, naming the parameter, never a private count.
+
+    python -m dpcda sites --site-files /data/a.csv /data/b.csv --classes 0,1 --T 5000 \
+        --epsilon 1 --engine ray [--test-file test.csv] [--out synth.npz] --json
+
+Instead of ``--dataset``: one file per site, each a path *on that site's machine*, which only
+the site reads (:mod:`dpcda.cli.sites_files`, docs/cape_engine.md); ``cape`` only.
 """
 
 from __future__ import annotations
@@ -21,12 +27,14 @@ def register(sub) -> None:
                        description="Split a dataset's training split into S simulated sites and "
                                    "compare the centralized, CAPE and local releases' accuracy "
                                    "and epsilon (docs/decentral.md).")
-    p.add_argument("--dataset", required=True, help="dataset name")
-    p.add_argument("--sites", type=int, required=True, help="number of sites S (>= 1)")
-    p.add_argument("--split", default="iid", choices=SPLITS, help="how records are placed (iid)")
+    p.add_argument("--dataset", default=None, help="dataset name (or --site-files)")
+    p.add_argument("--sites", type=int, default=None,
+                   help="number of sites S (>= 1; with --dataset)")
+    p.add_argument("--split", default=None, choices=SPLITS, help="how records are placed (iid)")
     p.add_argument("--site-column", type=int, default=None,
                    help="by-column: index of the feature column that names each record's site")
-    p.add_argument("--alpha", type=float, default=0.5, help="skewed: Dirichlet concentration")
+    p.add_argument("--alpha", type=float, default=None,
+                   help="skewed: Dirichlet concentration (default 0.5)")
     p.add_argument("--epsilon", type=float, required=True, help="target epsilon")
     p.add_argument("--delta", type=float, default=1e-5, help="delta (default 1e-5)")
     p.add_argument("--l", type=int, default=4, help="order of mixture (default 4)")
@@ -38,23 +46,26 @@ def register(sub) -> None:
                    help="scale (public range, default), dp-center (public range, square root, "
                         "minus a mean estimated under DP; in cape by the same masked protocol, "
                         "composed into every threat model's epsilon) or none")
-    p.add_argument("--runs", type=int, default=1, help="runs averaged (default 1)")
+    p.add_argument("--runs", type=int, default=None, help="runs averaged (default 1)")
     p.add_argument("--json", action="store_true", help="print JSON")
+    from dpcda.cli.sites_files import add_arguments
+
+    add_arguments(p)
     p.set_defaults(handler=_cmd_sites)
 
 
 def _cmd_sites(args) -> int:
+    from dpcda.cli.sites_files import cmd_site_files, dataset_only
     from dpcda.experiments.sites_run import run_sites
 
-    colluding = None
-    if args.colluding is not None:
-        try:
-            colluding = [int(v) for v in args.colluding.split(",")]
-        except ValueError:
-            raise ValueError("--colluding must list whole numbers t from 1 to S-1 separated by "
-                             f"commas, got --colluding={args.colluding!r}") from None
-    res = run_sites(dataset=args.dataset, sites=args.sites, split=args.split, epsilon=args.epsilon,
-                    runs=args.runs, l=args.l, T=args.T, delta=args.delta, alpha=args.alpha,
+    if args.site_files is not None:
+        return cmd_site_files(args)
+    dataset_only(args)
+
+    colluding = colluding_list(args)
+    res = run_sites(dataset=args.dataset, sites=args.sites, split=args.split or "iid",
+                    epsilon=args.epsilon, runs=1 if args.runs is None else args.runs, l=args.l,
+                    T=args.T, delta=args.delta, alpha=0.5 if args.alpha is None else args.alpha,
                     column=args.site_column, colluding=colluding, normalize=args.normalize)
     if args.json:
         print(json.dumps({m: {k: v for k, v in r.items() if k != "accuracies"}
@@ -65,3 +76,14 @@ def _cmd_sites(args) -> int:
         print(f"{mode:12s} accuracy {r['accuracy']:.4f}  epsilon {eps} ({r['accountant']}, "
               f"outside reader)  release {r['release_seconds']:.2f} s")
     return 0
+
+
+def colluding_list(args):
+    """``--colluding`` as a list of whole numbers (None: not given)."""
+    if args.colluding is None:
+        return None
+    try:
+        return [int(v) for v in args.colluding.split(",")]
+    except ValueError:
+        raise ValueError("--colluding must list whole numbers t from 1 to S-1 separated by "
+                         f"commas, got --colluding={args.colluding!r}") from None

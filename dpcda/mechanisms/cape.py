@@ -60,19 +60,28 @@ def check_colluding(colluding, S: int) -> list[int]:
 def generate_sites(sites: Sites, *, mode: str, l: int, T: int, epsilon=None, sigma_x=None,
                    delta: float = 1e-5, c: float = 1.0, normalize: str = "scale", bounds=None,
                    accountant: str | None = None, colluding=None, dataset: str | None = None,
-                   seed: int | None = None, drop=(), engine: str = "auto") -> Release:
-    """A release of DP-CDA over ``sites`` in ``mode`` (see the module docstring); noise from a
+                   seed: int | None = None, drop=(), engine: str = "auto",
+                   address: str | None = None) -> Release:
+    """A release of DP-CDA over ``sites`` in ``mode`` (see the module docstring); ``sites``
+    may also be a :class:`~dpcda.mechanisms.site_source.SiteSources` (public locators: each
+    site loads its own records where it runs; ``cape`` only). Noise from a
     target ``epsilon`` at ``delta`` (under ``accountant``, default the project's) or ``sigma_x``.
     ``colluding``: the ``t`` reported for threat model (c) (default :func:`default_colluding`).
     ``drop``: sites that leave after masking (simulated; the cape release then aborts with
     :class:`~dpcda.mechanisms.cape_masks.SiteDropout`). ``seed``: tests only, not private.
-    ``engine``: where the cape mode's sites run (:mod:`dpcda.mechanisms.cape_engine`)."""
+    ``engine``: where the cape mode's sites run (:mod:`dpcda.mechanisms.cape_engine`);
+    ``address``: the Ray cluster of ``engine="ray"`` (default ``RAY_ADDRESS`` or a local one)."""
     if mode not in MODES:
         raise ValueError(f"mode must be one of {', '.join(MODES)}, got mode={mode!r}")
     if normalize not in SITE_NORMALIZE:
         raise ValueError(f"normalize must be one of {', '.join(SITE_NORMALIZE)} across sites, "
                          f"got normalize={normalize!r}")
-    check_sites_for(sites, int(l), every_site=mode == "local")
+    if hasattr(sites, "sources"):  # SiteSources: the caller holds locators, not records
+        if mode != "cape":
+            raise ValueError(f"mode must be cape for sites given by their files (site_files): "
+                             f"centralized and local need the records here, got mode={mode!r}")
+    else:
+        check_sites_for(sites, int(l), every_site=mode == "local")
     common = dict(l=l, c=c, epsilon=epsilon, sigma_x=sigma_x, delta=delta, normalize=normalize,
                   bounds=bounds, accountant=accountant, dataset=dataset, n_classes=sites.n_classes,
                   compare_accountants=False,
@@ -95,7 +104,7 @@ def generate_sites(sites: Sites, *, mode: str, l: int, T: int, epsilon=None, sig
     from dpcda.mechanisms.cape_run import run_cape
 
     return run_cape(sites, l=int(l), T=int(T), common=common, ts=ts, seed=seed, drop=tuple(drop),
-                    engine=engine)
+                    engine=engine, address=address)
 
 
 def _local(sites: Sites, T: int, seed, common: dict, ts) -> Release:

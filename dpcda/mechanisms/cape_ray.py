@@ -4,9 +4,10 @@ Locally (``address=None`` and no ``RAY_ADDRESS``) it starts a Ray instance for t
 stops it afterwards; with ``address="auto"`` or ``"ray://host:10001"`` it joins a running
 cluster. On a cluster, site ``s``'s actor is placed on the node that advertises the custom
 resource ``dpcda_site_s`` (start that node with ``ray start --resources='{"dpcda_site_3": 1}'``)
-when such a node exists, so each site's process runs on its own machine. As implemented the
-records are sent from the driver to each actor (a simulation of records that live at the
-sites); a deployment would construct the actor with a loader of the site's local files instead.
+when such a node exists, so each site's process runs on its own machine. Given
+:class:`~dpcda.mechanisms.sites.Sites`, the driver sends each actor its records (a simulation);
+given :class:`~dpcda.mechanisms.site_source.SiteSources`, it sends only each site's public
+locator, and the actor reads the site's own file on its node (:meth:`CapeSite.load`).
 """
 
 from __future__ import annotations
@@ -57,8 +58,8 @@ class RayEngine:
 
     def call(self, method: str, args: dict) -> dict:
         ray = _ray()
-        refs = {s: getattr(self._actors[s], method).remote(*a) for s, a in args.items()}
-        return dict(zip(refs, ray.get(list(refs.values()))))
+        return self._get(ray, {s: getattr(self._actors[s], method).remote(*a)
+                               for s, a in args.items()})
 
     def stream(self, method: str, plan):
         from collections import deque
@@ -74,7 +75,12 @@ class RayEngine:
 
     @staticmethod
     def _get(ray, refs: dict) -> dict:
-        return dict(zip(refs, ray.get(list(refs.values()))))
+        try:
+            return dict(zip(refs, ray.get(list(refs.values()))))
+        except ray.exceptions.RayTaskError as exc:  # a site's ValueError, as the other engines
+            if isinstance(exc.cause, ValueError):  # raise it (one line, no remote traceback)
+                raise exc.cause from None
+            raise
 
     def close(self) -> None:
         ray = _ray()

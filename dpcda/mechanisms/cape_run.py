@@ -52,14 +52,23 @@ class CapeTrace:
 
 
 def _site_specs(sites, coord: SecureRandom, drop) -> list[dict]:
-    """What each site's party is made from: its own records; with a test seed, a key derived
-    from it (a seeded release is not private, and says so)."""
+    """What each site's party is made from: its own records, or (a
+    :class:`~dpcda.mechanisms.site_source.SiteSources`) only its public locator and the class
+    names, from which it loads them where it runs; with a test seed, a key derived from it (a
+    seeded release is not private, and says so)."""
     key = (lambda: coord.bytes(KEY_BYTES).tobytes()) if coord.seeded else (lambda: None)
+    if _from_files(sites):
+        return [dict(index=i, S=sites.S, source=src, classes=sites.classes, K=sites.n_classes,
+                     key=key(), leaves=i in drop) for i, src in enumerate(sites.sources)]
     return [dict(index=i, S=sites.S, X=s.X, y=s.y, K=sites.n_classes, key=key(),
                  leaves=i in drop) for i, s in enumerate(sites.sites)]
 
 
-def _calibrate(sites, per_site, l: int, T: int, common: dict):
+def _from_files(sites) -> bool:
+    return hasattr(sites, "sources")
+
+
+def _calibrate(sites, per_site, l: int, T: int, common: dict, d: int):
     """``(cfg, sigma_x, sigma_y, privacy block, T_k, pooled counts, preprocessor, plan)`` of the
     pooled DP-CDA setting, from public facts and the pooled class counts the coordinator holds;
     ``dp-center``: no preprocessor yet but the statistics step's public
@@ -74,7 +83,7 @@ def _calibrate(sites, per_site, l: int, T: int, common: dict):
                       epsilon=common["epsilon"], delta=common["delta"],
                       accountant=common["accountant"])
     counts = np.asarray(per_site).sum(axis=0)
-    N, K, d = int(counts.sum()), sites.n_classes, sites.d
+    N, K = int(counts.sum()), sites.n_classes
     t_k = samples_per_class(cfg.T, counts, cfg.allocation)
     from dataclasses import replace
 
@@ -94,8 +103,9 @@ def _calibrate(sites, per_site, l: int, T: int, common: dict):
         plan = center_plan(S=sites.S, N=N, d=d, mu=mu, bounds=common["bounds"])
         extra, pre = center_cost(sites.S, sites.S, plan), None
     else:  # a public normalisation: fitted on no private statistic (scale: the public bounds)
-        pre = fit_preprocessor(sites.sites[0].X, common["normalize"], c=cfg.c,
-                               bounds=common["bounds"])
+        # sites from files checked their own records against it where they loaded them
+        rows = np.zeros((1, d)) if _from_files(sites) else sites.sites[0].X
+        pre = fit_preprocessor(rows, common["normalize"], c=cfg.c, bounds=common["bounds"])
 
     def account_at(aim):
         return account(replace(cfg, epsilon=aim, delta=d_aim) if aim != cfg.epsilon else cfg, N=N,
@@ -125,8 +135,10 @@ def run_cape(sites, *, l: int, T: int, common: dict, ts, seed, drop,
 
     if any(not 0 <= int(s) < sites.S for s in drop):
         raise ValueError(f"drop must name sites in 0..{sites.S - 1}")
-    S, K, d = sites.S, sites.n_classes, sites.d
-    name = resolve_engine(engine, S * int(T) * (d + K), S)
+    S, K = sites.S, sites.n_classes
+    files = _from_files(sites)
+    # sites from files: their columns are known once they have loaded (auto counts one)
+    name = resolve_engine(engine, S * int(T) * ((1 if files else sites.d) + K), S)
     want = trace is not None and trace.errors  # the sites also send P_s + g_s (never released)
     trace = trace if trace is not None else CapeTrace()
     trace.engine = name
@@ -136,10 +148,22 @@ def run_cape(sites, *, l: int, T: int, common: dict, ts, seed, drop,
                      address=address) as eng:
         trace.start_seconds = time.perf_counter() - clock
         everyone = {s: () for s in range(S)}
+        if files:  # each site reads its own records where it runs; only their columns come back
+            from dpcda.mechanisms.site_source import check_columns
+
+            pub = (common["normalize"], common["bounds"], common["c"])
+            d = check_columns(eng.call("load", {s: pub for s in range(S)}).values())
+        else:
+            d = sites.d
         identities = eng.call("enrol", everyone)  # pinned out of band in a deployment
         sizes = eng.call("class_sizes", everyone)
         per_site = np.stack([sizes[s] for s in range(S)])
-        cfg, sx, sy, privacy, t_k, counts, pre, plan = _calibrate(sites, per_site, l, T, common)
+        if files:  # the in-memory path checks this before the release (generate_sites)
+            from dpcda.mechanisms.sites import check_counts_for
+
+            check_counts_for(per_site, int(l), every_site=False)
+        cfg, sx, sy, privacy, t_k, counts, pre, plan = _calibrate(sites, per_site, l, T, common,
+                                                                  d)
         from dpcda.mechanisms.cape_keys import SESSION_BYTES
 
         session = coord.bytes(SESSION_BYTES).tobytes()
@@ -189,6 +213,9 @@ def run_cape(sites, *, l: int, T: int, common: dict, ts, seed, drop,
                                 "roundings of at most 2^-(F+1) each",
              "reveals": "the coordinator learns every site's class sizes and draws each sample's "
                         "per-site counts; no party but a site sees its records",
+             "site_records": ("each site loaded its own records from a public locator where "
+                              "it ran" if files else "held by each site's party, handed over by "
+                              "the caller (a simulation)"),
              "dropouts": "a site leaving after masking aborts the release (nothing published); "
                          "masks that do not cancel abort it too"}
     base = Release(X=X, y=y, y_soft=y_soft, card={}, preprocess=pre)

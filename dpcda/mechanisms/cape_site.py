@@ -4,6 +4,8 @@ Whatever engine runs it (in the caller's process, in a local worker process, as 
 :mod:`dpcda.mechanisms.cape_engine`), a :class:`CapeSite` only answers the coordinator's
 messages, in this order:
 
+0. only a site built from a public locator (:mod:`.site_source`): :meth:`load` -> it reads its
+   own records where it runs and returns its columns (the coordinator checks they match);
 1. :meth:`enrol` -> its Ed25519 identity's public key (pinned by the other sites out of band);
 2. :meth:`class_sizes` -> its ``n_{k,s}`` (the coordinator must know them: docs/decentral.md);
 3. :meth:`hello` -> its X25519 public key for this release, signed (:mod:`.cape_keys`);
@@ -32,16 +34,21 @@ from dpcda.randomness.secure import SecureRandom
 
 
 class CapeSite:
-    """Site ``index`` of ``S`` with records ``X`` (n_s x d float64) and labels ``y`` in 0..K-1.
+    """Site ``index`` of ``S`` with records ``X`` (n_s x d float64) and labels ``y`` in 0..K-1,
+    or (``source``: a :mod:`.site_source` locator, ``classes``: the public class names) with
+    none yet: it reads them in :meth:`load`, where it runs.
 
     ``key``: 32 bytes keying the site's source (seeded test runs only; None: OS-keyed).
     ``leaves``: simulate a site that leaves after masking (its messages never arrive)."""
 
-    def __init__(self, index: int, S: int, X, y, K: int, key: bytes | None = None,
-                 leaves: bool = False) -> None:
+    def __init__(self, index: int, S: int, X=None, y=None, K: int = 0, key: bytes | None = None,
+                 leaves: bool = False, source=None, classes=None) -> None:
         self.index, self.S, self.K = int(index), int(S), int(K)
-        self._X = np.asarray(X, dtype=np.float64)
-        self._y = np.asarray(y, dtype=np.int64)
+        if (source is None) == (X is None):
+            raise ValueError("a site needs either its records (X, y) or a source to load them from")
+        self._source, self._classes = source, classes
+        self._X = np.zeros((0, 0)) if X is None else np.asarray(X, dtype=np.float64)
+        self._y = np.zeros(0, np.int64) if y is None else np.asarray(y, dtype=np.int64)
         self._src = SecureRandom() if key is None else SecureRandom.from_key(key)
         self._identity = Identity(self._src)
         self._pair: KeyPair | None = None
@@ -53,6 +60,23 @@ class CapeSite:
     def __reduce__(self):
         raise TypeError("a site holds its records and keys: it is created where it runs, "
                         "never pickled")
+
+    def load(self, normalize: str, bounds, c):
+        """Read the site's records from its locator (here, where it runs) and check them
+        against the public normalisation as the coordinator checks records in memory (for
+        ``scale`` without bounds: pixel values in [0, 255]); returns ``(d, feature names or
+        None)``, public facts of the file's structure."""
+        if self._source is None:
+            return self._X.shape[1], None
+        from dpcda.mechanisms.site_source import load_site
+
+        X, y, names = load_site(self._source, self.index, self.S, self._classes)
+        if normalize in ("scale", "none"):
+            from dpcda.mechanisms.prepare import fit_preprocessor
+
+            fit_preprocessor(X, normalize, c=c, bounds=bounds)
+        self._X, self._y = X, y
+        return X.shape[1], None if names is None else tuple(names)
 
     def enrol(self) -> bytes:
         return self._identity.public
