@@ -55,7 +55,7 @@ def register(sub) -> None:
 
 
 def _cmd_sites(args) -> int:
-    from dpcda.cli.sites_files import cmd_site_files, dataset_only
+    from dpcda.cli.sites_files import cmd_site_files, colluding_list, dataset_only
     from dpcda.experiments.sites_run import run_sites
 
     if args.site_files is not None:
@@ -77,13 +77,3 @@ def _cmd_sites(args) -> int:
               f"outside reader)  release {r['release_seconds']:.2f} s")
     return 0
 
-
-def colluding_list(args):
-    """``--colluding`` as a list of whole numbers (None: not given)."""
-    if args.colluding is None:
-        return None
-    try:
-        return [int(v) for v in args.colluding.split(",")]
-    except ValueError:
-        raise ValueError("--colluding must list whole numbers t from 1 to S-1 separated by "
-                         f"commas, got --colluding={args.colluding!r}") from None

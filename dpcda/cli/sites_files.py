@@ -74,7 +74,6 @@ def _bounds(text):
 
 
 def cmd_site_files(args) -> int:
-    from dpcda.cli.sites import colluding_list
     from dpcda.experiments.sites_files import run_site_files
 
     given = [_flag(k) for k in DATASET_ONLY if getattr(args, k) is not None]
@@ -111,3 +110,14 @@ def cmd_site_files(args) -> int:
     print(f"cape ({r['sites']} sites from their files, engine {r['engine']})  {acc}epsilon "
           f"{eps} ({r['accountant']}, outside reader)  release {r['release_seconds']:.2f} s")
     return 0
+
+
+def colluding_list(args):
+    """``--colluding`` as a list of whole numbers (None: not given)."""
+    if args.colluding is None:
+        return None
+    try:
+        return [int(v) for v in args.colluding.split(",")]
+    except ValueError:
+        raise ValueError("--colluding must list whole numbers t from 1 to S-1 separated by "
+                         f"commas, got --colluding={args.colluding!r}") from None
