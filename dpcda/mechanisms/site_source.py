@@ -139,12 +139,18 @@ def load_site(source, index: int, S: int, classes) -> tuple[np.ndarray, np.ndarr
     if not os.path.isfile(source.path):
         raise ValueError(f"site_files: no file {source.path!r} on site {int(index)}'s machine "
                          "(each path must name a file on its own site's machine)")
-    data = _read_bytes(source.path)
-    if source.path.lower().endswith(".csv"):
-        X, raw, names = parse_csv(data)
-    else:
-        X, raw, _ = parse_npz(data)
-        names = None
+    try:
+        data = _read_bytes(source.path)
+        if source.path.lower().endswith(".csv"):
+            X, raw, names = parse_csv(data)
+        else:
+            X, raw, _ = parse_npz(data)
+            names = None
+    except ValueError as exc:  # the upload's message may say where (a row): it stays here
+        raise ValueError(f"site_files: site {int(index)}'s file {source.path!r} could not be "
+                         "read (a CSV needs the label first and a finite number in every "
+                         "feature cell, an NPZ arrays X and y; where it fails is not sent to "
+                         "the coordinator)") from exc
     return np.asarray(X, dtype=np.float64), label_codes(raw, classes), names
 
 

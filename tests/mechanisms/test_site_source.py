@@ -33,10 +33,15 @@ def write_sites(tmp_path, S=3, n=42, d=4, header=True, seed=2, names=None):
     return parts, paths
 
 
-def test_release_from_files_equals_the_in_memory_release(tmp_path):
+DP_CENTER = dict(normalize="dp-center", sigma_x=None, epsilon=5.0, bounds=(0, 255))
+
+
+@pytest.mark.parametrize("setting", [{}, DP_CENTER], ids=["scale", "dp-center"])
+def test_release_from_files_equals_the_in_memory_release(tmp_path, setting):
     parts, paths = write_sites(tmp_path)
-    a = generate_sites(sites_from_arrays(parts, 3), engine="inline", **KW)
-    b = generate_sites(site_sources(paths, "0,1,2"), engine="inline", **KW)
+    kw = {**KW, **setting}
+    a = generate_sites(sites_from_arrays(parts, 3), engine="inline", **kw)
+    b = generate_sites(site_sources(paths, "0,1,2"), engine="inline", **kw)
     assert np.array_equal(a.X, b.X) and np.array_equal(a.y, b.y)
     assert np.array_equal(a.y_soft, b.y_soft)
     ca, cb = a.card, b.card
@@ -94,6 +99,12 @@ def test_a_label_outside_the_classes_is_refused_without_the_label(tmp_path):
     with pytest.raises(ValueError, match=r"labels must be among classes=\['0', '1'\]") as err:
         generate_sites(site_sources(paths, ["0", "1"]), engine="inline", **KW)
     assert "2" not in str(err.value)  # the stray label (2) is not repeated
+    bad = tmp_path / "bad.csv"
+    bad.write_text(open(paths[1]).read() + "1,2,,4,5\n")  # an empty cell on a late row
+    with pytest.raises(ValueError, match="could not be read") as err:
+        generate_sites(site_sources([paths[0], str(bad)], "0,1,2"), engine="inline", **KW)
+    assert "row" not in str(err.value)  # where it fails stays at the site (a row places a record)
+    assert "row" in str(err.value.__cause__)  # the site's own, detailed message
     with pytest.raises(ValueError, match="no file"):
         generate_sites(site_sources([paths[0], str(tmp_path / "gone.csv")], "0,1,2"),
                        engine="inline", **KW)
