@@ -81,11 +81,11 @@ else:
         show_problem(exc)
         st.stop()
     source, title = ("builtin", name), avail[name].title
-smallest = min(ds.class_counts)  # the l slider's limit; its value is shown only where it is public
+limit = smp.l_limit(ds)  # the l slider's: the smallest class where published, else N // K (public)
 public = published_class_bounds(ds) is not None  # a built-in split's published sizes; an upload's are its own
 sb.caption(dataset_caption(title, ds, public))
 
-v = release_controls(name, ds, smallest, public)
+v = release_controls(name, ds, limit, public)
 real = (ds.is_image or v["sigma"] == 0) and sb.checkbox(
     "Show real records (not private)", key="samples_real", value=False,
     help="Adds the views of the real data: a release at σ_x = 0 (real records, or means of them), the "
@@ -95,8 +95,7 @@ l, c, delta, accountant, normalize = v["l"], v["c"], v["delta"], v["accountant"]
 
 # --- the setting, then the release (drawn at once when quick) or its live preview ----------------
 if v["bad_l"] is not None:
-    st.error(f"l = {v['bad_l']} is more than this dataset allows (l averages records of one class, "
-             f"so it is at most the smallest class): l is now {ss['samples_l']}.")
+    st.error(smp.l_lowered_text(v["bad_l"], ss["samples_l"], ds))
 if REFUSED in (v["eps"], v["T"], v["max_alpha"]):  # the refusal is shown at its input; nothing stale
     st.info("**Nothing drawn yet:** a value in the sidebar is refused (said under it, in red).")
     st.stop()
@@ -112,6 +111,9 @@ s = dict(l=l, T=T, c=c, delta=delta, accountant=accountant, conversion=v["conver
 settings = tuple(s.items()) + (("noise", noise),)
 try:
     facts = smp.accounting_facts(ds, accountant, **pub)
+    if (too_large := smp.l_refusal(ds, accountant, l, facts["class_counts"])) is not None:
+        st.error(too_large)  # an upload's exact sizes read: l and the rule only; the inputs stay
+        st.stop()
     nz = None if facts["class_counts"] is None else noise_for(*noise, **s, **facts)
 except ValueError as exc:
     show_problem(exc)
@@ -155,8 +157,14 @@ if ss.get("samples_last") != (source, settings):  # no release at this setting y
     st.stop()
 try:
     rel = make_release(source, settings, ds, facts)
+    if isinstance(rel, smp.Refused) and not rel.bounds:  # drawn from a DP histogram, then refused
+        raise ValueError(rel.message)
 except ValueError as exc:
     show_problem(exc)
+    st.stop()
+if isinstance(rel, smp.Refused):  # l above the DP histogram's bounds: l and the rule only
+    st.error(smp.histogram_refusal_text(l))
+    show_spent(st, source, bounds, delta)
     st.stop()
 
 rs = dict(settings)  # the setting of the release shown

@@ -37,6 +37,7 @@ _jobs: set[tuple] = set()
 KINDS = {"preview": ("preview", "previews"), "mosaic cell": ("mosaic cell", "mosaic cells"),
          "release": ("full release", "full releases"),
          "statistics": ("statistics release", "statistics releases"),
+         "label histogram": ("label histogram of a refused release", "label histograms of refused releases"),
          "measured": ("release measured by a learner (Utility, Compare)",
                       "releases measured by a learner (Utility, Compare)")}
 #: Where the tally's line says the draws were shown.
@@ -122,6 +123,16 @@ def statistics_drawn(*, mu: float, n_classes: int) -> Drawn:
     """One ``mu``-GDP release of normalisation statistics (``dp-center``), kept for the previews
     and the mosaic."""
     return Drawn("statistics", 0.0, 1, (0,) * int(n_classes), mu=float(mu))
+
+
+def histogram_drawn(*, sigma: float, n_classes: int) -> Drawn:
+    """A DP label histogram drawn alone: a release that drew its class bounds from one and was
+    then refused (its ``l`` above them, :class:`dpcda.mechanisms.dp_cda_account.BoundsRefusal`);
+    the refusal shows a function of it. One Gaussian release of the K counts, sensitivity
+    :data:`dpcda.privacy.label_histogram.SENSITIVITY` at noise ``sigma``."""
+    from dpcda.privacy.label_histogram import SENSITIVITY
+
+    return Drawn("label histogram", 0.0, 1, (0,) * int(n_classes), mu=float(SENSITIVITY) / float(sigma))
 
 
 def spent(source: tuple, *, lower_counts, delta: float) -> Composed:

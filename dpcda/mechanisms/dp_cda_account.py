@@ -86,6 +86,12 @@ def class_bounds_for(counts, class_bounds) -> tuple[np.ndarray, str]:
     return b, "given"
 
 
+class BoundsRefusal(ValueError):
+    """``l`` above what a DP label histogram's lower bounds allow (:func:`check_l_bounds`): a
+    refusal decided from that histogram alone (a DP release), after it was drawn; a reader can
+    tell it apart from a refusal of the inputs (the Samples page words it, and counts the draw)."""
+
+
 def check_l_bounds(l: int, bounds, counts, source: str = "given") -> int:
     """``l`` against the public bounds (``1 <= l <= min n_k - 1``: a class keeps ``l`` records
     after losing one, docs/whole-record.md §6), worded from the bounds only; then a defensive
@@ -95,7 +101,7 @@ def check_l_bounds(l: int, bounds, counts, source: str = "given") -> int:
     top = int(b.min()) - 1
     l = check_int("l", l, 1)
     if l > top and source == "dp-histogram":
-        raise ValueError(f"l={l} is too large for the lower bounds of the DP label histogram "
+        raise BoundsRefusal(f"l={l} is too large for the lower bounds of the DP label histogram "
                          f"(l must be at most the smallest bound minus one, here {top}): give "
                          "class_bounds (public lower bounds, or 'data' to treat the class sizes as "
                          "public), a larger label_share or a smaller l")

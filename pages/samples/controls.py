@@ -26,33 +26,36 @@ def norms_for(ds) -> dict:
 
 
 def dataset_caption(title: str, ds, public: bool) -> str:
-    """The sidebar's line about the data: N and the smallest class only where they are public (a
-    built-in split's published class counts, :func:`dpcda.mechanisms.published_class_bounds`); an
-    upload's row and class counts are its holder's own, and a screenshot of the page is a
-    publication, so its line names K and d only."""
+    """The sidebar's line about the data: N (public under every relation the library accounts; a
+    release's card states it), K, d, and the smallest class only where the class counts are
+    published (a built-in split, :func:`dpcda.mechanisms.published_class_bounds`); an upload's
+    class sizes are its holder's own, and a screenshot of the page is a publication."""
+    head = (f"{title}: N = {fmt_int(ds.n_train)} training rows, K = {ds.n_classes} classes, "
+            f"d = {ds.d_x} features")
     if public:
-        return (f"{title}: N = {fmt_int(ds.n_train)} training rows, K = {ds.n_classes} classes, "
-                f"d = {ds.d_x} features; smallest class {fmt_int(min(ds.class_counts))}.")
-    return (f"{title}: K = {ds.n_classes} classes, d = {ds.d_x} features. Its row and class counts "
-            "are its own (private) and not shown here.")
+        return head + f"; smallest class {fmt_int(min(ds.class_counts))}."
+    return head + ". Its class sizes are its own (private) and not shown here."
 
 
-def release_controls(name: str, ds, smallest: int, public: bool) -> dict:
+def release_controls(name: str, ds, limit: int, public: bool) -> dict:
     """Draw the sidebar's release controls for dataset ``ds`` (``name``: its key, or "upload");
-    return their values (``bad_l``: an l left over that the dataset does not allow, reset).
+    return their values (``bad_l``: an l left over above ``limit``, reset). ``limit``: the
+    largest l offered (:func:`dpcda.dashboard.samples.l_limit`: public facts only).
     ``public``: whether the class sizes are public (said in the help texts only then)."""
     sb = st.sidebar
     sb.header("Release")
     cur = ss.get("samples_l")
-    l_options = list(with_exact([v for v in L_VALUES if v <= smallest] or [1],
-                                cur if isinstance(cur, int) and cur <= smallest else None))
+    l_options = list(with_exact([v for v in L_VALUES if v <= limit] or [1],
+                                cur if isinstance(cur, int) and cur <= limit else None))
     bad_l = ss.get("samples_l") if ss.get("samples_l") not in (None, *l_options) else None
     if bad_l is not None:  # e.g. left over from a dataset with larger classes: said on the page
-        ss["samples_l"] = l_options[-1] if isinstance(bad_l, (int, float)) and bad_l > smallest else 1
+        ss["samples_l"] = l_options[-1] if isinstance(bad_l, (int, float)) and bad_l > limit else 1
     ss.setdefault("samples_l", min(4, l_options[-1]))
     v = dict(bad_l=bad_l, eps=None, sigma=None, sigma_y=None)
-    l_help = (f"At most the smallest class ({fmt_int(smallest)})." if public else "At most the smallest "
-              "class (not shown: this data's class sizes are private); the page lowers l when needed.")
+    l_help = (f"At most the smallest class ({fmt_int(limit)})." if public else "At most the smallest "
+              f"class (not shown: this data's class sizes are private); offered up to N/K = "
+              f"{fmt_int(limit)}, the most a smallest class can hold. An l the data cannot serve is "
+              "refused at the release, with the rule.")
     v["l"] = sb.select_slider("Order of mixture l (records averaged per sample)", l_options,
                               key="samples_l", help=l_help) if len(l_options) > 1 else 1
     note("l")
@@ -82,7 +85,7 @@ def release_controls(name: str, ds, smallest: int, public: bool) -> dict:
     v["c"] = sb.slider("Clip norm c", min_value=0.1, max_value=10.0, step=0.1, key="samples_c")
     note("c")
     v["T"] = typed(int_input, "T (synthetic samples)", key="samples_T", name="T", **T_RANGE, allow_empty=True,
-                   container=sb, placeholder=f"empty = N ({fmt_int(ds.n_train)})" if public else "empty = N",
+                   container=sb, placeholder=f"empty = N ({fmt_int(ds.n_train)})",
                    help="A whole number "
                    "from 1 to 1,000,000,000; empty means T = N, the paper's choice (and the Privacy page's).")
     note("T")

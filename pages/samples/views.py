@@ -64,7 +64,14 @@ def make_release(source: tuple, settings: tuple, _ds, facts: dict):
     # no class sizes to read (an upload's target ε): the library calibrates on a DP label histogram
     nz = None if facts["class_counts"] is None else noise_for(mode, value, **s, **facts)
     s.pop("sigma_y", None)  # in nz
-    rel = smp.generate_release(_ds, nz, target_epsilon=value if mode == "epsilon" else None, **s)
+    try:
+        rel = smp.generate_release(_ds, nz, target_epsilon=value if mode == "epsilon" else None, **s)
+    except ValueError as exc:
+        if nz is not None:
+            raise
+        # it may have drawn a DP label histogram (an upload's target ε): counted, and cached
+        shown.record(source, smp.refused_histogram(_ds, l=s["l"], T=s["T"], epsilon=value, delta=s["delta"]))
+        return smp.Refused.of(exc)
     shown.record(source, shown.release_drawn(rel.card, normalize=s["normalize"]))  # a draw: counted
     return rel
 

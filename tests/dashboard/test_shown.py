@@ -159,3 +159,18 @@ def test_bounds_that_may_fail_are_composed_at_the_rest_of_delta():
     want = compose_shown(shown.drawn(up), lower_counts=N, delta=7.5e-6).epsilon
     assert f"ε = {fmt_eps(want)} (whole-record, δ = 1e-5, with the bounds' failure probability)" in text
     assert want > compose_shown(shown.drawn(up), lower_counts=N, delta=1e-5).epsilon
+
+
+def test_the_histogram_of_a_refused_release_is_counted_as_a_gaussian_release():
+    # a release refused after drawing its DP label histogram (l above the bounds) showed a
+    # function of it: one Gaussian release of the K counts, sensitivity sqrt(2), composed in
+    h = shown.histogram_drawn(sigma=10.0, n_classes=10)
+    assert h.kind == "label histogram" and h.mu == pytest.approx(2 ** 0.5 / 10.0) and not any(h.steps)
+    rel = shown.release_drawn(card(), normalize="scale")
+    e0 = compose_shown([rel], lower_counts=N, delta=1e-5).epsilon
+    e1 = compose_shown([rel, h], lower_counts=N, delta=1e-5).epsilon
+    assert e1 > e0
+    shown.record(DIGITS, h)
+    shown.record(DIGITS, shown.release_drawn(card(), normalize="scale"))
+    text = shown.spent_text(DIGITS, lower_counts=N, delta=1e-5)
+    assert "1 label histogram of a refused release" in text and "1 full release" in text

@@ -333,8 +333,9 @@ def _sidebar_words(at) -> str:
 
 
 def test_an_uploads_counts_are_not_shown_a_built_in_datasets_are():
-    """An upload's row and class counts are its holder's own (a screenshot of the page is a
-    publication): the sidebar names K and d only; digits' published sizes are shown."""
+    """An upload's class sizes are its holder's own (a screenshot of the page is a publication):
+    the sidebar names N (public under every relation the library accounts, and stated on a
+    release's card), K and d, and no class size; digits' published sizes are shown."""
     at = page()
     words = _sidebar_words(at)
     assert "N = 1,347 training rows" in words and "smallest class 131" in words
@@ -349,9 +350,12 @@ def test_an_uploads_counts_are_not_shown_a_built_in_datasets_are():
     assert not at.error
     ds = load_upload(("y,a,b\n" + rows).encode(), "mine.csv")
     words = _sidebar_words(at)
-    assert "K = 2 classes, d = 2 features" in words and "not shown" in words
-    hidden = {ds.n_train, ds.n_train + ds.n_test, *ds.class_counts}
+    assert "N = 87 training rows, K = 2 classes, d = 2 features" in words and "not shown" in words
+    assert ds.n_train == 87 and "empty = N (87)" in words and "N/K = 43" in words  # 87 // 2
+    hidden = {ds.n_train + ds.n_test, *ds.class_counts}
     assert not any(str(n) in words for n in hidden), (hidden, words)
+    # the slider's options are the public grid up to N // K, not up to the smallest class
+    assert min(ds.class_counts) < 40 and at.select_slider(key="samples_l").options[-1] == "40"
 
 
 @pytest.mark.parametrize("source", ["tiny", "real"])
@@ -536,3 +540,111 @@ def test_an_image_uploads_mosaic_and_hint_read_the_cards_bounds(media):
     assert not at.error
     sigmas = [im.proto.imgs[0].caption for im in at.image if im.proto.imgs[0].caption.startswith("σ = ")]
     assert len(sigmas) > 4 and f"σ = {card['parameters']['sigma_x']:.3g}" in sigmas
+
+
+# Two uploads with the same N = 2,000, K = 2 and d = 2 whose smallest training classes differ
+# (394 and 699 records): the l slider, the sidebar and the line before a release are the same.
+SMALL_CLASS, LARGE_CLASS = (533, 2134), (933, 1734)
+
+
+def _released(at) -> bool:
+    """Whether the page shows a release (its headline statement)."""
+    return any(m.value.startswith("#### ε") for m in at.markdown)
+
+
+def _before_release(at) -> list:
+    """What the page shows before a release: the l slider's options and help, the sidebar's
+    words, and every text, caption, notice and button of the page."""
+    slider = at.select_slider(key="samples_l")
+    return [list(slider.options), slider.value, _sidebar_words(at),
+            *([e.value for e in getattr(at, kind)] for kind in ("markdown", "caption", "info", "warning",
+                                                                "error")),
+            [b.label for b in at.button]]
+
+
+def test_two_uploads_differing_in_class_sizes_get_one_l_slider_and_one_page(monkeypatch):
+    """The l slider's options are a function of public facts (N and K), never of the smallest
+    class: the old slider stopped at the smallest class, so its last option bracketed that
+    private size within a factor of two. Two uploads that differ only in their class sizes show
+    the same options and the same words before their release at a target ε (at an explicit σ,
+    which the page accounts with the sizes and says so, the same slider and sidebar)."""
+    from dpcda.dashboard import samples as smp
+
+    monkeypatch.setattr(smp, "is_quick", lambda **_: False)  # nothing drawn before Generate
+    at = page()
+    for mode in ("target ε", "explicit σ"):
+        if at.radio(key="samples_mode").value != mode:
+            at.radio(key="samples_mode").set_value(mode)
+            run(at)
+        seen = []
+        for a, b in (SMALL_CLASS, LARGE_CLASS):
+            data = _sized_upload(a, b)
+            assert load_upload(data, "x.csv").n_train == 2000
+            if at.selectbox(key="samples_dataset").value != "upload":
+                at.selectbox(key="samples_dataset").set_value("upload")
+                run(at)
+            at.file_uploader(key="samples_upload").set_value(("mine.csv", data, "text/csv"))
+            run(at)
+            assert not at.error, [e.value for e in at.error]
+            seen.append(_before_release(at))
+        # an explicit σ is accounted with the sizes treated as public (the notice says so), so
+        # its ε is theirs; the slider and the sidebar read none of them either way
+        assert (seen[0] if mode == "target ε" else seen[0][:3]) == (
+            seen[1] if mode == "target ε" else seen[1][:3]), (mode, seen)
+        assert seen[0][0][-1] == "512" and "N/K = 1,000" in seen[0][2]  # the grid, up to 2,000 // 2
+        assert any("Generate" in b for b in seen[0][-1])  # before its release
+        assert not any(str(n) in " ".join(map(str, seen[0][2:])) for n in (394, 699, 1606, 1301))
+
+
+def test_an_l_above_an_uploads_dp_bounds_is_refused_with_the_rule_only():
+    """At a target ε an upload's release draws lower bounds on its class sizes from a DP label
+    histogram; an l above them is refused from that histogram alone, in words naming l and the
+    rule (no bound, no size), the draw is counted in the tally, and nothing the reader chose is
+    changed: the same l on an upload with larger classes is released."""
+    import hashlib
+
+    from dpcda.dashboard import shown
+    from dpcda.dashboard.samples import histogram_refusal_text
+
+    at = page()
+    small = _sized_upload(*SMALL_CLASS)
+    _upload(at, small, "mine.csv")
+    at.select_slider(key="samples_l").set_value(512)
+    generate(run(at))
+    assert [e.value for e in at.error] == [histogram_refusal_text(512)]
+    assert not at.get("download_button") and not details(at) and not _released(at)
+    assert at.select_slider(key="samples_l").value == 512 and at.text_input(key="samples_eps").value == "10"
+    kinds = [d.kind for d in shown.drawn(("upload", hashlib.sha256(small).hexdigest()))]
+    assert kinds == ["release", "label histogram"]  # l = 4's release, then the refused one's histogram
+    generate(run(at))  # the same setting again: cached, nothing drawn again
+    assert [d.kind for d in shown.drawn(("upload", hashlib.sha256(small).hexdigest()))] == kinds
+    _upload(at, _sized_upload(*LARGE_CLASS), "mine.csv")  # the same l on larger classes
+    assert not at.error, [e.value for e in at.error]
+    assert at.select_slider(key="samples_l").value == 512 and _released(at)
+
+
+def test_an_l_above_an_uploads_exact_sizes_is_refused_with_the_rule_only():
+    """Where the page reads an upload's exact class sizes (an explicit σ; a target ε on data too
+    small for a DP label histogram) an l above the smallest class is refused in words naming l
+    and the rule only (the library's own message there names the smallest class), before any
+    draw; the inputs stay as chosen. The same page on an upload whose classes hold l records
+    (same N and K) shows no refusal."""
+    from dpcda.dashboard.samples.sizes import l_refusal
+
+    at = page()
+    small, large = _sized_upload(53, 147), _sized_upload(93, 107)  # N = 150; smallest 46 and 73
+    for mode in ("target ε", "explicit σ"):
+        if at.radio(key="samples_mode").value != mode:
+            at.radio(key="samples_mode").set_value(mode)
+            run(at)
+        ds = load_upload(small, "x.csv")
+        _upload(at, small, "mine.csv")
+        at.select_slider(key="samples_l").set_value(64)
+        run(at)
+        want = l_refusal(ds, "whole-record", 64, ds.class_counts)
+        assert [e.value for e in at.error] == [want] and "l = 64" in want and "46" not in want
+        assert not _released(at) and not at.get("download_button")
+        assert at.select_slider(key="samples_l").value == 64
+        _upload(at, large, "mine.csv")
+        assert not at.error, [e.value for e in at.error]
+        assert at.select_slider(key="samples_l").value == 64

@@ -130,3 +130,19 @@ def test_a_failed_dp_bound_is_told_as_the_histogram_s_failure_not_as_given_bound
     assert "made for other data" not in msg and "3" not in msg and "40" not in msg
     with pytest.raises(ValueError, match="made for other data"):
         check_l_bounds(4, [10, 12], [3, 40], "given")
+
+
+def test_an_l_above_the_dp_bounds_is_a_bounds_refusal_a_reader_can_tell_apart():
+    # the Samples page words this refusal itself and counts the histogram it read: it must be
+    # told apart from the other refusals by its type, not by its words
+    from dpcda.mechanisms.dp_cda_account import BoundsRefusal, check_l_bounds
+
+    with pytest.raises(BoundsRefusal, match="lower bounds of the DP label histogram"):
+        check_l_bounds(12, [10, 12], [30, 40], "dp-histogram")
+    for source in ("given", "data"):  # a caller's bounds, or the data's sizes: not this refusal
+        with pytest.raises(ValueError) as err:
+            check_l_bounds(12, [10, 12], [30, 40], source)
+        assert not isinstance(err.value, BoundsRefusal)
+    with pytest.raises(ValueError) as err:  # the histogram's bounds failed: not l's refusal
+        check_l_bounds(4, [10, 12], [3, 40], "dp-histogram")
+    assert not isinstance(err.value, BoundsRefusal)

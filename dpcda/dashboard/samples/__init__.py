@@ -17,13 +17,16 @@ from dpcda.dashboard.samples.setting import (T_CAP, Noise, card_noise, default_T
                                     generate_release, noise_for, quick_epsilon, stats_mu_for,
                                     parse_image_shape, release_stem, report_settings,
                                     setting_text)
-from dpcda.dashboard.samples.sizes import (accounting_facts, bounds_failure, hint_limit, histogram_serves,
+from dpcda.dashboard.samples.sizes import (accounting_facts, bounds_failure, hint_limit,
+                                           histogram_refusal_text, histogram_serves, l_limit,
+                                           l_lowered_text, l_refusal,
                                            mosaic_facts, mosaic_rows, pending_text, public_bounds,
-                                           setting_notices, sizes_private)
+                                           Refused, refused_histogram, setting_notices, sizes_private)
 
 __all__ = [
-    "accounting_facts", "bounds_failure", "card_noise", "hint_limit", "histogram_serves", "mosaic_facts",
-    "mosaic_rows", "pending_text", "public_bounds", "setting_notices", "sizes_private",
+    "accounting_facts", "bounds_failure", "card_noise", "hint_limit", "histogram_refusal_text",
+    "histogram_serves", "l_limit", "l_lowered_text", "l_refusal", "mosaic_facts", "mosaic_rows",
+    "pending_text", "public_bounds", "Refused", "refused_histogram", "setting_notices", "sizes_private",
     "FAST_SECONDS", "Legibility", "MOSAIC_EPS", "MOSAIC_L", "MosaicCell", "Noise", "SCORE_MIN",
     "SamplePictures", "T_CAP", "class_means", "class_table", "default_T", "denoise_means",
     "estimate_release_seconds", "generate_release", "is_quick", "legibility_hint",

@@ -14,13 +14,20 @@ private count in a message"):
   the library can only account it with the data's own sizes, treated as public, which its card
   says with the ``class_sizes_from_data`` notice, and so does the page (:func:`setting_notices`);
 - the mosaic, the legibility hint and the "Shown so far" tally read the bounds the release's
-  card published (:func:`public_bounds`), and nothing before a release.
+  card published (:func:`public_bounds`), and nothing before a release;
+- the l slider offers the grid up to ``N // K`` (:func:`l_limit`; N is public), not up to the
+  smallest class; an l the data cannot serve is refused where the release decides it: from the
+  DP label histogram's bounds (:class:`Refused`, :func:`histogram_refusal_text`, the histogram
+  counted: :func:`refused_histogram`), or, where the exact sizes are read, before any draw
+  (:func:`l_refusal`), in words naming l and the rule only.
 
 Under the other accountants the class sizes are public by their relation (their cards publish
 them): nothing changes there.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 
 def sizes_private(dataset, accountant: str) -> bool:
@@ -142,3 +149,92 @@ def pending_text(*, l: int, T: int, c: float, target: float, accountant: str, de
             f"bounds on them from a DP histogram of its labels ({DEFAULT_LABEL_SHARE:.0%} of ε, "
             "its card says how) and calibrates σ to the rest. Its card states the σ and ε.")
 
+
+
+def l_limit(dataset) -> int:
+    """The largest ``l`` the page's slider offers: the smallest class where the class sizes are
+    published (a built-in split); for an upload ``N // K``, the most a smallest class of N rows in
+    K classes can hold: public facts only (N is public under every relation the library accounts;
+    the class sizes are not), so two uploads differing only in their class sizes get one slider.
+    An ``l`` the data cannot serve is refused at the release (:func:`l_refusal`,
+    :func:`histogram_refusal_text`), never lowered to fit."""
+    from dpcda.mechanisms import published_class_bounds
+
+    if published_class_bounds(dataset) is not None:
+        return int(min(dataset.class_counts))
+    return max(1, int(dataset.n_train) // int(dataset.n_classes))
+
+
+def l_lowered_text(asked, now: int, dataset) -> str:
+    """The page's message where an ``l`` (e.g. from a link) is above :func:`l_limit` and the slider
+    was set to ``now``: the smallest class where it is published; for an upload N/K (public)."""
+    from dpcda.mechanisms import published_class_bounds
+    from dpcda.report.formatting import fmt_int
+
+    if published_class_bounds(dataset) is not None:
+        return (f"l = {asked} is more than this dataset allows (l averages records of one class, "
+                f"so it is at most the smallest class): l is now {now}.")
+    return (f"l = {asked} is more than any data of this size allows (l averages records of one "
+            f"class, and N = {fmt_int(dataset.n_train)} rows in K = {dataset.n_classes} classes "
+            f"leave the smallest at most N/K = {fmt_int(l_limit(dataset))}): l is now {now}.")
+
+
+def l_refusal(dataset, accountant: str, l: int, class_counts) -> str | None:
+    """The page's refusal of an ``l`` above an upload's class sizes where its accounting reads the
+    exact sizes (``class_counts`` from :func:`accounting_facts`: an explicit sigma, a target no
+    DP label histogram serves, a relation that treats the sizes as public): ``l`` and the rule
+    only, never a size (the library's own messages there name the smallest class, public for a
+    built-in split; None for one). None where ``l`` is allowed or no exact size is read."""
+    from dpcda.mechanisms import published_class_bounds
+    from dpcda.mechanisms.dp_cda_account import BOUNDS_ACCOUNTANTS
+
+    if class_counts is None or published_class_bounds(dataset) is not None:
+        return None
+    whole = accountant in BOUNDS_ACCOUNTANTS
+    if int(l) <= min(int(k) for k in class_counts) - (1 if whole else 0):
+        return None
+    rule = (" minus one (under whole-record a class must keep l records after losing one)" if whole
+            else "")
+    return (f"l = {l} is more than this data allows: l records of one class are averaged per "
+            f"sample, so l must be at most the size of the smallest class{rule}. This data's class "
+            "sizes are private and not shown. Lower l; nothing was drawn.")
+
+
+def histogram_refusal_text(l: int) -> str:
+    """The page's refusal where a release at a target epsilon drew lower bounds on an upload's
+    class sizes from a DP label histogram and ``l`` is above them
+    (:class:`dpcda.mechanisms.dp_cda_account.BoundsRefusal`): decided from that DP histogram,
+    worded with ``l`` and the rule only (not the bounds, not a size)."""
+    return (f"l = {l} is too large for this release: this data's class sizes are private under "
+            "whole-record, so the release first drew public lower bounds on them from a DP histogram "
+            "of its labels, and l must be at most the smallest bound minus one (a class must keep l "
+            "records after losing one). Nothing was released (the histogram's draw is counted under "
+            "Shown so far). Lower l, or raise ε: the bounds come closer to the sizes.")
+
+
+@dataclass(frozen=True)
+class Refused:
+    """A release refused after it drew a DP label histogram (kept in the page's cache in place of
+    the release, so a rerun at the same setting draws nothing more): ``message``, the library's;
+    ``bounds``: whether ``l`` was above the histogram's bounds (then the page words it,
+    :func:`histogram_refusal_text`)."""
+
+    message: str
+    bounds: bool
+
+    @classmethod
+    def of(cls, exc: ValueError) -> Refused:
+        from dpcda.mechanisms.dp_cda_account import BoundsRefusal
+
+        return cls(str(exc), isinstance(exc, BoundsRefusal))
+
+
+def refused_histogram(dataset, *, l: int, T: int, epsilon: float, delta: float):
+    """The tally's record (:func:`dpcda.dashboard.shown.histogram_drawn`) of the DP label
+    histogram a refused release at target ``epsilon`` drew: its noise from
+    :func:`dpcda.privacy.label_histogram.target_plan`, as the release planned it (public inputs)."""
+    from dpcda.dashboard.shown import histogram_drawn
+    from dpcda.privacy.label_histogram import target_plan
+
+    plan = target_plan(epsilon, delta, N=dataset.n_train, K=dataset.n_classes, d=dataset.d_x, T=T, l=l)
+    return histogram_drawn(sigma=plan.sigma, n_classes=dataset.n_classes)

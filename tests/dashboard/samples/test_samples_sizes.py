@@ -125,3 +125,60 @@ def test_an_uploads_target_release_is_calibrated_on_a_dp_label_histogram(two):
     rel = generate_release(a, nz, **s)
     assert [w.code for w in rel.data_card.notices] == ["class_sizes_from_data"]
     assert rel.card["privacy"]["epsilon"] == pytest.approx(nz.epsilon, rel=1e-9)
+
+
+def test_the_l_slider_s_limit_reads_public_facts_only(two, digits):
+    # an upload: N // K (the old limit, the smallest class, bracketed that private size within a
+    # factor of two); a built-in split: its published smallest class
+    a, b = two
+    assert sizes.l_limit(a) == sizes.l_limit(b) == a.n_train // 2
+    assert min(a.class_counts) != min(b.class_counts)
+    assert sizes.l_limit(digits) == min(digits.class_counts) == 131
+    assert sizes.l_lowered_text(600, 512, a) == sizes.l_lowered_text(600, 512, b)
+    assert f"N/K = {a.n_train // 2:,}" in sizes.l_lowered_text(600, 512, a)
+    assert "smallest class): l is now 128." in sizes.l_lowered_text(256, 128, digits)
+
+
+def test_an_l_above_an_uploads_exact_sizes_is_refused_with_the_rule_only(two, digits):
+    a, b = two
+    small = min(b.class_counts)
+    assert small < min(a.class_counts)
+    # whole-record: a class must keep l records after losing one
+    assert sizes.l_refusal(b, "whole-record", small - 1, b.class_counts) is None
+    msg = sizes.l_refusal(b, "whole-record", small, b.class_counts)
+    assert msg is not None and f"l = {small}" in msg and "minus one" in msg
+    assert not any(str(n) in msg.replace(f"l = {small}", "") for n in (*b.class_counts, b.n_train))
+    # the relations that treat the sizes as public: l up to the smallest class itself
+    assert sizes.l_refusal(b, "class-aware-pld", small, b.class_counts) is None
+    over = sizes.l_refusal(b, "class-aware-pld", small + 1, b.class_counts)
+    assert over is not None and "minus one" not in over
+    # the same l on the other upload, which allows it: no refusal; the message is l's alone
+    assert sizes.l_refusal(a, "whole-record", small, a.class_counts) is None
+    big = max(a.class_counts) + 1
+    assert sizes.l_refusal(a, "whole-record", big, a.class_counts) == sizes.l_refusal(
+        b, "whole-record", big, b.class_counts)
+    # nothing read (a DP histogram serves), or published sizes (the library's words hold them)
+    assert sizes.l_refusal(b, "whole-record", 10**6, None) is None
+    assert sizes.l_refusal(digits, "whole-record", 10**6, digits.class_counts) is None
+
+
+def test_a_refused_release_keeps_whether_l_was_above_the_dp_bounds_and_counts_its_histogram(two):
+    from dpcda.mechanisms.dp_cda_account import BoundsRefusal
+    from dpcda.privacy.label_histogram import SENSITIVITY, target_plan
+
+    assert sizes.Refused.of(BoundsRefusal("l=9 ...")) == sizes.Refused("l=9 ...", True)
+    assert not sizes.Refused.of(ValueError("T ...")).bounds
+    a, _ = two
+    d = sizes.refused_histogram(a, l=4, T=a.n_train, epsilon=10.0, delta=1e-5)
+    plan = target_plan(10.0, 1e-5, N=a.n_train, K=2, d=2, T=a.n_train, l=4)
+    assert d.kind == "label histogram" and d.mu == pytest.approx(SENSITIVITY / plan.sigma)
+    # a release at an l above the histogram's bounds (which sit below the sizes), the histogram
+    # serving it: refused by type
+    b = two[1]
+    l = min(b.class_counts)
+    assert sizes.histogram_serves(b, l=l, T=b.n_train, epsilon=10.0, delta=1e-5)
+    with pytest.raises(BoundsRefusal):
+        generate_release(b, None, target_epsilon=10.0, l=l, T=b.n_train, c=1.0, delta=1e-5,
+                         accountant="whole-record", normalize="none")
+    text = sizes.histogram_refusal_text(700)
+    assert "l = 700" in text and not any(ch.isdigit() for ch in text.replace("l = 700", ""))
