@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dpcda.dashboard.sites import (PAGE_SPLITS, SITE_STEPS, accuracy_by_sites, design,
-                                   draw_shares, local_problem)
+from dpcda.dashboard.sites import PAGE_SPLITS, SITE_STEPS, design, draw_shares, local_problem
+from dpcda.dashboard.sites_accuracy import sites_accuracy
 from dpcda.dashboard.sites_data import PAGE_DATASETS, PAGE_EPSILONS, PAGE_L, PAGE_NORMALIZE
 from dpcda.data.presets import get_preset
 from pages.common import (REFUSED, ensure_app_navigation, explain_toggle, float_input,
@@ -113,9 +113,9 @@ if noise is None:
             "(benchmarks/sites_page_data.py --noise writes it).")
 else:
     rows = threats(noise, counts, S, t)
-    acc = accuracy_by_sites(measured, dataset=dataset, epsilon=epsilon, split=split, alpha=alpha)
-    scale_only = normalize != "scale"  # the measured table holds scale releases only
-    mode_table(rows, acc, S, problem, measured_on="scale" if scale_only else None)
+    acc = sites_accuracy(measured, dataset=dataset, epsilon=epsilon, split=split, alpha=alpha,
+                         normalize=normalize)  # the page's normalisation where measured, else scale's
+    mode_table(rows, acc, S, problem)
     st.caption(
         f"l = {noise.l}, T = N, δ = {noise.delta:g}, σ_x = σ_y = {noise.sigma_x:.4g} (the "
         f"centralized noise, calibrated by `{noise.accountant}`; CAPE carries the same in sum). "
@@ -129,18 +129,16 @@ else:
         "accuracy is read from a table measured beforehand (default learner, real test split).")
     if noise.stats_mu is not None:
         center_caption(noise, noise_table.get((dataset, float(epsilon), "scale")))
-    fig = accuracy_figure(acc, S, f"Measured accuracy against S ({dataset}, ε = {epsilon:g}, "
-                                  f"{split}, scale releases)")
+    fig = accuracy_figure(acc, S, acc.figure_title(dataset, epsilon, split))
     if fig is not None:
         st.plotly_chart(fig, key="sites_accuracy")
     else:
         st.caption("No measured accuracy for this dataset, ε and split yet "
                    "(benchmarks/sites_table.py measures it).")
-    if scale_only:
-        st.info(f"**Measured on scale releases.** Every accuracy on this page (table and "
-                f"figure) is of releases normalised by `scale`: no {normalize} release was "
-                f"measured, so none of them is {normalize}'s accuracy. Its ε above is "
-                f"{normalize}'s own.")
+    if (note := acc.note(S)) is not None:
+        st.info(note)
+    elif (own := acc.own_caption(S)) is not None:
+        st.caption(own)
 
 st.subheader("Previews per mode")
 draw_previews(S, normalize)

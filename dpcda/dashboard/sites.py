@@ -142,16 +142,18 @@ def threat_rows(noise: Noise, class_counts, S: int, t: int) -> list[dict]:
 
 
 def accuracy_by_sites(rows, *, dataset: str, epsilon: float, split: str, alpha: float | None,
-                      learner: str | None = None) -> dict[str, dict[int, tuple[float, int, str, str]]]:
+                      learner: str | None = None, normalize: str = "scale",
+                      ) -> dict[str, dict[int, tuple[float, int, str, str]]]:
     """``{mode: {S: (accuracy, runs, learner, commit)}}`` from the measured table's ``rows``
-    (:func:`dpcda.experiments.sites_table.load_sites_table`) at this setting, measured with
-    ``learner`` (default: today's default learner,
+    (:func:`dpcda.experiments.sites_table.load_sites_table`) at this setting, of releases
+    normalised by ``normalize``, measured with ``learner`` (default: today's default learner,
     :func:`dpcda.experiments.sites_table.default_learner`). Rows of an earlier
     default learner stay in the table as a record but are not shown as today's accuracy."""
     learner = sites_learner(dataset, epsilon) if learner is None else learner
     out: dict[str, dict[int, tuple[float, int, str, str]]] = {m: {} for m in MODES}
+    want = (dataset, float(epsilon), split, learner, normalize)
     for r in rows:
-        if (r.dataset, r.epsilon, r.split, r.learner) != (dataset, float(epsilon), split, learner):
+        if (r.dataset, r.epsilon, r.split, r.learner, getattr(r, "normalize", "scale")) != want:
             continue
         if split == "skewed" and (r.alpha is None or alpha is None or abs(r.alpha - alpha) > 1e-9):
             continue

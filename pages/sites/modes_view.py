@@ -7,11 +7,8 @@ from __future__ import annotations
 import plotly.graph_objects as go
 import streamlit as st
 
-from dpcda.dashboard.sites import MODES
+from dpcda.dashboard.sites_accuracy import MODE_TITLES as TITLES
 from dpcda.report.formatting import fmt_eps, markdown_table
-
-TITLES = {"centralized": "centralized (trusted curator)", "cape": "CAPE (correlated noise)",
-          "local": "local (each site alone)"}
 
 
 @st.cache_data(show_spinner="Accounting the aggregator's view…", max_entries=256)
@@ -21,29 +18,18 @@ def threats(noise, class_counts: tuple, S: int, t: int) -> list[dict]:
     return threat_rows(noise, class_counts, S, t)
 
 
-def _acc(acc: dict, mode: str, S: int) -> str:
-    got = acc.get(mode, {}).get(S)
-    if got is None:
-        near = sorted(acc.get(mode, {}))
-        return "not measured at this S" + (f" (measured at S = {', '.join(map(str, near))})"
-                                           if near else "")
-    value, runs, learner, commit = got
-    return f"{value:.3f} ({runs} run{'s' * (runs > 1)}, {learner}, commit {commit})"
-
-
-def mode_table(rows: list[dict], acc: dict, S: int, local_problem: str | None,
-               measured_on: str | None = None) -> None:
+def mode_table(rows: list[dict], acc, S: int, local_problem: str | None) -> None:
     """One line per mode and threat model: ε, accountant, relation; the accuracy per mode
-    (``measured_on``: the normalisation the accuracy was measured with, named in its header
-    when it is not the one the ε are of)."""
-    head = "accuracy (measured)" if measured_on is None else f"accuracy (measured on {measured_on})"
+    (``acc``: :class:`dpcda.dashboard.sites_accuracy.SitesAccuracy`, each value naming the
+    normalisation it was measured on where it is not the page's)."""
+    head = acc.column(S)
     table = []
     for r in rows:
         local_off = r["mode"] == "local" and local_problem is not None
         table.append({"mode": TITLES[r["mode"]], "threat model": f"({r['key']}) {r['threat']}",
                       "ε": "refused" if local_off else fmt_eps(r["epsilon"]),
                       "accountant": f"`{r['accountant']}`", "relation": r["relation"],
-                      head: "—" if local_off else _acc(acc, r["mode"], S)})
+                      head: "—" if local_off else acc.cell(r["mode"], S)})
     st.markdown(markdown_table(table))
 
 
@@ -62,16 +48,18 @@ def center_caption(noise, scale) -> None:
         "there than the statistics add.")
 
 
-def accuracy_figure(acc: dict, S: int, title: str) -> go.Figure | None:
-    """Measured accuracy against S per mode (log S axis), the current S marked."""
-    if not any(acc.get(m) for m in MODES):
+def accuracy_figure(acc, S: int, title: str) -> go.Figure | None:
+    """Measured accuracy against S per mode (log S axis), the current S marked: the library's
+    series (``acc.series()``), scale's as lines, another normalisation's own as markers."""
+    series = acc.series()
+    if not series:
         return None
     fig = go.Figure()
-    for mode in MODES:
-        pts = sorted(acc.get(mode, {}).items())
-        if pts:
-            fig.add_trace(go.Scatter(x=[p[0] for p in pts], y=[p[1][0] for p in pts],
-                                     mode="lines+markers", name=TITLES[mode]))
+    for s in series:
+        fig.add_trace(go.Scatter(x=s["xs"], y=s["ys"], name=s["name"],
+                                 mode="lines+markers" if s["lines"] else "markers",
+                                 marker=dict(size=7 if s["lines"] else 12,
+                                             symbol="circle" if s["lines"] else "diamond")))
     fig.add_vline(x=S, line_dash="dot", line_color="#888888")
     fig.update_xaxes(type="log", title="sites S")
     fig.update_yaxes(title="test accuracy")

@@ -10,6 +10,7 @@ from pathlib import Path
 from streamlit.testing.v1 import AppTest
 
 from dpcda.dashboard.sites import accuracy_by_sites, threat_rows
+from dpcda.dashboard.sites_accuracy import MODE_TITLES as TITLES
 from dpcda.dashboard.sites_data import load_noise
 from dpcda.data.presets import get_preset
 from dpcda.experiments.sites_table import load_sites_table
@@ -125,7 +126,7 @@ def test_measured_accuracy_is_read_from_the_shipped_table():
 SCALE_NOTE = "Measured on scale releases"
 
 
-def test_dp_center_shows_its_own_epsilon_and_says_the_accuracy_is_scale_s():
+def test_dp_center_shows_its_own_epsilon_and_its_own_accuracy_where_measured():
     at = page("mnist")
     assert not any(SCALE_NOTE in i.value for i in at.info)
     scale = eps_shown(at)
@@ -145,14 +146,43 @@ def test_dp_center_shows_its_own_epsilon_and_says_the_accuracy_is_scale_s():
     assert exact["b"] > bare["b"] and exact["c"] > bare["c"]
     assert any(f"μ_c = {center.stats_mu:.4g}" in c.value and f"σ = {center.sigma_x:.4g}" in c.value
                for c in at.caption)
-    # the accuracy is scale's, and says so: in the note, the column and the figure's title
+    # the accuracy at S = 10 is dp-center's own: the shipped dp-center rows, not scale's
+    rows = load_sites_table()
+    own = {r.mode: r for r in rows if (r.dataset, r.split, r.sites, r.normalize, r.learner)
+           == ("mnist", "iid", 10, "dp-center", "lda")}
+    sc = {r.mode: r for r in rows if (r.dataset, r.split, r.sites, r.normalize, r.learner)
+          == ("mnist", "iid", 10, "scale", "lda")}
+    assert set(own) == {"centralized", "cape", "local"}
+    assert not any(SCALE_NOTE in i.value for i in at.info)
+    (df,) = markdown_tables(at, "mode")
+    assert "accuracy (measured)" in df.columns
+    for mode, r in own.items():
+        cells = set(df[df["mode"].str.startswith(mode.replace("cape", "CAPE"))]["accuracy (measured)"])
+        assert cells == {f"{r.accuracy:.3f} ({r.runs} runs, lda, commit {r.commit})"}
+        assert f"{sc[mode].accuracy:.3f}" not in next(iter(cells))
+    assert any("dp-center's own accuracy" in c.value for c in at.caption)
+    (fig,) = [f for f in figures(at) if f["layout"].get("title", {}).get("text", "").startswith("Measured")]
+    marks = {t["name"]: t["y"] for t in fig["data"] if t["mode"] == "markers"}
+    assert marks == {f"{TITLES[m]}, dp-center": [own[m].accuracy] for m in own}
+    assert any("These previews are scale releases, not dp-center's" in c.value for c in at.caption)
+    # at an S where no dp-center release was measured: scale's, and said so
+    at.select_slider(key="sites_S").set_value(5)
+    rerun(at)
+    (note,) = [i.value for i in at.info if SCALE_NOTE in i.value]
+    assert "at S = 5" in note and "not dp-center's" in note
+    (df,) = markdown_tables(at, "mode")
+    cape5 = [r for r in rows if (r.dataset, r.split, r.sites, r.normalize, r.learner, r.mode)
+             == ("mnist", "iid", 5, "scale", "lda", "cape")][0]
+    assert f"{cape5.accuracy:.3f} (on scale, " in " ".join(df["accuracy (measured on scale)"])
+    # a split with no dp-center row at all: every accuracy is scale's
+    at.radio(key="sites_split").set_value("skewed")
+    rerun(at)
     (note,) = [i.value for i in at.info if SCALE_NOTE in i.value]
     assert "none of them is dp-center's accuracy" in note
-    (df,) = markdown_tables(at, "mode")
-    assert "accuracy (measured on scale)" in df.columns and "accuracy (measured)" not in df.columns
     (fig,) = [f for f in figures(at) if f["layout"].get("title", {}).get("text", "").startswith("Measured")]
     assert "scale releases" in fig["layout"]["title"]["text"]
-    assert any("These previews are scale releases, not dp-center's" in c.value for c in at.caption)
+    at.radio(key="sites_split").set_value("iid")
+    at.select_slider(key="sites_S").set_value(10)
     at.radio(key="sites_normalize").set_value("scale")
     rerun(at)
     assert eps_shown(at) == scale and not any(SCALE_NOTE in i.value for i in at.info)
