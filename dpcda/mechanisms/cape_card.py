@@ -76,7 +76,15 @@ def inside_threats(*, S: int, sigma: float, c: float, l: int, per_class, site_co
             entry["composed_with"] = composed_note(stats_view_mu(S=S, t=t, stats_mu=stats_mu),
                                                    t, S)
         if float_cost is not None and eps is not None:
-            entry["floating_point"] = {**float_cost(S - t).card(eps, delta), "method": INSIDE_FLOAT}
+            fp = float_cost(S - t).card(eps, delta)
+            entry["floating_point"] = {**fp, "method": INSIDE_FLOAT}
+            if fp["vacuous"]:  # the ideal view's epsilon does not carry over to the floats
+                from dpcda.util.notices import notice, notices_json
+
+                entry["epsilon_ideal"], entry["epsilon"] = entry["epsilon"], None
+                entry["notices"] = notices_json([notice("float_no_bound",
+                                                        epsilon=fp["epsilon_total"],
+                                                        delta_total=fp["delta_total"])])
         out.append(entry)
     return out
 

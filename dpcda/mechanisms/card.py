@@ -137,8 +137,12 @@ def add_randomness(privacy: dict, source, float_cost=None) -> dict:
     privacy["seeded"] = bool(source.seeded)
     privacy["randomness"] = SEEDED_TEXT if source.seeded else RANDOMNESS_TEXT
     if float_cost is not None and float_cost.n_values:
-        privacy["floating_point"] = float_cost.card(privacy.get("epsilon"),
-                                                    float(privacy.get("delta") or 0.0))
+        fp = float_cost.card(privacy.get("epsilon"), float(privacy.get("delta") or 0.0))
+        privacy["floating_point"] = fp
+        if fp["vacuous"]:
+            privacy["warnings"] = [*privacy.get("warnings", []),
+                                   notice("float_no_bound", epsilon=fp["epsilon_total"],
+                                          delta_total=fp["delta_total"])]
     if source.seeded:  # the epsilon stays: what the same noise gives when drawn unseeded
         privacy["warnings"] = [*privacy.get("warnings", []),
                                notice("seeded_release", seeded_text=SEEDED_TEXT)]

@@ -263,7 +263,9 @@ class FloatCost:
         return float(grow + far)
 
     def card(self, epsilon: float | None, delta: float) -> dict:
-        """The card's ``privacy.floating_point`` block, with the totals the release satisfies."""
+        """The card's ``privacy.floating_point`` block, with the totals the release satisfies;
+        ``vacuous``: ``delta_total`` is at least 1 (from epsilon of about 70 at MNIST's size, where the
+        tail term's ``e^epsilon`` wins), so the totals establish no guarantee."""
         added_d = self.delta_added(epsilon, delta)
         finite = epsilon is not None and math.isfinite(epsilon)
         return {"method": "float64 Gaussian (inverse CDF of a ChaCha20 uniform with up to 191 "
@@ -271,7 +273,9 @@ class FloatCost:
                 "noisy_values": int(self.n_values), "epsilon_added": self.epsilon_added,
                 "delta_added": added_d,
                 "epsilon_total": epsilon + self.epsilon_added if finite else None,
-                "delta_total": delta + added_d if finite else None}
+                "delta_total": delta + added_d if finite else None,
+                # delta_total >= 1: the (epsilon_total, delta_total) statement says nothing
+                "vacuous": bool(finite and not delta + added_d < 1.0)}
 
 
 def eta_upper() -> float:

@@ -71,6 +71,12 @@ NOTICES: dict[str, NoticeKind] = {
                    "histogram's promise covers the pairs of neighbours with this K; give "
                    "n_classes or class_names (public) for every pair",
         "whole-record with a DP label histogram: K was read from the labels (treated as public)"),
+    "float_no_bound": NoticeKind(
+        "danger", "floating point: at epsilon = {epsilon:.4g} the released floats' delta term "
+                  "makes delta_total = {delta_total:.3g}, at least 1, so no guarantee is "
+                  "established here (the ideal mechanism's epsilon does not carry over to the "
+                  "floats); more noise (a smaller epsilon) restores one",
+        "floating point: delta_total >= 1, no guarantee for the released floats"),
     # fidelity of a release against the real data (dpcda.evaluation.fidelity)
     "marginal-far": NoticeKind(
         "warning", "{name}: the released {what} is far from the real one ({measure} {value} > "

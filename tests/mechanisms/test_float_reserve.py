@@ -96,3 +96,18 @@ def test_delta_aim_keeps_the_float_share_back_and_leaves_bad_values_to_their_che
     for bad in (0.0, -1.0, 1.0, 2.0, "x", None):  # refused later, in words naming the value given
         assert delta_aim(bad, 1.0, n) is bad
     assert delta_aim(1e-5, 200.0, 10**4) == 1e-5  # the tail term alone exceeds delta: nothing to keep
+
+
+def test_a_card_whose_float_delta_passes_one_carries_a_danger_notice():
+    from types import SimpleNamespace
+
+    from dpcda.mechanisms.card import add_randomness
+    from dpcda.randomness.noise import FloatCost, tail_upper
+
+    cost = FloatCost(n_values=47_000_000, eta=eta_upper(), tail=tail_upper())
+    src = SimpleNamespace(seeded=False)
+    fine = add_randomness({"epsilon": 10.0, "delta": 1e-5}, src, cost)
+    assert not fine["floating_point"]["vacuous"] and not fine.get("warnings")
+    huge = add_randomness({"epsilon": 100.0, "delta": 1e-5}, src, cost)
+    assert huge["floating_point"]["vacuous"]
+    assert [w.code for w in huge["warnings"]] == ["float_no_bound"]
