@@ -105,6 +105,10 @@ def check_l_bounds(l: int, bounds, counts, source: str = "given") -> int:
                          f"(l must be at most the smallest bound minus one, here {top}): give "
                          "class_bounds (public lower bounds, or 'data' to treat the class sizes as "
                          "public), a larger label_share or a smaller l")
+    if l > top and source == "data":  # the data's own sizes: private, so no number
+        raise ValueError(f"l must be at most the smallest class size minus one under the "
+                         f"whole-record relation (a class must keep l records after losing one; "
+                         f"the sizes were read from the data), got l={l}: give a smaller l")
     if l > top:
         raise ValueError(f"l must be an integer from 1 to {top} under the whole-record relation "
                          f"(the smallest public class bound minus one: a class must keep l records "
