@@ -15,7 +15,7 @@ release and its public card: sigma_x, sigma_y, l, the class bounds):
 - ``mlp-qda`` / ``mlp-lda``: an MLP (torch, float32, CPU) trained each epoch on fresh samples
   of the fitted class Gaussians (clean space: the noise and the mixing removed); for ``qda`` the
   samples are widened along their own tangents by the release-fitted tangent variances, as
-  ``qda`` widens a test image. ``qda+mlp-qda``: the two averaged;
+  ``qda`` widens a test image. ``qda+mlp-qda``, ``lda+mlp-lda``: each pair averaged;
 - ``mlp-release+qda``: the MLP trained each epoch on the release rows (hard labels) plus fresh
   ``qda`` samples;
 - ``ens-l-lda`` / ``ens-l-qda`` / ``ens-l-both``: releases at several l (``--ensemble-ls``), each at
@@ -142,10 +142,12 @@ def qda_sampler(fit: Fitted, rng):
 
 
 def lda_sampler(fit: Fitted, rng):
-    """Fresh samples of the fitted ``lda`` Gaussians: its class means, its clean pooled covariance."""
-    V, ev = fit.lda.covariance_eig_
+    """Fresh samples of the fitted ``lda`` Gaussians: its class means, its clean pooled covariance
+    in clean units (the ``lda``'s covariance is f Sigma: a scale that changes no ``lda``
+    decision, but samples that much tighter than the test images teach an MLP the wrong spread)."""
+    V, ev = fit.lda.covariance_eig_  # release units (f Sigma): divided by the mean mixing factor
     means = fit.lda.means_
-    root = V * np.sqrt(ev)
+    root = V * np.sqrt(ev / float(np.mean(fit.qda.mix_factors)))
 
     def draw(n):
         Xs, ys = [], []
@@ -203,6 +205,7 @@ def main(argv=None) -> int:
     ap.add_argument("--per-class", type=int, default=3000)
     ap.add_argument("--seed", type=int, default=0, help="MLP init and sampling (post-processing)")
     ap.add_argument("--skip-mlp", action="store_true")
+    ap.add_argument("--mlps", nargs="*", default=["mlp-qda", "mlp-lda", "mlp-release+qda"])
     args = ap.parse_args(argv)
 
     from dpcda.data import load_dataset
@@ -242,14 +245,15 @@ def main(argv=None) -> int:
         mlp = [("mlp-qda", qda_sampler(fit, rng), None),
                ("mlp-lda", lda_sampler(fit, rng), None),
                ("mlp-release+qda", qda_sampler(fit, rng), (fit.Xtr, fit.ytr))]
-        for name, draw, relrows in mlp:
+        for name, draw, relrows in (m for m in mlp if m[0] in args.mlps):
             s, cpu = train_mlp(draw, fit, epochs=args.epochs, per_class=args.per_class,
                                seed=args.seed, release=relrows)
             rows.append((name, acc(s), cpu, f"{args.epochs} epochs x {args.per_class}/class"))
             print(f"{name:20s} {rows[-1][1]:.4f} {cpu:7.1f} s", flush=True)
-            if name == "mlp-qda":
-                rows.append(("qda+mlp-qda", acc(s + fit.scores["qda"]), cpu + fit.cpu["qda"], ""))
-                print(f"{'qda+mlp-qda':20s} {rows[-1][1]:.4f}", flush=True)
+            if name in ("mlp-qda", "mlp-lda"):
+                base = name[4:]
+                rows.append((f"{base}+{name}", acc(s + fit.scores[base]), cpu + fit.cpu[base], ""))
+                print(f"{rows[-1][0]:20s} {rows[-1][1]:.4f}", flush=True)
     ls = args.ensemble_ls if args.ensemble_ls is not None else [max(args.l // 2, 1), args.l, 2 * args.l]
     if ls:
         m = len(ls)
