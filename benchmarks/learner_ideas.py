@@ -11,7 +11,7 @@ release and its public card: sigma_x, sigma_y, l, the class bounds):
 - ``lda``, ``qda``: the project's noise-aware learners, as the job runner fits them;
 - ``lda+qda``: the mean of their class log-probabilities (no extra budget);
 - ``lda-tangent``: the ``lda``'s means and pooled covariance with ``qda``'s tangent prior
-  (:func:`lda_tangent`);
+  (:class:`dpcda.training.lda_tangent.TangentLDA`, the opt-in ``model="lda-tangent"``);
 - ``mlp-qda`` / ``mlp-lda``: an MLP (torch, float32, CPU) trained each epoch on fresh samples
   of the fitted class Gaussians (clean space: the noise and the mixing removed); for ``qda`` the
   samples are widened along their own tangents by the release-fitted tangent variances, as
@@ -81,37 +81,6 @@ class Fitted:
         self.qda.fit(self.Xtr, self.ytr)
         self.cpu["qda"] = time.process_time() - t
         self.scores["qda"] = _log_probs(self.qda.scores(self.Xte))
-
-
-def lda_tangent(fit: Fitted) -> np.ndarray:
-    """``lda`` with the tangent prior: every class scored under N(mu_k, C + sum_j lam_j
-    t_j(x) t_j(x)^T) with C the ``lda``'s clean pooled covariance (release units, f Sigma), lam
-    ``qda``'s release-fitted tangent variances (clean units, so times the mean mixing factor f)
-    and mu the ``lda``'s (label-deconvolved) means; exactly, by Woodbury (the covariance is
-    shared, so the determinant is common to the classes). Returns the test log-probabilities."""
-    from dpcda.training.qda_prior import image_tangents
-
-    V, ev = fit.lda.covariance_eig_
-    P = (V / ev) @ V.T
-    lam = fit.qda._model[2]
-    f = float(np.mean(fit.qda.mix_factors))
-    mu = fit.lda.means_
-    Pm = mu @ P
-    out = []
-    for i in range(0, len(fit.Xte), 2048):
-        X = fit.Xte[i:i + 2048]
-        PX = X @ P
-        s = 2 * PX @ mu.T - np.sum(Pm * mu, axis=1)[None, :]  # -(q_k) up to the common x P x
-        if lam is not None and np.any(lam > 0):
-            keep = lam > 0
-            T = image_tangents(X, fit.shape)[:, keep] * np.sqrt(f * lam[keep])[None, :, None]
-            PT = (T.reshape(-1, T.shape[2]) @ P).reshape(T.shape)
-            A = np.eye(T.shape[1])[None] + PT @ T.transpose(0, 2, 1)
-            B = np.einsum("nrd,nd->nr", PT, X)[:, :, None] - PT @ mu.T  # (n, r, K)
-            s = s + np.sum(B * np.linalg.solve(A, B), axis=1)
-        s[:, ~fit.lda.present_] = -np.inf
-        out.append(0.5 * s)
-    return _log_probs(np.concatenate(out))
 
 
 def qda_sampler(fit: Fitted, rng):
@@ -234,10 +203,17 @@ def main(argv=None) -> int:
     rows += [("lda", acc(fit.scores["lda"]), fit.cpu["lda"], ""),
              ("qda", acc(fit.scores["qda"]), fit.cpu["qda"], f"choice {fit.qda.choice_['spikes']}"),
              ("lda+qda", acc(fit.scores["lda"] + fit.scores["qda"]), fit.cpu["lda"] + fit.cpu["qda"], "")]
+    from dpcda.training.lda_tangent import TangentLDA
+
     t = time.process_time()
-    s_lt = lda_tangent(fit)
-    rows.append(("lda-tangent", acc(s_lt), fit.cpu["lda"] + fit.cpu["qda"],
-                 f"scoring {time.process_time() - t:.0f} CPU s"))
+    lt = TangentLDA(fit.K, noise_var=fit.noise_var, label_noise_std=float(p["sigma_y"]),
+                    mix_factors=fit.qda.mix_factors, image_shape=fit.shape)
+    lt.fit(fit.Xtr, fit.ytr, noisy_labels=np.asarray(rel.y_soft))
+    t_fit = time.process_time() - t
+    s_lt = _log_probs(lt.scores(fit.Xte))
+    rows.append(("lda-tangent", acc(s_lt), t_fit,
+                 f"scoring {time.process_time() - t - t_fit:.0f} CPU s; lam "
+                 f"{[round(v, 3) for v in lt.choice_['tangent_variances'] or []]}"))
     for r in rows:
         print(f"{r[0]:20s} {r[1]:.4f} {r[2]:7.1f} s {r[3]}", flush=True)
     if not args.skip_mlp:
