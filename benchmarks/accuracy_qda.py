@@ -3,6 +3,7 @@
     DPCDA_DATA_DIR=... python benchmarks/accuracy_qda.py --datasets mnist fashion-mnist \\
         --points 10:64 1:8 --runs 3
     ... --datasets mnist --learners qda --ceiling-only    # the non-private ceiling alone
+    ... --learners lda lda-tangent                        # the opt-in lda-tangent beside lda
 
 Each run draws one release (the default accountant, ``whole-record``; ``dp-center``; the default
 allocation; c = 1; T = N unless the point says ``eps:l:T``; delta = 1e-5) at each point, trains
@@ -33,9 +34,9 @@ def _fit(model, rel, X_test, y_test, ds, card):
     p = card.parameters
     train = dict(model=model, n_classes=ds.n_classes, noise_std=float(p["sigma_x"]),
                  clip_norm=float(p["c"]))
-    if model == "lda":
+    if model in ("lda", "lda-tangent"):
         train["label_noise_std"] = float(p["sigma_y"])
-    if model == "qda":
+    if model in ("qda", "lda-tangent"):
         sizes = card.data.get("class_bounds") or card.data.get("class_counts")
         train["mix_factors"] = tuple(mixing_factors(int(p["l"]), sizes))
     return train_and_evaluate(rel.X, rel.y, X_test, y_test, y_soft=rel.y_soft,
@@ -106,7 +107,7 @@ def main(argv=None) -> int:
             for m in args.learners:
                 print(f"{name:14s} eps={eps:<4g} l={l:<3d} T={T:<6d} sigma_x={sigma:.4f} {m}: {_ms(acc[m])} "
                       f"({args.runs} runs; train {np.mean(secs[m]):.1f} s; non-private ceiling "
-                      f"{ceiling[m]:.4f})" + (f" choice={choice}" if m == "qda" else ""), flush=True)
+                      f"{ceiling[m]:.4f})" + (f" choice={choice}" if m != "lda" else ""), flush=True)
     return 0
 
 

@@ -40,13 +40,15 @@ PROJECT_PER_VALUE = 3.0e-10  # random projection: per N x d x p
 MERF_PER_STEP = (0.028, 6.5e-5)  # DP-MERF: (fixed, per feature) seconds per generator step
 MERF_REFERENCE = 500 * 4000      # ... at batch 500 and 4,000 random features
 MERF_GENERATOR = (600, 500, 4000)  # what an experiment runs: steps, batch, random features
-TRAIN_FIXED = {"ncm": 0.05, "lda": 0.12, "qda": 0.12, "tree": 0.3, "linear": 0.1, "fc": 0.15, "cnn": 0.5}
+TRAIN_FIXED = {"ncm": 0.05, "lda": 0.12, "qda": 0.12, "lda-tangent": 0.12, "tree": 0.3, "linear": 0.1,
+               "fc": 0.15, "cnn": 0.5}
 #: Per training value (T x d for ncm/tree, T x d^2 for lda/qda; T x d per epoch for torch models).
 #: qda (with its tangent prior for images): 27 s of CPU for one MNIST fit on 60,000 rows and 5 s
 #: scoring the 10,000 test images (docs/training.md, benchmarks/accuracy_qda.py): 32 s for
 #: T x d^2 = 3.7e10, 4 x lda's per value (the LDA fit: 8.8 s).
-TRAIN_PER_VALUE = {"ncm": 3.0e-8, "lda": 2.0e-10, "qda": 8.7e-10, "tree": 4.0e-8, "linear": 3.0e-8,
-                   "fc": 5.0e-8, "cnn": 2.0e-6}
+#: lda-tangent fits both (the lda, and the qda for its tangent variances): their sum.
+TRAIN_PER_VALUE = {"ncm": 3.0e-8, "lda": 2.0e-10, "qda": 8.7e-10, "lda-tangent": 1.1e-9, "tree": 4.0e-8,
+                   "linear": 3.0e-8, "fc": 5.0e-8, "cnn": 2.0e-6}
 TORCH_MODELS = ("linear", "fc", "cnn")
 # How a mechanism's generation cost grows is its registry entry's ``cost_model``
 # (dpcda.mechanisms.spec.COST_MODELS): "mixing" (T x l x d), "projection" (N x d x p), or
@@ -172,7 +174,7 @@ def train_seconds(cfg, *, n: int | None = None, d: int | None = None) -> float:
         epochs = int(cfg.train.epochs or 5)
         work = epochs * T * d
     else:
-        work = T * d * (d if model in ("lda", "qda") else 1)
+        work = T * d * (d if model in ("lda", "qda", "lda-tangent") else 1)
     return TRAIN_FIXED[model] + TRAIN_PER_VALUE[model] * work
 
 

@@ -294,14 +294,14 @@ def run_experiment(config: dict, ctx: JobContext | None = None) -> dict:
     card = release.data_card  # typed; its blocks keep the card's keys
     card_params = card.parameters
     public_noise = card_params.get("sigma_x", card_params.get("noise_std")) or 0.0
-    if train.get("model") == "lda" and not train.get("noise_std"):
+    if train.get("model") in ("lda", "lda-tangent") and not train.get("noise_std"):
         # Noise-aware LDA removes the release's public noise variance (post-processing).
         train["noise_std"] = float(public_noise)
-    if (train.get("model") == "lda" and not train.get("label_noise_std")
+    if (train.get("model") in ("lda", "lda-tangent") and not train.get("label_noise_std")
             and mech.onehot_label_noise and release.y_soft is not None):
         # ... and, for one-hot + Gaussian soft labels, the label noise (sigma_y is public).
         train["label_noise_std"] = float(card_params.get("sigma_y") or 0.0)
-    if train.get("model") == "qda":
+    if train.get("model") in ("qda", "lda-tangent"):  # lda-tangent: f_k for its tangent variances
         _qda_inputs(train, card, float(public_noise))
     train_cfg = TrainConfig.from_dict(train)
     out = train_and_evaluate(release.X, release.y, X_test, ds.y_test, y_soft=release.y_soft,

@@ -75,7 +75,8 @@ class TrainConfig:
       the label noise of the hard labels (class means and scatter; see ``NoiseAwareLDA``).
     - ``mix_factors=None``: the release's public mixing factors ``f_k = (n_k - l) / (l (n_k -
       1))`` per class (``dpcda.training.qda.mixing_factors``), used by ``model="qda"`` to undo
-      the mixing's shrinkage of the class covariances; ``None`` = 1 (no mixing). Left out of
+      the mixing's shrinkage of the class covariances (and by the opt-in ``"lda-tangent"``, the
+      ``lda`` with qda's tangent prior, for its tangent variances); ``None`` = 1 (no mixing). Left out of
       :meth:`to_dict` when ``None`` (stored configs keep their keys).
     - ``tree_max_depth=8``, ``tree_min_samples_leaf=20``: the decision tree for tabular
       data (the paper leaves them unstated); ``tree_max_depth=0`` grows the tree fully.

@@ -168,6 +168,7 @@ class NoiseAwareLDA:
         clean = np.maximum(ev - self.noise_var, 0.0)
         floor = self.shrinkage * (self.noise_var + clean.mean())
         P = (V / (clean + max(floor, 1e-12))) @ V.T
+        self.covariance_eig_ = (V, clean + max(floor, 1e-12))  # the clean covariance used
         self.means_ = mu
         self.W_ = mu @ P
         self.b_ = -0.5 * np.sum(self.W_ * mu, axis=1)

@@ -152,6 +152,12 @@ def _run_closed(name, Xtr, ytr, Xte, yte, soft, K, scale, shift, config, on_epoc
                 "label_noise_std": config.label_noise_std}
         if config.label_noise_std > 0 and noisy_labels is not None:
             fit_kw["noisy_labels"] = np.asarray(noisy_labels)  # the release's raw soft labels
+    elif name == "lda-tangent":  # the lda's inputs, and the qda's for the tangent variances
+        opts = {"noise_var": (config.noise_std * scale) ** 2, "shrinkage": config.lda_shrinkage,
+                "label_noise_std": config.label_noise_std, "mix_factors": config.mix_factors,
+                "image_shape": image_shape}
+        if config.label_noise_std > 0 and noisy_labels is not None:
+            fit_kw["noisy_labels"] = np.asarray(noisy_labels)
     elif name == "qda":
         opts = {"noise_var": (config.noise_std * scale) ** 2, "mix_factors": config.mix_factors,
                 "image_shape": image_shape}  # images: the tangent prior

@@ -2,18 +2,19 @@
 
 Importing this module does not import torch; building a torch model does.
 
-=============  ======  =================================================================
-name           kind    what
-=============  ======  =================================================================
-``cnn``        torch   DP-CDA paper Table 2 CNN (any C x H x W; selectable norm layer)
-``dpmix-cnn``  torch   DPMix Appendix C CNN (Conv32-Conv48-FC100-FC100-FC10, no norm)
-``fc``         torch   FC100-FC100-FC10 (random-projection features)
-``linear``     torch   linear softmax regression
-``ncm``        closed  nearest class mean (numpy)
-``lda``        closed  noise-aware linear discriminant analysis (numpy; uses the public sigma_x)
-``qda``        closed  noise-aware QDA (numpy; uses sigma_x, l and the class bounds n_k)
-``tree``       closed  scikit-learn decision tree (tabular data)
-=============  ======  =================================================================
+===============  ======  =================================================================
+name             kind    what
+===============  ======  =================================================================
+``cnn``          torch   DP-CDA paper Table 2 CNN (any C x H x W; selectable norm layer)
+``dpmix-cnn``    torch   DPMix Appendix C CNN (Conv32-Conv48-FC100-FC100-FC10, no norm)
+``fc``           torch   FC100-FC100-FC10 (random-projection features)
+``linear``       torch   linear softmax regression
+``ncm``          closed  nearest class mean (numpy)
+``lda``          closed  noise-aware linear discriminant analysis (numpy; uses the public sigma_x)
+``qda``          closed  noise-aware QDA (numpy; uses sigma_x, l and the class bounds n_k)
+``lda-tangent``  closed  noise-aware LDA + the release-fitted tangent prior (opt-in; images)
+``tree``         closed  scikit-learn decision tree (tabular data)
+===============  ======  =================================================================
 """
 
 from __future__ import annotations
@@ -99,6 +100,16 @@ def _qda(input_shape, n_classes, noise_var: float = 0.0, mix_factors=None, image
 
     return NoiseAwareQDA(n_classes, noise_var=noise_var, mix_factors=mix_factors,
                          image_shape=image_shape)
+
+
+@_spec("lda-tangent", "Noise-aware LDA with the tangent prior", "closed", False)
+def _lda_tangent(input_shape, n_classes, noise_var: float = 0.0, shrinkage: float = 0.01,
+                 label_noise_std: float = 0.0, mix_factors=None, image_shape=None, **_):
+    from dpcda.training.lda_tangent import TangentLDA
+
+    return TangentLDA(n_classes, noise_var=noise_var, shrinkage=shrinkage,
+                      label_noise_std=label_noise_std, mix_factors=mix_factors,
+                      image_shape=image_shape)
 
 
 @_spec("tree", "Decision tree (scikit-learn)", "closed", False)

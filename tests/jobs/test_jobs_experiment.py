@@ -315,6 +315,31 @@ def test_qda_reads_sigma_l_and_the_public_class_bounds_from_the_card(monkeypatch
     assert out["learner_choice"] == {"dims": 150, "rule": "single candidate"}
 
 
+def test_job_runner_gives_lda_tangent_the_lda_and_qda_inputs(monkeypatch):
+    """lda-tangent (opt-in) reads what lda reads (sigma_x, sigma_y) and what qda reads (f_k)."""
+    import dpcda.training as training
+    from dpcda.experiments.run import run_experiment
+    from dpcda.training.qda import mixing_factors
+
+    seen = {}
+
+    def fake_train(X, y, X_test, y_test, *, config, **kw):
+        seen.update(noise=config.noise_std, label=config.label_noise_std, f=config.mix_factors)
+        return {"accuracy": 0.5, "per_epoch": [], "epochs_run": 1}
+
+    monkeypatch.setattr(training, "train_and_evaluate", fake_train)
+    out = run_experiment({"dataset": "digits", "epsilon": 10, "l": 4,
+                          "train": {"model": "lda-tangent"}})
+    from dpcda.data import load_dataset
+    from dpcda.mechanisms import published_class_bounds
+
+    bounds = published_class_bounds(load_dataset("digits"))
+    sizes = bounds if bounds is not None else np.bincount(load_dataset("digits").y_train)
+    assert seen["noise"] == pytest.approx(out["sigma_x"]) and out["sigma_x"] > 0
+    assert seen["label"] == pytest.approx(out["sigma_y"]) and out["sigma_y"] > 0
+    np.testing.assert_allclose(seen["f"], mixing_factors(4, sizes))
+
+
 def test_qda_without_public_class_sizes_uses_the_large_class_limit():
     from types import SimpleNamespace
 

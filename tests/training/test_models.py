@@ -167,6 +167,8 @@ def test_noise_aware_lda_matches_closed_form():
     P = np.linalg.inv(C + floor * np.eye(2))
     np.testing.assert_allclose(m.W_, mu @ P, rtol=1e-8)
     np.testing.assert_allclose(m.b_, -0.5 * np.sum((mu @ P) * mu, axis=1), rtol=1e-8)
+    V, ev_used = m.covariance_eig_  # the covariance the discriminant inverts, kept for sampling
+    np.testing.assert_allclose((V * ev_used) @ V.T, C + floor * np.eye(2), rtol=1e-8, atol=1e-12)
 
 
 def _label_noise_problem(n, seed, sigma_y, K=3):
