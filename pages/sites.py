@@ -112,7 +112,7 @@ if noise is None:
     st.info(f"No shipped noise for {dataset} at ε = {epsilon:g} with {normalize} "
             "(benchmarks/sites_page_data.py --noise writes it).")
 else:
-    rows = threats(noise, counts, S, t, preset.d_x)
+    rows = threats(noise, counts, S, t)
     acc = sites_accuracy(measured, dataset=dataset, epsilon=epsilon, split=split, alpha=alpha,
                          normalize=normalize)  # the page's normalisation where measured, else scale's
     mode_table(rows, acc, S, problem)

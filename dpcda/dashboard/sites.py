@@ -99,7 +99,7 @@ def local_problem(d: Design, l: int = PAGE_L) -> str | None:
     return None
 
 
-def threat_rows(noise: Noise, class_counts, S: int, t: int, d: int | None = None) -> list[dict]:
+def threat_rows(noise: Noise, class_counts, S: int, t: int) -> list[dict]:
     """Every mode's epsilon per threat model at ``S`` sites and ``t`` colluding sites:
     ``{"mode", "key", "threat", "epsilon", "accountant", "relation"}``. The centralized and
     local modes and CAPE's (a) are the target (as accounted by the noise table); CAPE's (b) and
@@ -110,12 +110,7 @@ def threat_rows(noise: Noise, class_counts, S: int, t: int, d: int | None = None
     A ``dp-center`` noise row (``noise.stats_mu`` set) is accounted as its release's card
     accounts it (docs/decentral.md, Theorem 6): (a) and local are the composed target of that
     row's calibration (the statistics' share taken from the target, the mixing's noise larger);
-    (b) and (c) compose the statistics' view, ``mu_c sqrt(S/H)``, into both bounds.
-
-    With ``d`` (the features per record), a (b)/(c) row whose released floats' delta term
-    alone reaches 1 (:func:`floats_vacuous`; at large t) carries ``"no_float_guarantee": True``
-    and :data:`NO_FLOAT_GUARANTEE` as its ``"epsilon_note"``: its epsilon is the ideal view's,
-    and the release's card states none there (docs/security.md, "Floating point")."""
+    (b) and (c) compose the statistics' view, ``mu_c sqrt(S/H)``, into both bounds."""
     from dpcda.privacy import samples_per_class
     from dpcda.privacy.decentral import RELATION, inside_epsilon
     from dpcda.mechanisms.dp_cda import DEFAULT_ALLOCATION
@@ -130,11 +125,7 @@ def threat_rows(noise: Noise, class_counts, S: int, t: int, d: int | None = None
 
     def inside(t: int) -> dict:
         eps, acc, _ = inside_epsilon(t=t, **kw)
-        row = dict(epsilon=eps, accountant=acc, relation=RELATION)
-        n = None if d is None else int(noise.T) * (int(d) + len(counts))
-        if n is not None and floats_vacuous(eps, n, S - t, noise.delta):
-            row.update(no_float_guarantee=True, epsilon_note=NO_FLOAT_GUARANTEE)
-        return row
+        return dict(epsilon=eps, accountant=acc, relation=RELATION)
 
     a = dict(epsilon=noise.epsilon_a, accountant=noise.accountant, relation=noise.relation)
     rows = [dict(mode="centralized", key="a", threat="an outside reader (one trusted curator)", **a),
@@ -148,24 +139,6 @@ def threat_rows(noise: Noise, class_counts, S: int, t: int, d: int | None = None
     rows.append(dict(mode="local", key="a, b, c", threat="anyone: each site releases its own "
                      "(the target per site, parallel composition)", **local))
     return rows
-
-
-#: What the page says beside an ideal epsilon whose released floats carry no guarantee.
-NO_FLOAT_GUARANTEE = ("the ideal protocol's; the released floats give no guarantee here "
-                      "(floating point's delta passes 1: the card states no ε)")
-
-
-def floats_vacuous(epsilon, n_values: int, H: int, delta: float) -> bool:
-    """Whether ``n_values`` lattice sums of ``H`` honest shares, at the ideal view's
-    ``epsilon``, have floating point's delta term (its tail part alone, a lower bound on the
-    card's :meth:`~dpcda.randomness.noise.FloatCost.delta_added`) reach ``1 - delta``: the
-    card's ``vacuous`` case (:mod:`dpcda.mechanisms.cape_card`)."""
-    from dpcda.mechanisms.cape_grid import lattice_tail
-
-    if epsilon is None or not math.isfinite(epsilon):
-        return False
-    far = n_values * lattice_tail(H) * (1.0 + math.exp(min(float(epsilon), 700.0)))
-    return not delta + far < 1.0
 
 
 def accuracy_by_sites(rows, *, dataset: str, epsilon: float, split: str, alpha: float | None,
@@ -199,5 +172,4 @@ def ring(S: int, radius: float = 0.36) -> list[tuple[float, float]]:
 
 __all__ = ["Design", "MODES", "PAGE_DELTA", "PAGE_L", "PAGE_SPLITS", "SITE_STEPS", "SPLITS",
            "accuracy_by_sites", "check_alpha", "check_colluding", "check_sites", "design",
-           "draw_shares", "floats_vacuous", "local_problem", "ring", "sites_learner",
-           "threat_rows", "NO_FLOAT_GUARANTEE"]
+           "draw_shares", "local_problem", "ring", "sites_learner", "threat_rows"]

@@ -84,6 +84,8 @@ def aliasing(H: int, tau: float, gamma: float) -> float:
 def lattice_cost(H: int, S: int, A: float, F: int, *parts: tuple[int, float]) -> FloatCost:
     """The floating-point cost of ``n`` values per ``(n, sigma)`` part, each the lattice sum of
     ``H`` of the ``S`` sites' shares (``H = S``: the release; ``H = S - t``: the honest sum)."""
+    from scipy.special import ndtr
+
     live = [(int(n), float(s)) for n, s in parts if s > 0 and n > 0]
     if not live:
         return FloatCost(0, 0.0, 0.0)
@@ -95,13 +97,6 @@ def lattice_cost(H: int, S: int, A: float, F: int, *parts: tuple[int, float]) ->
         eta = max(eta, (1.0 + e_h) ** H * (1.0 + aliasing(H, tau, gamma)) - 1.0)
     if not eta < 0.5:
         raise ValueError(f"the lattice sum's error bound eta = {eta:g} is outside the lemma's range")
-    return FloatCost(n_values=sum(n for n, _ in live), eta=eta, tail=lattice_tail(H))
-
-
-def lattice_tail(H: int) -> float:
-    """The mass beyond the bulk of one lattice sum of ``H`` shares
-    (:attr:`~dpcda.randomness.noise.FloatCost.tail` of :func:`lattice_cost`): the margin of
-    the centralized lemma, every share's bulk, and the sum's bulk region."""
-    from scipy.special import ndtr
-
-    return 2.0 * float(ndtr(-(TAIL_B - 1.0))) + (int(H) + 1) * 2.0 * float(ndtr(-TAIL_B))
+    # the margin of the centralized lemma, every share's bulk, and the sum's bulk region
+    tail = 2.0 * float(ndtr(-(TAIL_B - 1.0))) + (H + 1) * 2.0 * float(ndtr(-TAIL_B))
+    return FloatCost(n_values=sum(n for n, _ in live), eta=eta, tail=tail)

@@ -12,10 +12,10 @@ from dpcda.report.formatting import fmt_eps, markdown_table
 
 
 @st.cache_data(show_spinner="Accounting the aggregator's view…", max_entries=256)
-def threats(noise, class_counts: tuple, S: int, t: int, d: int) -> list[dict]:
+def threats(noise, class_counts: tuple, S: int, t: int) -> list[dict]:
     from dpcda.dashboard.sites import threat_rows
 
-    return threat_rows(noise, class_counts, S, t, d)
+    return threat_rows(noise, class_counts, S, t)
 
 
 def mode_table(rows: list[dict], acc, S: int, local_problem: str | None) -> None:
@@ -27,8 +27,7 @@ def mode_table(rows: list[dict], acc, S: int, local_problem: str | None) -> None
     for r in rows:
         local_off = r["mode"] == "local" and local_problem is not None
         table.append({"mode": TITLES[r["mode"]], "threat model": f"({r['key']}) {r['threat']}",
-                      "ε": "refused" if local_off else fmt_eps(r["epsilon"])
-                      + (f" ({r['epsilon_note']})" if r.get("epsilon_note") else ""),
+                      "ε": "refused" if local_off else fmt_eps(r["epsilon"]),
                       "accountant": f"`{r['accountant']}`", "relation": r["relation"],
                       head: "—" if local_off else acc.cell(r["mode"], S)})
     st.markdown(markdown_table(table))

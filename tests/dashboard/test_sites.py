@@ -209,31 +209,3 @@ def test_the_shipped_noise_is_the_calibration_of_today():
         again = measure_noise("digits", 10.0, normalize=norm)
         assert again.sigma_x == pytest.approx(shipped.sigma_x, rel=1e-6)
         assert again.accountant == shipped.accountant and again.stats_mu == shipped.stats_mu
-
-
-def test_a_row_whose_floats_carry_no_guarantee_says_so_as_the_card_would():
-    """At large t the ideal view's epsilon is large enough that floating point's delta term
-    passes 1 (the card then states no epsilon): the page's row says so, never before."""
-    from dpcda.data.presets import get_preset
-    from dpcda.dashboard.sites_data import load_noise
-    from dpcda.mechanisms.cape_grid import lattice_cost, share_grid_bits
-    from dpcda.mechanisms.cape_float import value_bound
-
-    p = get_preset("mnist")
-    noise = load_noise()[("mnist", 1.0, "scale")]
-    rows = {t: next(r for r in ds.threat_rows(noise, p.class_counts, 10, t, p.d_x)
-                    if r["key"] == "c") for t in (1, 5, 9)}
-    assert not rows[1].get("no_float_guarantee") and not rows[5].get("no_float_guarantee")
-    assert rows[9]["no_float_guarantee"] and rows[9]["epsilon_note"] == ds.NO_FLOAT_GUARANTEE
-    assert "epsilon_note" not in next(r for r in ds.threat_rows(noise, p.class_counts, 10, 9)
-                                      if r["key"] == "c")  # without d, nothing is claimed
-    # the page's test is a lower bound on the card's: where it fires the card is vacuous too
-    n = noise.T * (p.d_x + len(p.class_counts))
-    for t, eps in ((9, rows[9]["epsilon"]), (5, rows[5]["epsilon"])):
-        A = value_bound(noise.c, noise.sigma_x, noise.sigma_y, 10)
-        F = share_grid_bits(10, noise.sigma_x, noise.sigma_y)
-        cost = lattice_cost(10 - t, 10, A, F, (noise.T * p.d_x, noise.sigma_x),
-                            (noise.T * len(p.class_counts), noise.sigma_y))
-        fires = ds.floats_vacuous(eps, n, 10 - t, noise.delta)
-        assert fires == (t == 9)
-        assert cost.card(eps, noise.delta)["vacuous"] or not fires

@@ -62,7 +62,6 @@ def test_moving_t_and_s_changes_the_epsilon_shown_as_the_library_accounts_it():
     later = eps_shown(at)
     want9 = {r["key"]: fmt_eps(r["epsilon"]) for r in threat_rows(noise, DIGITS, 10, 9)}
     assert later["c"] == want9["c"] and float(later["c"]) > float(shown["c"])
-    assert "no guarantee" not in later["c"]  # digits at t = 9: its floats still carry one
     assert any("t = 9 colluding" in v for v in markdown_tables(at, "mode")[0]["threat model"])
     at.select_slider(key="sites_S").set_value(20)
     rerun(at)
@@ -187,21 +186,3 @@ def test_dp_center_shows_its_own_epsilon_and_its_own_accuracy_where_measured():
     at.radio(key="sites_normalize").set_value("scale")
     rerun(at)
     assert eps_shown(at) == scale and not any(SCALE_NOTE in i.value for i in at.info)
-
-
-def test_at_large_t_the_epsilon_says_the_released_floats_carry_no_guarantee():
-    """MNIST, 10 sites, t = 9: the ideal view's epsilon (about 86) is beyond what the floats
-    support, as the release's card says (epsilon null); the cell says so beside the number."""
-    from dpcda.data.presets import get_preset
-    from dpcda.dashboard.sites import NO_FLOAT_GUARANTEE
-
-    at = page()
-    at.selectbox(key="sites_dataset").set_value("mnist")
-    rerun(at)
-    assert "no guarantee" not in eps_shown(at)["c"]
-    at.slider(key="sites_t").set_value(9)
-    rerun(at)
-    p = get_preset("mnist")
-    noise = load_noise()[("mnist", 1.0, "scale")]
-    (row,) = [r for r in threat_rows(noise, p.class_counts, 10, 9, p.d_x) if r["key"] == "c"]
-    assert eps_shown(at)["c"] == f"{fmt_eps(row['epsilon'])} ({NO_FLOAT_GUARANTEE})"
