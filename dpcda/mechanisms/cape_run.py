@@ -84,6 +84,10 @@ def _calibrate(sites, per_site, l: int, T: int, common: dict, d: int):
                       accountant=common["accountant"])
     counts = np.asarray(per_site).sum(axis=0)
     N, K = int(counts.sum()), sites.n_classes
+    if cfg.accountant in BOUNDS_ACCOUNTANTS:  # the pooled sizes, read from the sites: private,
+        from dpcda.mechanisms.dp_cda_account import check_l_bounds  # so l and the rule only
+
+        check_l_bounds(cfg.l, counts, counts, "data")  # (the accountant's own check names a size)
     t_k = samples_per_class(cfg.T, counts, cfg.allocation)
     from dataclasses import replace
 
