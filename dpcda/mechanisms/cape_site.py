@@ -70,7 +70,13 @@ class CapeSite:
             return self._X.shape[1], None
         from dpcda.mechanisms.site_source import load_site
 
-        X, y, names = load_site(self._source, self.index, self.S, self._classes)
+        failed = None
+        try:
+            X, y, names = load_site(self._source, self.index, self.S, self._classes)
+        except ValueError as exc:  # its cause (where in the file) stays here: a remote engine
+            failed = str(exc)  # (Ray) ships a site's formatted traceback, chained causes and all
+        if failed is not None:  # raised outside the handler: no cause, no context to carry
+            raise ValueError(failed)
         if normalize in ("scale", "none"):
             from dpcda.mechanisms.prepare import fit_preprocessor
 
