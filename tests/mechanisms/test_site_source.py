@@ -4,6 +4,7 @@ caller passes locators, never records; the release equals the in-memory one."""
 from __future__ import annotations
 
 import re
+import traceback
 
 import numpy as np
 import pytest
@@ -104,7 +105,13 @@ def test_a_label_outside_the_classes_is_refused_without_the_label(tmp_path):
     with pytest.raises(ValueError, match="could not be read") as err:
         generate_sites(site_sources([paths[0], str(bad)], "0,1,2"), engine="inline", **KW)
     assert "row" not in str(err.value)  # where it fails stays at the site (a row places a record)
-    assert "row" in str(err.value.__cause__)  # the site's own, detailed message
+    # nor does it leave the site chained to the error: a remote engine (Ray) ships the site's
+    # formatted traceback, causes included (it carried "row 44, column 2" to the coordinator)
+    assert err.value.__cause__ is None and err.value.__context__ is None
+    assert "row" not in "".join(traceback.format_exception(err.value))
+    with pytest.raises(ValueError) as direct:  # the loader itself, where the site calls it
+        site_source.load_site(SiteFile(str(bad)), 1, 2, ["0", "1", "2"])
+    assert "row" in str(direct.value.__cause__)  # the site's own, detailed message
     with pytest.raises(ValueError, match="no file"):
         generate_sites(site_sources([paths[0], str(tmp_path / "gone.csv")], "0,1,2"),
                        engine="inline", **KW)
@@ -151,3 +158,25 @@ def test_bad_locators_and_modes_name_the_parameter(tmp_path):
     for mode in ("centralized", "local"):
         with pytest.raises(ValueError, match="mode must be cape for sites given by their files"):
             generate_sites(site_sources(paths, "0,1,2"), **{**KW, "mode": mode})
+
+
+@pytest.mark.parametrize("files", [True, False], ids=["files", "in-memory"])
+def test_l_above_the_pooled_sizes_under_whole_record_names_no_size(tmp_path, files):
+    """The pooled class sizes are read from the sites (private): an l the whole-record relation
+    refuses (a class must keep l records after losing one) is worded with l and the rule only.
+    The accountant's own check said "from 1 to 3 ... the smallest class, 4 records"."""
+    r = np.random.default_rng(7)  # test data only
+    parts, paths = [], []
+    for s, labels in enumerate([[0] * 10 + [1] * 10 + [2] * 2] * 2 + [[0] * 10 + [1] * 10]):
+        X = r.integers(0, 256, (len(labels), 4)).astype(np.float64)
+        parts.append((X, np.array(labels)))
+        rows = [",".join([str(k), *(str(int(v)) for v in x)]) for x, k in zip(X, labels)]
+        (tmp_path / f"e{s}.csv").write_text("\n".join(rows) + "\n")
+        paths.append(str(tmp_path / f"e{s}.csv"))  # class 2: 4 records in all, l = 4
+    sites = site_sources(paths, "0,1,2") if files else sites_from_arrays(parts, 3)
+    kw = dict(mode="cape", l=4, T=60, epsilon=1.0, accountant="whole-record", engine="inline")
+    with pytest.raises(ValueError, match=r"l must be at most the smallest class size minus "
+                                         r"one .*got l=4") as err:
+        generate_sites(sites, **kw)
+    assert not re.search(r"\d", str(err.value).replace("l=4", "")), str(err.value)
+    assert generate_sites(sites, **{**kw, "l": 3}).card["privacy"]["epsilon"] > 0  # l = 3 serves
