@@ -204,6 +204,7 @@ def run_cape(sites, *, l: int, T: int, common: dict, ts, seed, drop,
     add_randomness(privacy, coord, cost(S) if noisy else None)
     if "floating_point" in privacy:
         privacy["floating_point"]["method"] = METHOD
+        _vacuous_outside(threats[0], privacy["floating_point"])
     extra = {"l": cfg.l, "T": cfg.T, "T_per_class": [int(t) for t in t_k], "c": cfg.c,
              "sigma_x": sx, "sigma_y": sy, "delta": cfg.delta,
              "masks": "pairwise, uniform mod 2^64 from ChaCha20 keyed per pair (exact cancellation)",
@@ -227,6 +228,18 @@ def run_cape(sites, *, l: int, T: int, common: dict, ts, seed, drop,
     trace.finish_seconds = (time.perf_counter() - clock - trace.start_seconds
                             - trace.setup_seconds - trace.stream_seconds)
     return rel
+
+
+def _vacuous_outside(entry: dict, fp: dict) -> None:
+    """Threat model (a)'s entry as (b) and (c)'s (:func:`~.cape_card.inside_threats`): where the
+    release's floating point leaves no guarantee (``delta_total >= 1``), epsilon None and the
+    ideal mechanism's beside it (the card's top-level epsilon keeps its danger notice)."""
+    if fp.get("vacuous") and entry["epsilon"] is not None:
+        from dpcda.util.notices import notice, notices_json
+
+        entry["epsilon_ideal"], entry["epsilon"] = entry["epsilon"], None
+        entry["notices"] = notices_json([notice("float_no_bound", epsilon=fp["epsilon_total"],
+                                                delta_total=fp["delta_total"])])
 
 
 def _release(eng, cfg, sx, sy, t_k, per_site, pre, S, K, d, l, coord, trace, want):
