@@ -180,3 +180,25 @@ def test_l_above_the_pooled_sizes_under_whole_record_names_no_size(tmp_path, fil
         generate_sites(sites, **kw)
     assert not re.search(r"\d", str(err.value).replace("l=4", "")), str(err.value)
     assert generate_sites(sites, **{**kw, "l": 3}).card["privacy"]["epsilon"] > 0  # l = 3 serves
+
+
+def test_a_site_sends_a_digest_of_its_header_never_the_names(tmp_path):
+    """A headerless file whose first row holds a text cell reads that row as the header (as an
+    upload does): the site sent those cells to the coordinator as "names". It sends a digest,
+    which still tells mismatched headers apart."""
+    from dpcda.mechanisms.cape_site import CapeSite
+
+    _, paths = write_sites(tmp_path, S=1, header=False)
+    odd = tmp_path / "odd.csv"
+    odd.write_text("0,12,secret,34,56\n" + open(paths[0]).read())
+    site = CapeSite(0, 2, K=3, source=SiteFile(str(odd)), classes=("0", "1", "2"))
+    d, sent = site.load("scale", None, 1.0)
+    assert d == 4 and "secret" not in repr(sent)
+    (tmp_path / "n").mkdir()
+    _, named = write_sites(tmp_path / "n", S=2, names=["f0", "f1", "f2", "f3"])
+    got = [CapeSite(i, 2, K=3, source=SiteFile(p), classes=("0", "1", "2")).load("scale", None, 1.0)
+           for i, p in enumerate(named)]
+    assert got[0] == got[1] and "f0" not in repr(got)
+    assert site_source.check_columns(got) == 4
+    with pytest.raises(ValueError, match="mismatched columns"):
+        site_source.check_columns([got[0], (d, sent)])
