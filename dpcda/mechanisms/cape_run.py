@@ -107,9 +107,10 @@ def _calibrate(sites, per_site, l: int, T: int, common: dict, d: int):
         plan = center_plan(S=sites.S, N=N, d=d, mu=mu, bounds=common["bounds"])
         extra, pre = center_cost(sites.S, sites.S, plan), None
     else:  # a public normalisation: fitted on no private statistic (scale: the public bounds)
-        # sites from files checked their own records against it where they loaded them
-        rows = np.zeros((1, d)) if _from_files(sites) else sites.sites[0].X
-        pre = fit_preprocessor(rows, common["normalize"], c=cfg.c, bounds=common["bounds"])
+        # sites from files checked their own records against it where they loaded them; in
+        # memory every site's are checked here (scale without bounds: [0, 255]), not site 0's only
+        for rows in [np.zeros((1, d))] if _from_files(sites) else [s.X for s in sites.sites]:
+            pre = fit_preprocessor(rows, common["normalize"], c=cfg.c, bounds=common["bounds"])
 
     def account_at(aim):
         return account(replace(cfg, epsilon=aim, delta=d_aim) if aim != cfg.epsilon else cfg, N=N,

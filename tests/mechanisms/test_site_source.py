@@ -126,6 +126,10 @@ def test_a_site_checks_its_records_against_the_public_range(tmp_path):
     rel = generate_sites(site_sources(paths, "0,1,2"), engine="inline",
                          **{**KW, "bounds": (0, 300)})
     assert rel.card["mode"] == "cape"
+    # the same records in memory are refused too (the in-memory path checked site 0's only)
+    parts[1] = (np.vstack([parts[1][0], [[300, 1, 1, 1]]]), np.append(parts[1][1], 0))
+    with pytest.raises(ValueError, match="without bounds assumes pixel values"):
+        generate_sites(sites_from_arrays(parts, 3), engine="inline", **KW)
 
 
 def test_dataset_parts_are_loaded_and_cut_at_each_site():
