@@ -101,7 +101,9 @@ def local_problem(d: Design, l: int = PAGE_L) -> str | None:
 
 def threat_rows(noise: Noise, class_counts, S: int, t: int) -> list[dict]:
     """Every mode's epsilon per threat model at ``S`` sites and ``t`` colluding sites:
-    ``{"mode", "key", "threat", "epsilon", "accountant", "relation"}``. The centralized and
+    ``{"mode", "key", "threat", "epsilon", "accountant", "relation"}`` (and ``epsilon_ideal``
+    where floating point leaves a view no guarantee: ``epsilon`` None then, as on the release's
+    card, :func:`_floats_vacuous`). The centralized and
     local modes and CAPE's (a) are the target (as accounted by the noise table); CAPE's (b) and
     (c) are accounted here (:func:`dpcda.privacy.decentral.inside_epsilon`: the smaller of the
     counts-mixture PLD and the known-indices bound), as the release's card accounts them, for
@@ -125,7 +127,10 @@ def threat_rows(noise: Noise, class_counts, S: int, t: int) -> list[dict]:
 
     def inside(t: int) -> dict:
         eps, acc, _ = inside_epsilon(t=t, **kw)
-        return dict(epsilon=eps, accountant=acc, relation=RELATION)
+        row = dict(epsilon=eps, accountant=acc, relation=RELATION)
+        if eps is not None and _floats_vacuous(noise, t_k, len(counts), S, t, eps):
+            row.update(epsilon=None, epsilon_ideal=eps)  # as the release's card says it
+        return row
 
     a = dict(epsilon=noise.epsilon_a, accountant=noise.accountant, relation=noise.relation)
     rows = [dict(mode="centralized", key="a", threat="an outside reader (one trusted curator)", **a),
@@ -139,6 +144,24 @@ def threat_rows(noise: Noise, class_counts, S: int, t: int) -> list[dict]:
     rows.append(dict(mode="local", key="a, b, c", threat="anyone: each site releases its own "
                      "(the target per site, parallel composition)", **local))
     return rows
+
+
+def _floats_vacuous(noise: Noise, t_k, K: int, S: int, t: int, eps: float) -> bool:
+    """Whether floating point leaves view (c, ``t``) no guarantee, as the release's card decides
+    it (:func:`dpcda.mechanisms.cape_card.inside_threats`: ``delta_total >= 1`` for the honest
+    ``S - t`` sites' lattice sum of the mixtures' values; the card adds ``dp-center``'s ``d``
+    statistics, a cost this leaves out, so where this says vacuous the card does too)."""
+    from dpcda.data.presets import get_preset
+    from dpcda.mechanisms.cape_float import value_bound
+    from dpcda.mechanisms.cape_grid import lattice_cost, share_grid_bits
+
+    if not noise.sigma_x > 0:
+        return False
+    n, d = int(np.sum(t_k)), int(get_preset(noise.dataset).d_x)
+    A = value_bound(noise.c, noise.sigma_x, noise.sigma_y, S)
+    F = share_grid_bits(S, noise.sigma_x, noise.sigma_y)
+    cost = lattice_cost(S - t, S, A, F, (n * d, noise.sigma_x), (n * K, noise.sigma_y))
+    return bool(cost.card(eps, noise.delta)["vacuous"])
 
 
 def accuracy_by_sites(rows, *, dataset: str, epsilon: float, split: str, alpha: float | None,

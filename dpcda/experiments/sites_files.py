@@ -15,6 +15,7 @@ records pooled in one place, and ``local`` each site's own release (not this dep
 
 from __future__ import annotations
 
+import os
 import time
 from types import SimpleNamespace
 
@@ -45,7 +46,15 @@ def run_site_files(*, site_files, classes, epsilon: float, T: int, l: int = 4,
     if test_file is not None:  # the evaluator's own data: read here, before any release
         if not str(test_file).lower().endswith((".csv", ".npz")):
             raise ValueError(f"test_file must end in .csv or .npz, got {str(test_file)!r}")
-        X_te, y_te, _ = load_site(SiteFile(str(test_file)), 0, 1, sources.classes)
+        if not os.path.isfile(test_file):
+            raise ValueError(f"test_file: no file {str(test_file)!r}")
+        try:
+            X_te, y_te, _ = load_site(SiteFile(str(test_file)), 0, 1, sources.classes)
+        except ValueError as exc:  # worded for the test file, not for a site's file
+            raise ValueError(f"test_file {str(test_file)!r} could not be used: it needs the label "
+                             "first and a finite number in every feature cell (CSV) or arrays X "
+                             f"and y (NPZ), and labels among classes={list(sources.classes)!r}"
+                             ) from exc
         test = (X_te, y_te)
     t0 = time.perf_counter()
     rel = generate_sites(sources, mode="cape", l=l, T=T, epsilon=epsilon, delta=delta, c=c,

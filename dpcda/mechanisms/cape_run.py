@@ -84,6 +84,10 @@ def _calibrate(sites, per_site, l: int, T: int, common: dict, d: int):
                       accountant=common["accountant"])
     counts = np.asarray(per_site).sum(axis=0)
     N, K = int(counts.sum()), sites.n_classes
+    if cfg.accountant in BOUNDS_ACCOUNTANTS:  # the pooled sizes, read from the sites: private,
+        from dpcda.mechanisms.dp_cda_account import check_l_bounds  # so l and the rule only
+
+        check_l_bounds(cfg.l, counts, counts, "data")  # (the accountant's own check names a size)
     t_k = samples_per_class(cfg.T, counts, cfg.allocation)
     from dataclasses import replace
 
@@ -103,9 +107,10 @@ def _calibrate(sites, per_site, l: int, T: int, common: dict, d: int):
         plan = center_plan(S=sites.S, N=N, d=d, mu=mu, bounds=common["bounds"])
         extra, pre = center_cost(sites.S, sites.S, plan), None
     else:  # a public normalisation: fitted on no private statistic (scale: the public bounds)
-        # sites from files checked their own records against it where they loaded them
-        rows = np.zeros((1, d)) if _from_files(sites) else sites.sites[0].X
-        pre = fit_preprocessor(rows, common["normalize"], c=cfg.c, bounds=common["bounds"])
+        # sites from files checked their own records against it where they loaded them; in
+        # memory every site's are checked here (scale without bounds: [0, 255]), not site 0's only
+        for rows in [np.zeros((1, d))] if _from_files(sites) else [s.X for s in sites.sites]:
+            pre = fit_preprocessor(rows, common["normalize"], c=cfg.c, bounds=common["bounds"])
 
     def account_at(aim):
         return account(replace(cfg, epsilon=aim, delta=d_aim) if aim != cfg.epsilon else cfg, N=N,
@@ -200,6 +205,7 @@ def run_cape(sites, *, l: int, T: int, common: dict, ts, seed, drop,
     add_randomness(privacy, coord, cost(S) if noisy else None)
     if "floating_point" in privacy:
         privacy["floating_point"]["method"] = METHOD
+        _vacuous_outside(threats[0], privacy["floating_point"])
     extra = {"l": cfg.l, "T": cfg.T, "T_per_class": [int(t) for t in t_k], "c": cfg.c,
              "sigma_x": sx, "sigma_y": sy, "delta": cfg.delta,
              "masks": "pairwise, uniform mod 2^64 from ChaCha20 keyed per pair (exact cancellation)",
@@ -223,6 +229,18 @@ def run_cape(sites, *, l: int, T: int, common: dict, ts, seed, drop,
     trace.finish_seconds = (time.perf_counter() - clock - trace.start_seconds
                             - trace.setup_seconds - trace.stream_seconds)
     return rel
+
+
+def _vacuous_outside(entry: dict, fp: dict) -> None:
+    """Threat model (a)'s entry as (b) and (c)'s (:func:`~.cape_card.inside_threats`): where the
+    release's floating point leaves no guarantee (``delta_total >= 1``), epsilon None and the
+    ideal mechanism's beside it (the card's top-level epsilon keeps its danger notice)."""
+    if fp.get("vacuous") and entry["epsilon"] is not None:
+        from dpcda.util.notices import notice, notices_json
+
+        entry["epsilon_ideal"], entry["epsilon"] = entry["epsilon"], None
+        entry["notices"] = notices_json([notice("float_no_bound", epsilon=fp["epsilon_total"],
+                                                delta_total=fp["delta_total"])])
 
 
 def _release(eng, cfg, sx, sy, t_k, per_site, pre, S, K, d, l, coord, trace, want):

@@ -64,19 +64,27 @@ class CapeSite:
     def load(self, normalize: str, bounds, c):
         """Read the site's records from its locator (here, where it runs) and check them
         against the public normalisation as the coordinator checks records in memory (for
-        ``scale`` without bounds: pixel values in [0, 255]); returns ``(d, feature names or
-        None)``, public facts of the file's structure."""
+        ``scale`` without bounds: pixel values in [0, 255]); returns ``(d, a SHA-256 digest of
+        the header's feature names or None)``: the coordinator only compares them, and a file
+        without a header whose first row holds a text cell reads that row as the header (as an
+        upload does), so the names themselves could be a record's values."""
         if self._source is None:
             return self._X.shape[1], None
-        from dpcda.mechanisms.site_source import load_site
+        from dpcda.mechanisms.site_source import load_site, names_digest
 
-        X, y, names = load_site(self._source, self.index, self.S, self._classes)
+        failed = None
+        try:
+            X, y, names = load_site(self._source, self.index, self.S, self._classes)
+        except ValueError as exc:  # its cause (where in the file) stays here: a remote engine
+            failed = str(exc)  # (Ray) ships a site's formatted traceback, chained causes and all
+        if failed is not None:  # raised outside the handler: no cause, no context to carry
+            raise ValueError(failed)
         if normalize in ("scale", "none"):
             from dpcda.mechanisms.prepare import fit_preprocessor
 
             fit_preprocessor(X, normalize, c=c, bounds=bounds)
         self._X, self._y = X, y
-        return X.shape[1], None if names is None else tuple(names)
+        return X.shape[1], None if names is None else names_digest(names)
 
     def enrol(self) -> bytes:
         return self._identity.public

@@ -154,12 +154,21 @@ def load_site(source, index: int, S: int, classes) -> tuple[np.ndarray, np.ndarr
     return np.asarray(X, dtype=np.float64), label_codes(raw, classes), names
 
 
+def names_digest(names) -> str:
+    """What a site sends of its header: a SHA-256 digest of the feature names, enough for the
+    coordinator to compare the sites' headers (:func:`check_columns`), not to read them."""
+    import hashlib
+
+    return hashlib.sha256("\x1f".join(str(n) for n in names).encode()).hexdigest()
+
+
 def check_columns(described) -> int:
-    """The sites' common column count ``d`` from their ``(d, names)`` answers; ValueError on
-    mismatched columns (no count in the message: which sites differ, not by how much)."""
+    """The sites' common column count ``d`` from their ``(d, names digest or None)`` answers;
+    ValueError on mismatched columns (no count in the message: which sites differ, not by how
+    much)."""
     described = list(described)
     d = {int(a) for a, _ in described}
-    named = {tuple(n) for _, n in described if n is not None}
+    named = {n for _, n in described if n is not None}
     if len(d) != 1 or len(named) > 1:
         raise ValueError("site_files must share the same feature columns (the same number, "
                          "names and order in every site's file): the sites' columns differ "

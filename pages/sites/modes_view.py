@@ -18,6 +18,14 @@ def threats(noise, class_counts: tuple, S: int, t: int) -> list[dict]:
     return threat_rows(noise, class_counts, S, t)
 
 
+def _eps(r: dict) -> str:
+    """The ε cell; where floating point leaves the view no guarantee (as the card says), so."""
+    if r.get("epsilon_ideal") is not None:
+        return (f"none established: floating point's δ_total ≥ 1 (ideal mechanism: "
+                f"{fmt_eps(r['epsilon_ideal'])})")
+    return fmt_eps(r["epsilon"])
+
+
 def mode_table(rows: list[dict], acc, S: int, local_problem: str | None) -> None:
     """One line per mode and threat model: ε, accountant, relation; the accuracy per mode
     (``acc``: :class:`dpcda.dashboard.sites_accuracy.SitesAccuracy`, each value naming the
@@ -27,7 +35,7 @@ def mode_table(rows: list[dict], acc, S: int, local_problem: str | None) -> None
     for r in rows:
         local_off = r["mode"] == "local" and local_problem is not None
         table.append({"mode": TITLES[r["mode"]], "threat model": f"({r['key']}) {r['threat']}",
-                      "ε": "refused" if local_off else fmt_eps(r["epsilon"]),
+                      "ε": "refused" if local_off else _eps(r),
                       "accountant": f"`{r['accountant']}`", "relation": r["relation"],
                       head: "—" if local_off else acc.cell(r["mode"], S)})
     st.markdown(markdown_table(table))

@@ -209,3 +209,35 @@ def test_the_shipped_noise_is_the_calibration_of_today():
         again = measure_noise("digits", 10.0, normalize=norm)
         assert again.sigma_x == pytest.approx(shipped.sigma_x, rel=1e-6)
         assert again.accountant == shipped.accountant and again.stats_mu == shipped.stats_mu
+
+
+@pytest.mark.parametrize("dataset,S,t", [("mnist", 10, 9), ("mnist", 10, 5), ("digits", 10, 9),
+                                         ("digits", 100, 99)])
+def test_a_view_floating_point_leaves_unbounded_shows_no_epsilon_as_the_card(dataset, S, t):
+    """The card nulls (c)'s epsilon where floating point's delta_total >= 1 (MNIST, eps = 1,
+    t = 9 of 10: about 1.8e7); the page showed the ideal 86 as its guarantee. The page's row now
+    agrees with the card's own function (cape_card.inside_threats) on the same design."""
+    from dpcda.mechanisms.cape_card import inside_threats
+    from dpcda.mechanisms.cape_float import value_bound
+    from dpcda.mechanisms.cape_grid import lattice_cost, share_grid_bits
+    from dpcda.privacy import samples_per_class
+
+    noise = load_noise()[(dataset, 1.0, "scale")]
+    counts = np.asarray(get_preset(dataset).class_counts)
+    K, d = len(counts), int(get_preset(dataset).d_x)
+    t_k = samples_per_class(noise.T, counts, "proportional")
+    even = np.array([[n // S + (s < n % S) for n in counts] for s in range(S)])
+    A, F = value_bound(noise.c, noise.sigma_x, noise.sigma_y, S), share_grid_bits(
+        S, noise.sigma_x, noise.sigma_y)
+    n = int(t_k.sum())
+
+    def cost(H):
+        return lattice_cost(H, S, A, F, (n * d, noise.sigma_x), (n * K, noise.sigma_y))
+
+    card = inside_threats(S=S, sigma=noise.sigma_x, c=noise.c, l=noise.l, per_class=t_k,
+                          site_counts=even, delta=noise.delta, ts=[t], float_cost=cost)[-1]
+    row = next(r for r in ds.threat_rows(noise, tuple(counts), S, t) if r["key"] == "c")
+    assert (row["epsilon"] is None) == (card["epsilon"] is None)
+    assert row.get("epsilon_ideal") == pytest.approx(card.get("epsilon_ideal"))
+    if (dataset, S, t) == ("mnist", 10, 9):
+        assert row["epsilon"] is None and row["epsilon_ideal"] > 50

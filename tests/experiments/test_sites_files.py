@@ -38,3 +38,20 @@ def test_bad_settings_are_refused_by_name(tmp_path):
                           "test_file must have the sites' feature columns")]:
         with pytest.raises(ValueError, match=words):
             run_site_files(**{**base, **extra})
+
+
+def test_a_bad_test_file_is_refused_as_the_test_file(tmp_path):
+    """The test file is read here, not at a site: its refusals name test_file (they named
+    site_files and "site 0's machine")."""
+    paths = [_csv(tmp_path / f"s{s}.csv", seed=s) for s in range(2)]
+    base = dict(site_files=paths, classes="0,1,2", epsilon=5.0, T=60, engine="inline")
+    bad = tmp_path / "bad.csv"
+    bad.write_text(open(paths[0]).read() + "1,2,,4,5\n")
+    two = tmp_path / "two.csv"
+    two.write_text("0,1,2,3,4\n5,1,2,3,4\n")  # a label outside the classes
+    for test_file, words in [(str(tmp_path / "gone.csv"), "test_file: no file"),
+                             (str(bad), "test_file .* could not be used"),
+                             (str(two), r"test_file .* labels among classes=\['0', '1', '2'\]")]:
+        with pytest.raises(ValueError, match=words) as err:
+            run_site_files(**{**base, "test_file": test_file})
+        assert "site_files" not in str(err.value) and "site 0" not in str(err.value)

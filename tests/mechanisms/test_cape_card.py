@@ -42,3 +42,26 @@ def test_the_vacuous_flag_follows_delta_total():
     big = cost.card(100.0, 1e-5)  # e^100 outgrows the tail's 2.4e-39 times 4.7e7 values
     assert big["delta_total"] >= 1.0 and big["vacuous"]
     assert not cost.card(None, 1e-5)["vacuous"]  # no epsilon: no totals, nothing claimed
+
+
+def test_a_release_whose_floats_leave_no_guarantee_states_none_for_the_outside_reader_too():
+    """At epsilon = 100 (3 sites, 180 samples) the release's floating_point block is vacuous:
+    threat model (a) stated 100 as its epsilon while (b), whose ideal 72.8 keeps delta_total
+    below 1, kept its own, and (c) gave none. (a) now reads as (b) and (c) do where vacuous."""
+    from dpcda.mechanisms.cape import generate_sites
+    from dpcda.mechanisms.sites import sites_from_arrays
+
+    r = np.random.default_rng(2)  # test data only
+    sites = sites_from_arrays([(r.integers(0, 256, (60, 4)).astype(float), np.arange(60) % 3)
+                               for _ in range(3)], 3)
+    kw = dict(mode="cape", l=4, T=180, engine="inline", normalize="scale")
+    p = generate_sites(sites, epsilon=100.0, **kw).card["privacy"]
+    a = p["threat_models"][0]
+    assert p["floating_point"]["vacuous"] and a["key"] == "a"
+    assert a["epsilon"] is None and a["epsilon_ideal"] == p["epsilon"]
+    assert [n["code"] for n in a["notices"]] == ["float_no_bound"]
+    assert a["accountant"] == p["accountant"] and a["relation"] == p["relation"]
+    q = generate_sites(sites, epsilon=5.0, **kw).card["privacy"]  # a guarantee: stated
+    assert not q["floating_point"]["vacuous"]
+    assert q["threat_models"][0]["epsilon"] == q["epsilon"]
+    assert "epsilon_ideal" not in q["threat_models"][0]

@@ -68,5 +68,10 @@ def test_ray_actors_build_themselves_from_their_own_files(tmp_path, monkeypatch)
         with pytest.raises(ValueError, match="labels must be among") as err:  # in the actor
             generate_sites(site_sources(paths, "0,1"), engine="ray", **kw)
         assert "\n" not in str(err.value) and type(err.value) is ValueError
+        bad = tmp_path / "bad.csv"  # where a site's file fails stays on its node: the actor's
+        bad.write_text(open(paths[1]).read() + "1,2,,4,5\n")  # traceback carried "row 31"
+        with pytest.raises(ValueError, match="could not be read") as err:
+            generate_sites(site_sources([paths[0], str(bad)], "0,1,2"), engine="ray", **kw)
+        assert "row" not in str(err.value) and "row" not in str(err.value.__context__)
     finally:
         ray.shutdown()

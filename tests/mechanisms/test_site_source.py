@@ -4,6 +4,7 @@ caller passes locators, never records; the release equals the in-memory one."""
 from __future__ import annotations
 
 import re
+import traceback
 
 import numpy as np
 import pytest
@@ -104,7 +105,13 @@ def test_a_label_outside_the_classes_is_refused_without_the_label(tmp_path):
     with pytest.raises(ValueError, match="could not be read") as err:
         generate_sites(site_sources([paths[0], str(bad)], "0,1,2"), engine="inline", **KW)
     assert "row" not in str(err.value)  # where it fails stays at the site (a row places a record)
-    assert "row" in str(err.value.__cause__)  # the site's own, detailed message
+    # nor does it leave the site chained to the error: a remote engine (Ray) ships the site's
+    # formatted traceback, causes included (it carried "row 44, column 2" to the coordinator)
+    assert err.value.__cause__ is None and err.value.__context__ is None
+    assert "row" not in "".join(traceback.format_exception(err.value))
+    with pytest.raises(ValueError) as direct:  # the loader itself, where the site calls it
+        site_source.load_site(SiteFile(str(bad)), 1, 2, ["0", "1", "2"])
+    assert "row" in str(direct.value.__cause__)  # the site's own, detailed message
     with pytest.raises(ValueError, match="no file"):
         generate_sites(site_sources([paths[0], str(tmp_path / "gone.csv")], "0,1,2"),
                        engine="inline", **KW)
@@ -119,6 +126,10 @@ def test_a_site_checks_its_records_against_the_public_range(tmp_path):
     rel = generate_sites(site_sources(paths, "0,1,2"), engine="inline",
                          **{**KW, "bounds": (0, 300)})
     assert rel.card["mode"] == "cape"
+    # the same records in memory are refused too (the in-memory path checked site 0's only)
+    parts[1] = (np.vstack([parts[1][0], [[300, 1, 1, 1]]]), np.append(parts[1][1], 0))
+    with pytest.raises(ValueError, match="without bounds assumes pixel values"):
+        generate_sites(sites_from_arrays(parts, 3), engine="inline", **KW)
 
 
 def test_dataset_parts_are_loaded_and_cut_at_each_site():
@@ -151,3 +162,47 @@ def test_bad_locators_and_modes_name_the_parameter(tmp_path):
     for mode in ("centralized", "local"):
         with pytest.raises(ValueError, match="mode must be cape for sites given by their files"):
             generate_sites(site_sources(paths, "0,1,2"), **{**KW, "mode": mode})
+
+
+@pytest.mark.parametrize("files", [True, False], ids=["files", "in-memory"])
+def test_l_above_the_pooled_sizes_under_whole_record_names_no_size(tmp_path, files):
+    """The pooled class sizes are read from the sites (private): an l the whole-record relation
+    refuses (a class must keep l records after losing one) is worded with l and the rule only.
+    The accountant's own check said "from 1 to 3 ... the smallest class, 4 records"."""
+    r = np.random.default_rng(7)  # test data only
+    parts, paths = [], []
+    for s, labels in enumerate([[0] * 10 + [1] * 10 + [2] * 2] * 2 + [[0] * 10 + [1] * 10]):
+        X = r.integers(0, 256, (len(labels), 4)).astype(np.float64)
+        parts.append((X, np.array(labels)))
+        rows = [",".join([str(k), *(str(int(v)) for v in x)]) for x, k in zip(X, labels)]
+        (tmp_path / f"e{s}.csv").write_text("\n".join(rows) + "\n")
+        paths.append(str(tmp_path / f"e{s}.csv"))  # class 2: 4 records in all, l = 4
+    sites = site_sources(paths, "0,1,2") if files else sites_from_arrays(parts, 3)
+    kw = dict(mode="cape", l=4, T=60, epsilon=1.0, accountant="whole-record", engine="inline")
+    with pytest.raises(ValueError, match=r"l must be at most the smallest class size minus "
+                                         r"one .*got l=4") as err:
+        generate_sites(sites, **kw)
+    assert not re.search(r"\d", str(err.value).replace("l=4", "")), str(err.value)
+    assert generate_sites(sites, **{**kw, "l": 3}).card["privacy"]["epsilon"] > 0  # l = 3 serves
+
+
+def test_a_site_sends_a_digest_of_its_header_never_the_names(tmp_path):
+    """A headerless file whose first row holds a text cell reads that row as the header (as an
+    upload does): the site sent those cells to the coordinator as "names". It sends a digest,
+    which still tells mismatched headers apart."""
+    from dpcda.mechanisms.cape_site import CapeSite
+
+    _, paths = write_sites(tmp_path, S=1, header=False)
+    odd = tmp_path / "odd.csv"
+    odd.write_text("0,12,secret,34,56\n" + open(paths[0]).read())
+    site = CapeSite(0, 2, K=3, source=SiteFile(str(odd)), classes=("0", "1", "2"))
+    d, sent = site.load("scale", None, 1.0)
+    assert d == 4 and "secret" not in repr(sent)
+    (tmp_path / "n").mkdir()
+    _, named = write_sites(tmp_path / "n", S=2, names=["f0", "f1", "f2", "f3"])
+    got = [CapeSite(i, 2, K=3, source=SiteFile(p), classes=("0", "1", "2")).load("scale", None, 1.0)
+           for i, p in enumerate(named)]
+    assert got[0] == got[1] and "f0" not in repr(got)
+    assert site_source.check_columns(got) == 4
+    with pytest.raises(ValueError, match="mismatched columns"):
+        site_source.check_columns([got[0], (d, sent)])

@@ -186,3 +186,20 @@ def test_dp_center_shows_its_own_epsilon_and_its_own_accuracy_where_measured():
     at.radio(key="sites_normalize").set_value("scale")
     rerun(at)
     assert eps_shown(at) == scale and not any(SCALE_NOTE in i.value for i in at.info)
+
+
+def test_a_view_floating_point_leaves_unbounded_says_so_not_an_epsilon():
+    """At S = 100, t = 99 (digits, eps = 1) floating point's delta_total is >= 1 for (c): the
+    release's card gives no epsilon there, and the page said 164 as if it held."""
+    at = page()
+    at.select_slider(key="sites_S").set_value(100)
+    rerun(at)
+    at.slider(key="sites_t").set_value(99)
+    rerun(at)
+    shown = eps_shown(at)
+    row = next(r for r in threat_rows(load_noise()[("digits", 1.0, "scale")], DIGITS, 100, 99)
+               if r["key"] == "c")
+    assert shown["c"].startswith("none established: floating point")
+    assert fmt_eps(row["epsilon_ideal"]) in shown["c"]  # the ideal one beside it, named so
+    assert shown["b"] == fmt_eps(next(r["epsilon"] for r in threat_rows(
+        load_noise()[("digits", 1.0, "scale")], DIGITS, 100, 99) if r["key"] == "b"))
