@@ -17,6 +17,7 @@ argmax of the soft labels (as in :func:`dpcda.mechanisms.mixing.mix_classwise`).
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
 
@@ -118,7 +119,9 @@ def _calibrate(sites, per_site, l: int, T: int, common: dict, d: int):
                        stats_mu=None if plan is None else plan.mu)
 
     sx, sy, privacy = calibrate_cape(account_at, cfg.epsilon, S=sites.S, c=cfg.c, n_x=n_x,
-                                     n_y=n_y, n_aim=cfg.T * (d + K) + d + K, extra=extra)
+                                     n_y=n_y, n_aim=cfg.T * (d + K) + d + K, extra=extra,
+                                     sigma_guess=_sigma_guess(cfg, counts, t_k, d_aim),
+                                     ratio=cfg.ratio)
     if "calibration_aim" in privacy and d_aim != cfg.delta:
         privacy["calibrated_to_delta"] = float(cfg.delta)
         privacy["calibration_aim"].update(delta=float(d_aim),
@@ -126,6 +129,20 @@ def _calibrate(sites, per_site, l: int, T: int, common: dict, d: int):
     if cfg.accountant in BOUNDS_ACCOUNTANTS and privacy.get("private"):  # as generate_dpcda says
         privacy["warnings"] = [*privacy.get("warnings", []), notice("class_sizes_from_data")]
     return cfg, sx, sy, privacy, t_k, counts, pre, plan
+
+
+def _sigma_guess(cfg, counts, t_k, delta: float) -> float | None:
+    """A guess of the calibrated noise from public facts and the pooled counts (the central
+    limit theorem's start, :func:`dpcda.privacy.pld.start_noise`, as the PLD calibration starts
+    from): where CAPE's first aim looks for its floating-point cost. Not a bound."""
+    from dpcda.privacy.pld import start_noise
+
+    if cfg.epsilon is None or not math.isfinite(cfg.epsilon):
+        return None
+    rates = [(cfg.l / int(n), int(t)) for n, t in zip(counts, t_k) if int(t) > 0 and int(n) > 0]
+    if not rates:
+        return None
+    return 2.0 * cfg.c / (cfg.l * start_noise(cfg.epsilon, delta, rates))
 
 
 def run_cape(sites, *, l: int, T: int, common: dict, ts, seed, drop,
