@@ -125,7 +125,10 @@ class Release:
         fp = p.get("floating_point") or {}
         if fp.get("epsilon_total") is not None:
             rel += (f" Floating point adds at most {fp['epsilon_added']:.1g} to epsilon and "
-                    f"{fp['delta_added']:.1g} to delta (docs/security.md).")
+                    f"{fp['delta_added']:.1g} to delta (docs/security.md)"
+                    + (": delta_total is at least 1, so NO GUARANTEE is established for the "
+                       "released floats at this epsilon; use more noise." if fp.get("vacuous")
+                       else "."))
         norm = c.get("normalization", {})
         ntxt = norm.get("method", "?") + (" (statistics from the private data, not covered by the "
                                           "guarantee)" if norm.get("statistics_from_private_data")

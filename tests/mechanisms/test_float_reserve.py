@@ -111,3 +111,16 @@ def test_a_card_whose_float_delta_passes_one_carries_a_danger_notice():
     huge = add_randomness({"epsilon": 100.0, "delta": 1e-5}, src, cost)
     assert huge["floating_point"]["vacuous"]
     assert [w.code for w in huge["warnings"]] == ["float_no_bound"]
+
+
+def test_a_release_whose_floats_carry_no_guarantee_says_so_in_its_summary():
+    X, y = _digits()
+    kw = dict(l=2, T=200, class_names=[str(k) for k in range(10)])
+    tiny = generate_dpcda(X, y, sigma_x=0.002, **kw)  # epsilon in the hundreds
+    fp = tiny.card["privacy"]["floating_point"]
+    assert fp["vacuous"] and fp["delta_total"] >= 1.0
+    assert "NO GUARANTEE" in tiny.summary()
+    assert [w for w in tiny.card["privacy"]["warnings"] if "delta_total" in str(w)]
+    fine = generate_dpcda(X, y, sigma_x=0.5, **kw)
+    assert not fine.card["privacy"]["floating_point"]["vacuous"]
+    assert "NO GUARANTEE" not in fine.summary()
