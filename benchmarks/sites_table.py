@@ -96,10 +96,11 @@ def figure(args) -> None:
             series.append(Series(label=mode, xs=tuple(p[0] for p in pts),
                                  ys=tuple(p[1] for p in pts), dashed=mode == "local"))
     learners = sorted({r.learner for r in rows})
-    commits = sorted({r.commit for r in rows})
+    commits = {c for r in rows for c in str(r.commit).replace(",", " ").split()}
+    # the commits behind the points are in the table (its commit column), not in the title
     svg = line_chart(series, title=f"{args.dataset}, epsilon = {args.epsilon:g}, {args.split} sites "
-                                   f"({args.normalize}, {', '.join(learners)}; commit "
-                                   f"{', '.join(commits)})",
+                                   f"({args.normalize}, {', '.join(learners)}; "
+                                   f"{len(commits)} commits: sites_table.csv)",
                      x_title="sites S", y_title="test accuracy", x_log=True)
     Path(args.figure).write_text(svg + "\n")
     print(f"wrote {args.figure}: {sum(len(s.xs) for s in series)} points")
