@@ -50,12 +50,18 @@ def add_arguments(p) -> None:
                    help="site files: write the release to this .npz (its card to <stem>.json)")
 
 
+def _refuse_others(args, theirs, their_mode: str, mode: str, ours) -> None:
+    """Refuse the options of the other way of naming the data (``theirs``, which belong to
+    ``their_mode``), naming the ones that belong to ``mode`` (``ours``)."""
+    given = [_flag(k) for k in theirs if getattr(args, k) is not None]
+    if given:
+        raise ValueError(f"{', '.join(given)} {_verb(given)} to {their_mode} only; with "
+                         f"{mode} use {', '.join(_flag(k) for k in ours)}")
+
+
 def dataset_only(args) -> None:
     """A ``--dataset`` run: refuse the site files' options, require the dataset's."""
-    given = [_flag(k) for k in FILES_ONLY if getattr(args, k) is not None]
-    if given:
-        raise ValueError(f"{', '.join(given)} {_verb(given)} to --site-files only; with "
-                         f"--dataset use {', '.join(_flag(k) for k in DATASET_ONLY)}")
+    _refuse_others(args, FILES_ONLY, "--site-files", "--dataset", DATASET_ONLY)
     for k in ("dataset", "sites"):
         if getattr(args, k) is None:
             raise ValueError(f"{_flag(k)} is required (or give --site-files instead of "
@@ -76,10 +82,7 @@ def _bounds(text):
 def cmd_site_files(args) -> int:
     from dpcda.experiments.sites_files import run_site_files
 
-    given = [_flag(k) for k in DATASET_ONLY if getattr(args, k) is not None]
-    if given:
-        raise ValueError(f"{', '.join(given)} {_verb(given)} to --dataset only; with "
-                         f"--site-files use {', '.join(_flag(k) for k in FILES_ONLY)}")
+    _refuse_others(args, DATASET_ONLY, "--dataset", "--site-files", FILES_ONLY)
     for k in ("classes", "T"):
         if getattr(args, k) is None:
             raise ValueError(f"{_flag(k)} is required with --site-files (this process reads no "

@@ -6,36 +6,21 @@ import math
 
 import numpy as np
 import pytest
-from scipy import ndimage
 from scipy.stats import norm
 
+from tests.training.synthetic import mix, shifted_shapes
 from dpcda.training import TrainConfig, train_and_evaluate
 from dpcda.training.lda_tangent import TangentLDA
 from dpcda.training.learners import NoiseAwareLDA
 from dpcda.training.qda import mixing_factors
 
 
-def _mix(rng, Xk, l, T, sigma):
-    """DP-CDA's mixing: means of l distinct records of the class, plus N(0, sigma^2 I)."""
-    idx = np.array([rng.choice(len(Xk), size=l, replace=False) for _ in range(T)])
-    return Xk[idx].mean(axis=1) + rng.normal(0.0, sigma, size=(T, Xk.shape[1]))
-
-
-def _shapes(rng, k, n, sd, H=16):
-    rows = ["#####", "#....", "#....", "#....", "#...."], ["#####", "..#..", "..#..", "..#..", "..#.."], \
-        ["#...#", ".#.#.", "..#..", ".#.#.", "#...#"], ["#####", "#...#", "#...#", "#...#", "#####"]
-    t = np.zeros((H, H))
-    t[5:10, 5:10] = [[c == "#" for c in row] for row in rows[k]]
-    return np.array([ndimage.gaussian_filter(ndimage.shift(t, s, order=1), 0.8)
-                     for s in rng.normal(0.0, sd, size=(n, 2))]).reshape(n, -1)
-
-
 def _shape_release(seed, K=4, n=300, l=4, T=1500, sigma=0.3):
     rng = np.random.default_rng(seed)
-    Xs = [_shapes(rng, k, n, 1.0) for k in range(K)]
-    X = np.concatenate([_mix(rng, Xk, l, T, sigma) for Xk in Xs])
+    Xs = [shifted_shapes(rng, k, n, 1.0) for k in range(K)]
+    X = np.concatenate([mix(rng, Xk, l, T, sigma) for Xk in Xs])
     y = np.repeat(np.arange(K), T)
-    Xt = np.concatenate([_shapes(rng, k, 250, 1.0) for k in range(K)])
+    Xt = np.concatenate([shifted_shapes(rng, k, 250, 1.0) for k in range(K)])
     return X, y, Xt, np.repeat(np.arange(K), 250), mixing_factors(l, [n] * K)
 
 
@@ -59,7 +44,7 @@ def test_gaussian_classes_reach_the_bayes_accuracy_from_a_noisy_mixed_release():
     mu = np.zeros((2, d))
     mu[1, :2] = [1.0, -1.0]
     Xk = [mu[k] + rng.normal(size=(n, d)) @ L.T for k in range(2)]
-    X = np.concatenate([_mix(rng, x, l, T, sigma) for x in Xk])
+    X = np.concatenate([mix(rng, x, l, T, sigma) for x in Xk])
     y = np.repeat([0, 1], T)
     Xt = np.concatenate([mu[k] + rng.normal(size=(20000, d)) @ L.T for k in range(2)])
     yt = np.repeat([0, 1], 20000)

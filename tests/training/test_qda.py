@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from scipy import ndimage
 
+from tests.training.synthetic import mix, shifted_shapes
 from dpcda.training.qda import NoiseAwareQDA, mixing_factors
 from dpcda.training.qda_prior import image_tangents
 from dpcda.training.qda_rule import spiked_eigenvalues
@@ -21,12 +22,6 @@ def _classes(rng, K=3, d=8, n=400):
         R = Xk - Xk.mean(axis=0)
         X.append(Xk), y.append(np.full(n, k)), sig.append(R.T @ R / n)
     return X, np.concatenate(y), np.array(sig)
-
-
-def _mix(rng, Xk, l, T, sigma):
-    """DP-CDA's mixing: means of l distinct records of the class, plus N(0, sigma^2 I)."""
-    idx = np.array([rng.choice(len(Xk), size=l, replace=False) for _ in range(T)])
-    return Xk[idx].mean(axis=1) + rng.normal(0.0, sigma, size=(T, Xk.shape[1]))
 
 
 def test_mixing_factors_are_the_without_replacement_variance():
@@ -56,7 +51,7 @@ def test_correction_recovers_class_covariances_within_sampling_error():
     rng = np.random.default_rng(0)
     l, T, sigma, d = 4, 40_000, 0.5, 8
     Xs, _, sig = _classes(rng, d=d)
-    X = np.concatenate([_mix(rng, Xk, l, T, sigma) for Xk in Xs])
+    X = np.concatenate([mix(rng, Xk, l, T, sigma) for Xk in Xs])
     y = np.repeat(np.arange(3), T)
     f = mixing_factors(l, [len(Xk) for Xk in Xs])
     q = NoiseAwareQDA(3, noise_var=sigma ** 2, mix_factors=f).fit(X, y)
@@ -101,7 +96,7 @@ def test_spiked_rule_inverts_the_marchenko_pastur_law():
 def test_scores_classify_clean_data_after_fitting_on_mixtures():
     rng = np.random.default_rng(1)
     Xs, y_clean, _ = _classes(rng, d=8, n=600)
-    X = np.concatenate([_mix(rng, Xk, 8, 5000, 0.3) for Xk in Xs])
+    X = np.concatenate([mix(rng, Xk, 8, 5000, 0.3) for Xk in Xs])
     y = np.repeat(np.arange(3), 5000)
     f = mixing_factors(8, [600] * 3)
     acc = np.mean(NoiseAwareQDA(3, noise_var=0.09, mix_factors=f)
@@ -118,7 +113,7 @@ def test_hyper_parameters_are_a_function_of_the_release_alone():
 
     rng = np.random.default_rng(2)
     Xs, _, _ = _classes(rng, d=6, n=300)
-    X = np.concatenate([_mix(rng, Xk, 4, 1500, 0.2) for Xk in Xs])
+    X = np.concatenate([mix(rng, Xk, 4, 1500, 0.2) for Xk in Xs])
     y = np.repeat(np.arange(3), 1500)
     X_test = np.concatenate(Xs)
     cfg = TrainConfig(model="qda", n_classes=3, noise_std=0.2, input_scale="none",
@@ -138,25 +133,16 @@ def test_hyper_parameters_are_a_function_of_the_release_alone():
     assert "release-only" in lo["rule"]
 
 
-def _shifted_shapes(rng, k, n, sd, H=16):
-    rows = ["#####", "#....", "#....", "#....", "#...."], ["#####", "..#..", "..#..", "..#..", "..#.."], \
-        ["#...#", ".#.#.", "..#..", ".#.#.", "#...#"], ["#####", "#...#", "#...#", "#...#", "#####"]
-    t = np.zeros((H, H))
-    t[5:10, 5:10] = [[c == "#" for c in row] for row in rows[k]]
-    return np.array([ndimage.gaussian_filter(ndimage.shift(t, s, order=1), 0.8)
-                     for s in rng.normal(0.0, sd, size=(n, 2))]).reshape(n, -1)
-
-
 def test_tangent_prior_helps_on_shifted_images_and_reads_the_shift_from_the_release():
     """Four shapes shifted by N(0, 1 px) each way, mixed (l = 4) and noised (sigma = 0.3):
     the release-fitted shift variances are near the truth (1 px^2) and widening each class
     along the test image's own tangents classifies clean images better."""
     rng = np.random.default_rng(0)
     K, n, l, T, sigma, H = 4, 300, 4, 1500, 0.3, 16
-    Xs = [_shifted_shapes(rng, k, n, 1.0) for k in range(K)]
-    X = np.concatenate([_mix(rng, Xk, l, T, sigma) for Xk in Xs])
+    Xs = [shifted_shapes(rng, k, n, 1.0) for k in range(K)]
+    X = np.concatenate([mix(rng, Xk, l, T, sigma) for Xk in Xs])
     y = np.repeat(np.arange(K), T)
-    Xt = np.concatenate([_shifted_shapes(rng, k, 250, 1.0) for k in range(K)])
+    Xt = np.concatenate([shifted_shapes(rng, k, 250, 1.0) for k in range(K)])
     yt = np.repeat(np.arange(K), 250)
     f = mixing_factors(l, [n] * K)
     acc = {}
